@@ -1,0 +1,226 @@
+"""Evaluation measures, vectorised over runs and topics, with trec_eval's arithmetic.
+
+Every measure maps a :class:`~irmeta.ranking.RelevanceMatrix` to per-topic scores of
+shape (runs, topics). Measures are named like trec_eval and ir_measures: ``P@100``,
+``AP@100`` (no ``@k``: the full depth of the runs). Each declares once whether higher
+is better, and experiments read the direction from here.
+
+Numerical care: AP sums precisions at relevant ranks sequentially (``np.cumsum``), as
+trec_eval does, then divides by the topic's relevant count. Means over topics sum a
+sorted copy of each run's per-topic scores, so two runs with the same multiset of
+scores get bit-identical means and exact ties stay ties (PROTOCOL.md, numerical care).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterable, Literal, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .ranking import RelevanceMatrix
+
+Averaging = Literal["all", "returned"]
+AVERAGING_NAMES = {
+    "all": "all_topics",  # every qrels topic, missing ones score 0 (trec_eval -c)
+    "returned": "returned_topics",  # only topics the run returned (trec_eval default)
+}
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A measure family at a cutoff: ``Measure("P", 100)`` is ``P@100``."""
+
+    family: str
+    cutoff: int | None = None
+
+    def __str__(self) -> str:
+        return self.family if self.cutoff is None else f"{self.family}@{self.cutoff}"
+
+    @property
+    def definition(self) -> "MeasureDefinition":
+        return MEASURES[self.family]
+
+    @property
+    def higher_is_better(self) -> bool:
+        return self.definition.higher_is_better
+
+    @property
+    def uses_alpha(self) -> bool:
+        return self.definition.uses_alpha
+
+
+@dataclass(frozen=True)
+class MeasureDefinition:
+    family: str
+    compute: Callable[..., np.ndarray]
+    description: str
+    higher_is_better: bool = True
+    uses_alpha: bool = False
+
+
+MEASURES: dict[str, MeasureDefinition] = {}
+
+
+def register(definition: MeasureDefinition) -> MeasureDefinition:
+    MEASURES[definition.family] = definition
+    return definition
+
+
+_MEASURE = re.compile(r"^(?P<family>[A-Za-z][A-Za-z0-9_+]*)(?:@(?P<cutoff>\d+))?$")
+_ALIASES = {"map": "AP", "MAP": "AP", "P_": "P"}
+
+
+def parse_measure(text: str | Measure) -> Measure:
+    """``"P@100"`` -> ``Measure("P", 100)``; also accepts trec_eval's ``P_100``."""
+    if isinstance(text, Measure):
+        return text
+    raw = text.strip()
+    m = re.fullmatch(r"P_(\d+)", raw)
+    if m:
+        raw = f"P@{m.group(1)}"
+    match = _MEASURE.match(raw)
+    if not match:
+        raise ValueError(f"cannot read measure {text!r}; write it like P@100 or AP@100")
+    family = _ALIASES.get(match.group("family"), match.group("family"))
+    if family not in MEASURES:
+        known = ", ".join(sorted(MEASURES))
+        raise ValueError(f"unknown measure {text!r}; known measures: {known}")
+    cutoff = match.group("cutoff")
+    if cutoff is not None and int(cutoff) < 1:
+        raise ValueError(f"measure {text!r}: the cutoff must be at least 1")
+    return Measure(family, int(cutoff) if cutoff is not None else None)
+
+
+def _cut(matrix: RelevanceMatrix, cutoff: int | None) -> tuple[np.ndarray, int]:
+    """Relevance flags of the top ``cutoff`` ranks, and the cutoff itself."""
+    k = matrix.depth if cutoff is None else cutoff
+    return matrix.relevant[:, :, :k], k
+
+
+def precision(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+    """P@k = |relevant in top k| / k (trec_eval ``P_k``; missing ranks count as non-relevant)."""
+    rel, k = _cut(matrix, cutoff)
+    return rel.sum(axis=2, dtype=np.int64) / k
+
+
+def relevant_count(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+    """Relevant documents in the top k, as integers (exact ties for P@k)."""
+    rel, _ = _cut(matrix, cutoff)
+    return rel.sum(axis=2, dtype=np.int64)
+
+
+def precision_at_relevant_ranks(rel: np.ndarray) -> np.ndarray:
+    """rel(d_i) * |relevant in top i| / i for every rank i: AP's summands."""
+    hits = np.cumsum(rel, axis=2, dtype=np.int64)
+    ranks = np.arange(1, rel.shape[2] + 1, dtype=np.float64)
+    return np.where(rel, hits / ranks, 0.0)
+
+
+def average_precision(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+    """AP@k = (1/N_R) sum_{i<=k} rel(d_i) P@i, N_R = relevant documents in the qrels.
+
+    trec_eval ``map`` with ``-M k``: the sum runs in rank order, as trec_eval's loop,
+    so results agree to the last bit. A topic with N_R = 0 scores 0.
+    """
+    rel, _ = _cut(matrix, cutoff)
+    total = np.cumsum(precision_at_relevant_ranks(rel), axis=2)[:, :, -1] if rel.shape[2] else np.zeros(rel.shape[:2])
+    return divide_by_relevant(total, matrix.n_relevant)
+
+
+def divide_by_relevant(total: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
+    """total / N_R per topic (last axis), 0 where the topic has no relevant document."""
+    n = np.broadcast_to(n_relevant.astype(np.float64), total.shape)
+    return np.divide(total, n, out=np.zeros_like(total, dtype=np.float64), where=n > 0)
+
+
+register(MeasureDefinition("P", precision, "precision at k (trec_eval P_k)"))
+register(MeasureDefinition("AP", average_precision, "average precision cut at k (trec_eval map -M k)"))
+
+
+# ------------------------------------------------------------------------ averaging
+
+
+def exact_mean(values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """Mean over the last axis, summing a sorted copy (order-independent, tie-exact).
+
+    With ``mask``, only the masked-in entries count (0 where none does).
+    """
+    if mask is None:
+        n = values.shape[-1]
+        return np.sort(values, axis=-1).sum(axis=-1) / n if n else np.zeros(values.shape[:-1])
+    kept = np.where(mask, values, 0.0)  # adding 0.0 is exact
+    n = mask.sum(axis=-1)
+    total = np.sort(kept, axis=-1).sum(axis=-1)
+    return np.divide(total, n, out=np.zeros_like(total, dtype=np.float64), where=n > 0)
+
+
+def mean_scores(matrix: RelevanceMatrix, per_topic: np.ndarray, averaging: Averaging = "all") -> np.ndarray:
+    """Runs' means over topics: every qrels topic (``all``) or those returned (``returned``)."""
+    if averaging == "all":
+        return exact_mean(per_topic)
+    if averaging == "returned":
+        return exact_mean(per_topic, np.broadcast_to(matrix.returned, per_topic.shape))
+    raise ValueError(f"averaging must be 'all' or 'returned', not {averaging!r}")
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def evaluate(matrix: RelevanceMatrix, measures: Iterable[str | Measure], **options) -> dict[Measure, np.ndarray]:
+    """Per-topic scores, (runs, topics), of each measure (alpha measures: (alphas, runs, topics))."""
+    out: dict[Measure, np.ndarray] = {}
+    for item in measures:
+        m = parse_measure(item)
+        if m.uses_alpha:
+            out[m] = m.definition.compute(matrix, m.cutoff, **options)
+        else:
+            out[m] = m.definition.compute(matrix, m.cutoff)
+    return out
+
+
+def score_table(
+    matrix: RelevanceMatrix,
+    measures: Sequence[str | Measure],
+    *,
+    averaging: Sequence[Averaging] = ("all", "returned"),
+    per_topic: bool = True,
+    **options,
+) -> pd.DataFrame:
+    """Long table: run, qid, measure, alpha, value, averaging.
+
+    Per-topic rows cover every qrels topic (0 where the run returned nothing) and have
+    no averaging; mean rows have qid ``all`` and name their averaging mode.
+    """
+    frames = []
+    n_runs, n_topics = len(matrix.runs), len(matrix.topics)
+    for measure, values in evaluate(matrix, measures, **options).items():
+        alphas = options.get("alphas") if measure.uses_alpha else None
+        stacked = values if measure.uses_alpha else values[None]
+        alpha_labels = list(alphas) if alphas is not None else [np.nan]
+        for a_index, alpha in enumerate(alpha_labels):
+            block = stacked[a_index]
+            if per_topic:
+                frames.append(pd.DataFrame({
+                    "run": np.repeat(matrix.runs, n_topics),
+                    "qid": np.tile(matrix.topics, n_runs),
+                    "measure": str(measure),
+                    "alpha": alpha,
+                    "value": block.reshape(-1),
+                    "averaging": None,
+                }))
+            for mode in averaging:
+                frames.append(pd.DataFrame({
+                    "run": matrix.runs,
+                    "qid": "all",
+                    "measure": str(measure),
+                    "alpha": alpha,
+                    "value": mean_scores(matrix, block, mode),
+                    "averaging": AVERAGING_NAMES[mode],
+                }))
+    table = pd.concat(frames, ignore_index=True)
+    table["alpha"] = table["alpha"].astype("float64")
+    table["averaging"] = table["averaging"].astype("string")
+    return table

@@ -1,0 +1,60 @@
+"""Shared fixtures: the real campaign data in ../shared/data, read once per session.
+
+The data is never skipped: a missing ../shared/data fails the run (in CI and locally),
+because the exactness tests are the point of the suite.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("IRMETA_DATA_ROOT", ROOT.parent / "shared" / "data")).resolve()
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    if not (SHARED_DATA / "trec8_adhoc" / "qrels.txt").is_file():
+        pytest.fail(f"campaign data not found at {SHARED_DATA} (set IRMETA_DATA_ROOT); it is required, never skipped")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def trec8_qrels(shared_data):
+    from irmeta import io
+
+    return io.read_qrels(shared_data / "trec8_adhoc" / "qrels.txt")
+
+
+@pytest.fixture(scope="session")
+def trec8_runs(shared_data):
+    """All 129 TREC-8 runs at depth 1000, trec_eval order."""
+    from irmeta import io
+
+    return io.read_runs(shared_data / "trec8_adhoc" / "runs", depth=1000)
+
+
+@pytest.fixture(scope="session")
+def trec8_matrix(trec8_runs, trec8_qrels):
+    from irmeta.ranking import relevance_matrix
+
+    return relevance_matrix(trec8_runs, trec8_qrels, depth=1000)
+
+
+@pytest.fixture(scope="session")
+def clef_qrels(shared_data):
+    from irmeta import io
+
+    return io.read_qrels(shared_data / "clef_tar2017" / "qrels.txt")
+
+
+@pytest.fixture(scope="session")
+def clef_runs(shared_data):
+    """CLEF TAR 2017: official and extra runs, duplicates kept first (one run has 311)."""
+    from irmeta import io
+
+    return io.read_runs([shared_data / "clef_tar2017" / "runs", shared_data / "clef_tar2017" / "runs_extra"],
+                        duplicates="first")

@@ -288,15 +288,19 @@ def _codes(values: pa.ChunkedArray | pa.Array) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _RunFile:
+    """One run file in trec_eval order, duplicates handled, cut at the depth."""
+
     path: Path
     name: str
-    qid: pa.Array
-    docid: pa.Array
+    qid: pa.Array  # string per kept row
+    docid: pa.Array  # string per kept row
     score: np.ndarray
-    line: np.ndarray
+    rank: np.ndarray
+    dropped: int
 
 
-def _read_run_file(path: Path, run_name: RunNameSource) -> _RunFile:
+def _read_run_file(path: Path, run_name: RunNameSource, depth: int | None,
+                   duplicates: DuplicatePolicy) -> _RunFile:
     lines = _tokenise(read_bytes(path))
     _check_columns(path, lines, 6, "qid Q0 docid rank score tag")
     if run_name == "tag":
@@ -304,14 +308,67 @@ def _read_run_file(path: Path, run_name: RunNameSource) -> _RunFile:
         name = bytes(lines.buf[start[0]:end[0]]).decode("utf-8", errors="replace")
     else:
         name = run_name_from_path(path)
+    qid = _utf8(path, lines, 0, "qid")
+    docid = _utf8(path, lines, 2, "docid")
+    score = _parse_numbers(path, lines, 4, "score", _NUMBER, np.float64)
+    line = lines.number
+
+    q_enc, d_enc = qid.dictionary_encode(), docid.dictionary_encode()
+    q = q_enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    d = d_enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    # Byte order of this file's docids decides ties: trec_eval compares docnos with strcmp.
+    doc_position = np.empty(len(d_enc.dictionary), dtype=np.int64)
+    doc_position[np.asarray(pc.sort_indices(d_enc.dictionary))] = np.arange(len(doc_position))
+    pos = doc_position[d]
+
+    order = None if _in_trec_order(q, score, pos) else np.lexsort((-pos, -score, q))
+    if order is not None:
+        q, d, score, pos, line = q[order], d[order], score[order], pos[order], line[order]
+
+    key = q * len(doc_position) + d
+    by_key = np.argsort(key, kind="stable")  # stable: the better-ranked copy comes first
+    repeat = np.flatnonzero(np.diff(key[by_key]) == 0)
+    keep = None
+    if len(repeat):
+        first_row, second_row = by_key[repeat[0]], by_key[repeat[0] + 1]
+        if duplicates == "error":
+            lo, hi = sorted((int(line[first_row]), int(line[second_row])))
+            raise TrecFormatError(
+                path, hi,
+                f"document {d_enc.dictionary[d[second_row]].as_py()} appears twice for topic "
+                f"{q_enc.dictionary[q[second_row]].as_py()} (also on line {lo}); trec_eval refuses "
+                f"this, set duplicates: first to keep the best-ranked copy",
+            )
+        keep = np.ones(len(key), dtype=bool)
+        keep[by_key[repeat + 1]] = False
+
+    starts = np.flatnonzero(np.diff(q, prepend=-1))
+    if keep is not None:
+        q, d, score = q[keep], d[keep], score[keep]
+        starts = np.flatnonzero(np.diff(q, prepend=-1))
+    rank = np.arange(1, len(q) + 1) - np.repeat(starts, np.diff(np.append(starts, len(q))))
+    rows = np.arange(len(q)) if order is None else order
+    if keep is not None:
+        rows = rows[keep]
+    if depth is not None:
+        cut = rank <= depth
+        rows, score, rank = rows[cut], score[cut], rank[cut]
+    take = pa.array(rows)
     return _RunFile(
-        path=path,
-        name=name,
-        qid=_utf8(path, lines, 0, "qid"),
-        docid=_utf8(path, lines, 2, "docid"),
-        score=_parse_numbers(path, lines, 4, "score", _NUMBER, np.float64),
-        line=lines.number.astype(np.int32),
+        path=path, name=name, qid=qid.take(take), docid=docid.take(take), score=score,
+        rank=rank.astype(np.int32), dropped=int(len(repeat)),
     )
+
+
+def _in_trec_order(q: np.ndarray, score: np.ndarray, pos: np.ndarray) -> bool:
+    """Whether rows already are in trec_eval order: topics in blocks, then (score, docid) desc."""
+    same = q[1:] == q[:-1]
+    blocks = 1 + int(np.count_nonzero(~same)) if len(q) else 0
+    if blocks != len(np.unique(q)):
+        return False
+    ds = score[1:] - score[:-1]
+    ordered = (ds < 0) | ((score[1:] == score[:-1]) & (pos[1:] < pos[:-1]))
+    return bool(np.all(ordered | ~same))
 
 
 @dataclass(frozen=True)
@@ -454,12 +511,13 @@ def read_runs(
 
     def load(i_path: tuple[int, Path]) -> _RunFile:
         i, path = i_path
-        out = _read_run_file(path, run_name)
+        out = _read_run_file(path, run_name, depth, duplicates)
         if progress is not None:
             progress(i + 1, len(files), path)
         return out
 
-    # zlib and numpy release the GIL, so threads overlap decompression and tokenising.
+    # Each file is ordered and cut on its own; zlib, numpy's sorts and pyarrow release
+    # the GIL, so threads overlap the work of several files.
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
         parsed = list(pool.map(load, enumerate(files)))
     seen: dict[str, Path] = {}
@@ -471,57 +529,27 @@ def read_runs(
 
 
 def _assemble(parsed: list[_RunFile], *, depth: int | None, duplicates: DuplicatePolicy) -> Runs:
+    """Concatenate per-file rows; one docid vocabulary; rows sorted by run, topic, rank."""
     sizes = np.array([len(f.score) for f in parsed], dtype=np.int64)
     run = np.repeat(np.arange(len(parsed), dtype=np.int32), sizes)
-    qid_enc = pa.chunked_array([f.qid for f in parsed]).dictionary_encode().combine_chunks()
-    doc_enc = pa.chunked_array([f.docid for f in parsed]).dictionary_encode().combine_chunks()
+    qid_enc = pa.chunked_array([f.qid for f in parsed], pa.large_string()).dictionary_encode().combine_chunks()
+    doc_enc = pa.chunked_array([f.docid for f in parsed], pa.large_string()).dictionary_encode().combine_chunks()
     topics = sort_topics(qid_enc.dictionary.to_pylist())
     topic_code = np.asarray(pc.index_in(qid_enc.dictionary, value_set=pa.array(topics, pa.large_string())))
     qid = topic_code[qid_enc.indices.to_numpy(zero_copy_only=False)].astype(np.int32)
     docid = doc_enc.indices.to_numpy(zero_copy_only=False).astype(np.int32)
-    docids = doc_enc.dictionary
-    score = np.concatenate([f.score for f in parsed])
-    line = np.concatenate([f.line for f in parsed])
-
-    # trec_eval: score descending, then docid descending as byte strings.
-    doc_position = np.empty(len(docids), dtype=np.int32)
-    doc_position[np.asarray(pc.sort_indices(docids))] = np.arange(len(docids), dtype=np.int32)
-    order = np.lexsort((-doc_position[docid], -score, qid, run))
-    run, qid, docid, score, line = run[order], qid[order], docid[order], score[order], line[order]
-
-    dropped = np.zeros(len(parsed), dtype=np.int64)
-    key = (run.astype(np.int64) * len(topics) + qid) * len(docids) + docid
-    by_key = np.argsort(key, kind="stable")  # stable: the earlier (better-ranked) copy first
-    repeat = np.flatnonzero(np.diff(key[by_key]) == 0)
-    if len(repeat):
-        if duplicates == "error":
-            first_row, second_row = by_key[repeat[0]], by_key[repeat[0] + 1]
-            f = parsed[run[second_row]]
-            lo, hi = sorted((int(line[first_row]), int(line[second_row])))
-            raise TrecFormatError(
-                f.path, hi,
-                f"document {docids[docid[second_row]].as_py()} appears twice for topic "
-                f"{topics[qid[second_row]]} (also on line {lo}); trec_eval refuses this, "
-                f"set duplicates: first to keep the best-ranked copy",
-            )
-        drop = np.zeros(len(key), dtype=bool)
-        drop[by_key[repeat + 1]] = True
-        dropped = np.bincount(run[drop], minlength=len(parsed))
-        keep = ~drop
-        run, qid, docid, score = run[keep], qid[keep], docid[keep], score[keep]
-
-    group_start = np.flatnonzero(np.diff(run.astype(np.int64) * len(topics) + qid, prepend=-1))
-    sizes = np.diff(np.append(group_start, len(run)))
-    rank = (np.arange(len(run)) - np.repeat(group_start, sizes) + 1).astype(np.int32)
-    if depth is not None:
-        keep = rank <= depth
-        run, qid, docid, score, rank = run[keep], qid[keep], docid[keep], score[keep], rank[keep]
-
+    score = np.concatenate([f.score for f in parsed]) if parsed else np.zeros(0)
+    rank = np.concatenate([f.rank for f in parsed]) if parsed else np.zeros(0, np.int32)
+    group = run.astype(np.int64) * max(len(topics), 1) + qid
+    if len(group) and np.any(np.diff(group) < 0):
+        # Files list topics in their own order; a stable sort keeps ranks in order.
+        order = np.argsort(group, kind="stable")
+        run, qid, docid, score, rank = run[order], qid[order], docid[order], score[order], rank[order]
     return Runs(
         run=run, qid=qid, docid=docid, rank=rank, score=score,
-        names=[f.name for f in parsed], topics=topics, docids=docids, depth=depth,
+        names=[f.name for f in parsed], topics=topics, docids=doc_enc.dictionary, depth=depth,
         duplicates=duplicates,
-        dropped_duplicates={f.name: int(n) for f, n in zip(parsed, dropped)},
+        dropped_duplicates={f.name: f.dropped for f in parsed},
         files=[str(f.path) for f in parsed],
     )
 

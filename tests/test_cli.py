@@ -1,0 +1,76 @@
+"""The irmeta command line: score and simulate."""
+
+from __future__ import annotations
+
+import io as stdio
+from contextlib import redirect_stderr, redirect_stdout
+
+import pandas as pd
+import pytest
+
+from irmeta.cli import main
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    out, err = stdio.StringIO(), stdio.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(list(argv))
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_score_prints_official_trec8_means(shared_data):
+    runs = shared_data / "trec8_adhoc" / "runs"
+    code, out, _ = run_cli("score", "--qrels", str(shared_data / "trec8_adhoc" / "qrels.txt"),
+                           "--runs", str(runs / "INQ601.gz"), str(runs / "ok8alx.gz"),
+                           "--measure", "P@100", "--measure", "AP@1000", "--digits", "4")
+    assert code == 0
+    table = pd.read_csv(stdio.StringIO(out), sep="\t", dtype={"qid": str})
+    assert list(table.columns) == ["run", "measure", "qid", "value"]
+    official = pd.read_csv(shared_data / "trec8_adhoc" / "official_per_topic.tsv", sep="\t", dtype={"topic": str})
+    official = official[official.topic == "all"].set_index("run")
+    for run in ("INQ601", "ok8alx"):
+        got = table[(table.run == run)].set_index("measure")["value"]
+        assert got["P@100"] == pytest.approx(official.loc[run, "P_100"], abs=1e-9)
+        assert got["AP@1000"] == pytest.approx(official.loc[run, "map"], abs=1e-9)
+
+
+def test_score_per_topic_to_file(tmp_path):
+    main(["simulate", "--out", str(tmp_path / "c"), "--runs", "4", "--topics", "5", "--depth", "20"])
+    out = tmp_path / "scores.tsv"
+    code, stdout, _ = run_cli("score", "--qrels", str(tmp_path / "c" / "qrels.txt"), "--runs",
+                              str(tmp_path / "c" / "runs"), "--measure", "P@10", "--per-topic",
+                              "--output", str(out))
+    assert code == 0 and stdout == ""
+    table = pd.read_csv(out, sep="\t", dtype={"qid": str})
+    per_topic = table[table.qid != "all"]
+    assert len(per_topic) == 4 * 5 and (table.qid == "all").sum() == 4
+    means = per_topic.groupby("run")["value"].mean()
+    alls = table[table.qid == "all"].set_index("run")["value"]
+    assert (means - alls.loc[means.index]).abs().max() < 1e-12
+
+
+def test_score_bad_input_names_file_and_line(tmp_path):
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d1 1\n")
+    run = tmp_path / "bad.run"
+    run.write_text("1 Q0 d1 1 0.5 tag\n1 Q0 d2 2 zero tag\n")
+    out = tmp_path / "out.tsv"
+    code, _, err = run_cli("score", "--qrels", str(qrels), "--runs", str(run), "--measure", "P@5",
+                           "--output", str(out))
+    assert code == 2
+    assert f"{run}:2:" in err and "score" in err
+    assert not out.exists()
+
+
+def test_unknown_measure_is_refused(tmp_path):
+    code, _, err = run_cli("score", "--qrels", "x", "--runs", "y", "--measure", "Q@10x")
+    assert code == 2 and "measure" in err
+
+
+def test_simulate_is_deterministic(tmp_path):
+    for name in ("a", "b"):
+        assert run_cli("simulate", "--out", str(tmp_path / name), "--seed", "7", "--runs", "5")[0] == 0
+    files_a = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
+    assert files_a
+    for rel in files_a:
+        assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes()

@@ -4,6 +4,8 @@
     irmeta simulate --out DIR --seed 42
 
 ``score`` prints TSV (run, measure, qid, value); qid ``all`` is the mean over topics,
+rareness measures carry their alpha in ir_measures' notation (``P_rareness(alpha=0.5)@100``)
+and count rarity over the runs given (S = their number),
 averaged as ``--average`` says (``all``: every qrels topic, missing ones score 0, as
 trec_eval -c; ``returned``: only the topics the run returned, trec_eval's default).
 """
@@ -18,7 +20,8 @@ from typing import Sequence
 
 from . import __version__
 from . import io
-from .metrics import MEASURES, parse_measure, score_table
+from .metrics import MEASURES, parse_alpha, parse_measure, score_table
+from .pipeline import matrix_depth
 from .ranking import relevance_matrix
 
 
@@ -26,8 +29,7 @@ def _score(args: argparse.Namespace) -> int:
     measures = [parse_measure(m) for m in (args.measure or ["P@10", "AP"])]
     qrels = io.read_qrels(args.qrels)
     runs = io.read_runs(args.runs, depth=args.depth, duplicates=args.duplicates, run_name=args.run_name)
-    cutoffs = [m.cutoff for m in measures]
-    depth = None if any(c is None for c in cutoffs) else max(cutoffs)
+    depth = matrix_depth([str(m) for m in measures], args.rarity_depth)
     matrix = relevance_matrix(runs, qrels, depth=depth, threshold=args.threshold)
     for run, topics in sorted(matrix.ignored_topics.items()):
         print(f"irmeta: {run}: {len(topics)} topic(s) not in the qrels ignored: {' '.join(topics)}",
@@ -36,7 +38,14 @@ def _score(args: argparse.Namespace) -> int:
         if n:
             print(f"irmeta: {run}: {n} duplicate document(s) dropped (kept the best-ranked copy)",
                   file=sys.stderr)
-    table = score_table(matrix, measures, averaging=(args.average,), per_topic=args.per_topic)
+    alphas = [parse_alpha(a) for a in (args.alpha or ["0", "0.25", "0.5", "0.75", "1"])]
+    table = score_table(matrix, measures, averaging=(args.average,), per_topic=args.per_topic,
+                        alphas=alphas, rarity_depth=args.rarity_depth)
+    # ir_measures' notation for parameters: P_rareness(alpha=0.5)@100
+    with_alpha = table["alpha"].notna()
+    family = table["measure"].str.replace(r"@.*$", "", regex=True)
+    cutoff = table["measure"].str.extract(r"(@\d+)$", expand=False).fillna("")
+    table.loc[with_alpha, "measure"] = (family + "(alpha=" + table["alpha"] + ")" + cutoff)[with_alpha]
     table = table[["run", "measure", "qid", "value"]]
     text = _stdio.StringIO()
     float_format = f"%.{args.digits}f" if args.digits is not None else None
@@ -80,6 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a docid twice for a topic: refuse (trec_eval) or keep the best-ranked copy")
     score.add_argument("--run-name", choices=["file", "tag"], default="file",
                        help="name runs by file name (minus .gz) or by their tag column")
+    score.add_argument("--alpha", action="append",
+                       help="rarity weight of the rareness measures, repeatable: a number or 1/R "
+                            "(1/N_R per topic); default 0, 0.25, 0.5, 0.75, 1")
+    score.add_argument("--rarity-depth", type=int, default=None,
+                       help="depth at which S_d (runs retrieving a document) is counted; default: the cutoff")
     score.add_argument("--digits", type=int, default=None, help="round values to this many decimals")
     score.set_defaults(func=_score)
 

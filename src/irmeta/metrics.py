@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Iterable, Literal, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Literal, Sequence
 
 import numpy as np
 import pandas as pd
 
 from .ranking import RelevanceMatrix
+
+if TYPE_CHECKING:
+    from .rarity import Rarity
 
 Averaging = Literal["all", "returned"]
 AVERAGING_NAMES = {
@@ -140,6 +143,128 @@ register(MeasureDefinition("P", precision, "precision at k (trec_eval P_k)"))
 register(MeasureDefinition("AP", average_precision, "average precision cut at k (trec_eval map -M k)"))
 
 
+# ------------------------------------------------------------------ rareness measures
+
+PER_TOPIC_ALPHA = "1/R"  # the authors' "document importance": alpha = 1 / N_R per topic
+
+Alpha = float | str
+
+
+def parse_alpha(value: Alpha) -> Alpha:
+    """A rarity weight: a number, or ``"1/R"`` for alpha = 1/N_R per topic."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.replace(" ", "") in ("1/R", "1/N_R"):
+            return PER_TOPIC_ALPHA
+        try:
+            value = float(text)
+        except ValueError:
+            raise ValueError(f"alpha {value!r} is neither a number nor 1/R") from None
+    alpha = float(value)
+    if not np.isfinite(alpha):
+        raise ValueError(f"alpha must be finite, not {value!r}")
+    return alpha
+
+
+def alpha_label(alpha: Alpha) -> str:
+    """Canonical text of an alpha: ``0``, ``0.25``, ``1``, ``1/R``."""
+    alpha = parse_alpha(alpha)
+    return alpha if isinstance(alpha, str) else f"{alpha:g}"
+
+
+def alpha_weights(alphas: Sequence[Alpha], n_relevant: np.ndarray) -> np.ndarray:
+    """(A, 1, Q) weights: each alpha broadcast over topics (1/N_R per topic for ``1/R``)."""
+    rows = []
+    for a in map(parse_alpha, alphas):
+        if a == PER_TOPIC_ALPHA:
+            rows.append(divide_by_relevant(np.ones(len(n_relevant)), n_relevant))
+        else:
+            rows.append(np.full(len(n_relevant), a))
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), 1, len(n_relevant))
+
+
+def precision_rarity_term(rel: np.ndarray, weight: np.ndarray, k: int) -> np.ndarray:
+    """(1/k) sum_{i<=k} rel(d_i) w(d_i): the part of eq. 1 (or eq. 4) that alpha scales."""
+    return np.cumsum(np.where(rel, weight, 0.0), axis=2)[:, :, -1] / k if rel.shape[2] else np.zeros(rel.shape[:2])
+
+
+def average_precision_rarity_term(rel: np.ndarray, weight: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
+    """The part of eq. 3 that alpha scales.
+
+    AP_rareness = AP + alpha (1/N_R) sum_i rel_i (1/i) sum_{j<=i} rel_j R_j
+                = AP + alpha (1/N_R) sum_j rel_j R_j W_j,   W_j = sum_{i=j..k} rel_i / i,
+    so the weights W do not depend on rarity (and subsampling trials are dot products).
+    """
+    if not rel.shape[2]:
+        return np.zeros(rel.shape[:2])
+    ranks = np.arange(1, rel.shape[2] + 1, dtype=np.float64)
+    tail = np.cumsum((rel / ranks)[:, :, ::-1], axis=2)[:, :, ::-1]
+    total = np.cumsum(np.where(rel, weight * tail, 0.0), axis=2)[:, :, -1]
+    return divide_by_relevant(total, n_relevant)
+
+
+def _rarity_for(matrix: RelevanceMatrix, k: int, rarity: "Rarity | None", rarity_depth: int | None) -> "Rarity":
+    from .rarity import document_rarity
+
+    if rarity is not None:
+        return rarity
+    depth = k if rarity_depth is None else rarity_depth
+    if depth < k:
+        raise ValueError(
+            f"rarity depth {depth} is shallower than the scoring cutoff {k}: documents ranked "
+            f"below it would count as found by no run"
+        )
+    return document_rarity(matrix, depth=min(depth, matrix.depth))
+
+
+def _rareness(matrix: RelevanceMatrix, cutoff: int | None, *, kind: str, normalised: bool,
+              alphas: Sequence[Alpha] = (0.0,), rarity: "Rarity | None" = None,
+              rarity_depth: int | None = None, **_: object) -> np.ndarray:
+    rel, k = _cut(matrix, cutoff)
+    found = _rarity_for(matrix, k, rarity, rarity_depth)
+    weight = found.per_cell(matrix, found.rarity_prime if normalised else found.rarity, rel.shape[2])
+    if kind == "P":
+        base = precision(matrix, cutoff)
+        term = precision_rarity_term(rel, weight, k)
+    else:
+        base = average_precision(matrix, cutoff)
+        term = average_precision_rarity_term(rel, weight, matrix.n_relevant)
+    a = alpha_weights(alphas, matrix.n_relevant)
+    if normalised:  # eq. 4: (1 - alpha) Rel + alpha Rel R'
+        return (1.0 - a) * base[None] + a * term[None]
+    return base[None] + a * term[None]  # eq. 1 and 3: Rel (1 + alpha R)
+
+
+def precision_rareness(matrix: RelevanceMatrix, cutoff: int | None, **options) -> np.ndarray:
+    """P@k_rareness = (1/k) sum_{i<=k} Rel(d_i) (1 + alpha R(d_i)) (eq. 1); (A, S, Q)."""
+    return _rareness(matrix, cutoff, kind="P", normalised=False, **options)
+
+
+def average_precision_rareness(matrix: RelevanceMatrix, cutoff: int | None, **options) -> np.ndarray:
+    """AP_rareness = (1/N_R) sum_{i<=k} Rel(d_i) P@i_rareness (eq. 3); (A, S, Q)."""
+    return _rareness(matrix, cutoff, kind="AP", normalised=False, **options)
+
+
+def precision_rareness_norm(matrix: RelevanceMatrix, cutoff: int | None, **options) -> np.ndarray:
+    """P'@k_rareness = (1/k) sum [(1 - alpha) Rel(d_i) + alpha Rel(d_i) R'(d_i)] (eq. 4), in [0, 1]."""
+    return _rareness(matrix, cutoff, kind="P", normalised=True, **options)
+
+
+def average_precision_rareness_norm(matrix: RelevanceMatrix, cutoff: int | None, **options) -> np.ndarray:
+    """AP'_rareness = (1/N_R) sum Rel(d_i) P'@i_rareness (eq. 4 inside eq. 3), in [0, 1]."""
+    return _rareness(matrix, cutoff, kind="AP", normalised=True, **options)
+
+
+register(MeasureDefinition("P_rareness", precision_rareness,
+                           "rareness-weighted precision at k (Turkmen et al. 2023, eq. 1)", uses_alpha=True))
+register(MeasureDefinition("AP_rareness", average_precision_rareness,
+                           "rareness-weighted average precision (eq. 3)", uses_alpha=True))
+register(MeasureDefinition("P_rareness_norm", precision_rareness_norm,
+                           "[0, 1] rareness-weighted precision with R' (eq. 4)", uses_alpha=True))
+register(MeasureDefinition("AP_rareness_norm", average_precision_rareness_norm,
+                           "[0, 1] rareness-weighted average precision with R' (eq. 4)", uses_alpha=True))
+
+
 # ------------------------------------------------------------------------ averaging
 
 
@@ -169,15 +294,26 @@ def mean_scores(matrix: RelevanceMatrix, per_topic: np.ndarray, averaging: Avera
 # --------------------------------------------------------------------------- tables
 
 
-def evaluate(matrix: RelevanceMatrix, measures: Iterable[str | Measure], **options) -> dict[Measure, np.ndarray]:
-    """Per-topic scores, (runs, topics), of each measure (alpha measures: (alphas, runs, topics))."""
+def evaluate(matrix: RelevanceMatrix, measures: Iterable[str | Measure], *,
+             alphas: Sequence[Alpha] = (0.0,), rarity_depth: int | None = None,
+             rarity: "Rarity | None" = None) -> dict[Measure, np.ndarray]:
+    """Per-topic scores of each measure: (runs, topics), or (alphas, runs, topics) for
+    measures weighted by alpha. Rarity is counted once per depth and shared."""
     out: dict[Measure, np.ndarray] = {}
+    counted: dict[int, "Rarity"] = {}
     for item in measures:
         m = parse_measure(item)
-        if m.uses_alpha:
-            out[m] = m.definition.compute(matrix, m.cutoff, **options)
-        else:
+        if not m.uses_alpha:
             out[m] = m.definition.compute(matrix, m.cutoff)
+            continue
+        k = matrix.depth if m.cutoff is None else m.cutoff
+        found = rarity
+        if found is None:
+            depth = k if rarity_depth is None else rarity_depth
+            if depth not in counted:
+                counted[depth] = _rarity_for(matrix, k, None, rarity_depth)
+            found = counted[depth]
+        out[m] = m.definition.compute(matrix, m.cutoff, alphas=alphas, rarity=found)
     return out
 
 
@@ -191,16 +327,17 @@ def score_table(
 ) -> pd.DataFrame:
     """Long table: run, qid, measure, alpha, value, averaging.
 
+    ``alpha`` is text (``0.5``, ``1/R``), empty for measures without one.
+
     Per-topic rows cover every qrels topic (0 where the run returned nothing) and have
     no averaging; mean rows have qid ``all`` and name their averaging mode.
     """
     frames = []
     n_runs, n_topics = len(matrix.runs), len(matrix.topics)
     for measure, values in evaluate(matrix, measures, **options).items():
-        alphas = options.get("alphas") if measure.uses_alpha else None
         stacked = values if measure.uses_alpha else values[None]
-        alpha_labels = list(alphas) if alphas is not None else [np.nan]
-        for a_index, alpha in enumerate(alpha_labels):
+        labels = [alpha_label(a) for a in options.get("alphas", (0.0,))] if measure.uses_alpha else [None]
+        for a_index, alpha in enumerate(labels):
             block = stacked[a_index]
             if per_topic:
                 frames.append(pd.DataFrame({
@@ -221,6 +358,6 @@ def score_table(
                     "averaging": AVERAGING_NAMES[mode],
                 }))
     table = pd.concat(frames, ignore_index=True)
-    table["alpha"] = table["alpha"].astype("float64")
+    table["alpha"] = table["alpha"].astype("string")
     table["averaging"] = table["averaging"].astype("string")
     return table

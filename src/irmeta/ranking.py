@@ -42,6 +42,7 @@ class RelevanceMatrix:
     qrels_topic: np.ndarray  # (J,) int64 topic index of each judgment
     qrels_doc: np.ndarray  # (J,) int64 doc code of each judgment
     qrels_grade: np.ndarray  # (J,) int64
+    judgment: np.ndarray  # (S, Q, D) int32: row of the qrels judging the document, -1 if unjudged
     ignored_topics: dict[str, list[str]] = field(default_factory=dict)
 
     @property
@@ -65,6 +66,7 @@ class RelevanceMatrix:
             grade=self.grade[idx], relevant=self.relevant[idx], n_relevant=self.n_relevant,
             length=self.length[idx], threshold=self.threshold, docids=self.docids,
             qrels_topic=self.qrels_topic, qrels_doc=self.qrels_doc, qrels_grade=self.qrels_grade,
+            judgment=self.judgment[idx],
             ignored_topics={self.runs[i]: self.ignored_topics.get(self.runs[i], []) for i in idx},
         )
 
@@ -107,14 +109,14 @@ def relevance_matrix(runs: Runs, qrels: Qrels, *, depth: int | None = None, thre
     doc = np.full(shape, -1, dtype=np.int32)
     doc[s, t, r] = doc_codes
     grade = np.zeros(shape, dtype=np.int32)
-    judged = np.zeros(shape, dtype=bool)
+    judgment = np.full(shape, -1, dtype=np.int32)
     if len(qkey_sorted):
         key = t * n_docs + doc_codes
         pos = np.minimum(np.searchsorted(qkey_sorted, key), len(qkey_sorted) - 1)
         hit = qkey_sorted[pos] == key
         grade[s[hit], t[hit], r[hit]] = grade_sorted[pos[hit]]
-        judged[s[hit], t[hit], r[hit]] = True
-    relevant = judged & (grade >= threshold)
+        judgment[s[hit], t[hit], r[hit]] = order[pos[hit]]
+    relevant = (judgment >= 0) & (grade >= threshold)
 
     n_relevant = np.bincount(judged_topic[qrels.grade >= threshold], minlength=n_topics).astype(np.int64)
     length = np.bincount(s * n_topics + t, minlength=runs.n_runs * n_topics).reshape(runs.n_runs, n_topics)
@@ -130,5 +132,5 @@ def relevance_matrix(runs: Runs, qrels: Qrels, *, depth: int | None = None, thre
         runs=list(runs.names), topics=topics, doc=doc, grade=grade, relevant=relevant,
         n_relevant=n_relevant, length=length, threshold=threshold, docids=docids,
         qrels_topic=judged_topic, qrels_doc=qrels_doc, qrels_grade=qrels.grade.astype(np.int64),
-        ignored_topics=ignored,
+        judgment=judgment, ignored_topics=ignored,
     )

@@ -180,7 +180,16 @@ def _parse_numbers(path: Path, lines: _Lines, i: int, what: str, pattern: str, d
         value = text[bad].as_py()
         kind = "an integer" if dtype is np.int64 else "a finite number"
         raise TrecFormatError(path, int(lines.number[bad]), f"{what} {value!r} is not {kind}")
-    values = pc.cast(text, pa.float64() if dtype is np.float64 else pa.int64()).to_numpy()
+    if dtype is np.int64:
+        text = pc.replace_substring_regex(text, r"^\+", "")  # strtol reads '+1'; arrow does not
+        try:
+            values = pc.cast(text, pa.int64()).to_numpy()
+        except pa.ArrowInvalid:
+            bad = next(j for j, v in enumerate(text.to_pylist()) if not -2**63 <= int(v) < 2**63)
+            raise TrecFormatError(path, int(lines.number[bad]),
+                                  f"{what} {text[bad].as_py()!r} is out of the int64 range") from None
+        return values
+    values = pc.cast(text, pa.float64()).to_numpy()
     if dtype is np.float64:
         bad = _first_false(np.isfinite(values))
         if bad is not None:
@@ -342,14 +351,11 @@ def _read_run_file(path: Path, run_name: RunNameSource, depth: int | None,
         keep = np.ones(len(key), dtype=bool)
         keep[by_key[repeat + 1]] = False
 
-    starts = np.flatnonzero(np.diff(q, prepend=-1))
-    if keep is not None:
-        q, d, score = q[keep], d[keep], score[keep]
-        starts = np.flatnonzero(np.diff(q, prepend=-1))
-    rank = np.arange(1, len(q) + 1) - np.repeat(starts, np.diff(np.append(starts, len(q))))
     rows = np.arange(len(q)) if order is None else order
     if keep is not None:
-        rows = rows[keep]
+        q, d, score, rows = q[keep], d[keep], score[keep], rows[keep]
+    starts = np.flatnonzero(np.diff(q, prepend=-1))
+    rank = np.arange(1, len(q) + 1) - np.repeat(starts, np.diff(np.append(starts, len(q))))
     if depth is not None:
         cut = rank <= depth
         rows, score, rank = rows[cut], score[cut], rank[cut]
@@ -441,7 +447,7 @@ class Runs:
             docids=doc.dictionary,
             depth=meta.get("depth"),
             duplicates=meta.get("duplicates", "error"),
-            dropped_duplicates=dict(meta.get("dropped_duplicates", {})),
+            dropped_duplicates={n: int(meta.get("dropped_duplicates", {}).get(n, 0)) for n in names},
             files=list(meta.get("files", [])),
         )
 

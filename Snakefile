@@ -1,0 +1,30 @@
+# irmeta: meta-evaluation of IR metrics.
+#
+#   snakemake --cores 2                                   # the configured collections (demo)
+#   snakemake --cores 2 --config collections=[trec8]      # TREC-8 from data_root
+#   snakemake -n                                          # what would run
+#
+# Settings: config/config.yaml (schema: workflow/schemas/config.schema.yaml);
+# collections: config/collections/<name>.yaml (workflow/schemas/collection.schema.yaml).
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/simulate.smk"
+include: "workflow/rules/ingest.smk"
+include: "workflow/rules/score.smk"
+
+
+localrules:
+    all,
+
+
+rule all:
+    input:
+        all_targets(),
+    default_target: True

@@ -1,0 +1,98 @@
+# Configuration, collections and input functions; parsed before the rules.
+#
+# Paths: the working directory (the repository root, or --directory) is the base of
+# every relative path: config/config.yaml, config/collections/<name>.yaml, data_root,
+# results/. A collection's {data_root} is replaced by the resolved data root.
+
+import re
+from pathlib import Path
+
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+from irmeta import config as irconfig
+
+
+SCHEMA_DIR = Path(workflow.basedir) / "workflow" / "schemas"
+COLLECTIONS_DIR = Path("config/collections")
+
+# The same schema twice: irmeta.config first, for a one-line error naming the key,
+# then Snakemake's validate, which fills in the defaults.
+try:
+    irconfig.validate_config(
+        config,
+        " + ".join(map(str, workflow.configfiles)) or "config",
+        schema_dir=SCHEMA_DIR,
+    )
+except ValueError as exc:
+    raise WorkflowError(str(exc)) from None
+validate(config, schema="../schemas/config.schema.yaml")
+
+
+# Every configured collection, by name. A bad collection file or a missing qrels or run
+# path stops the workflow here, at parse time, on one line naming the file and the key.
+try:
+    COLLECTIONS = irconfig.load_collections(
+        config, COLLECTIONS_DIR, base_dir=Path.cwd(), schema_dir=SCHEMA_DIR
+    )
+except (ValueError, FileNotFoundError) as exc:
+    raise WorkflowError(str(exc)) from None
+
+
+def alternatives(names):
+    """A regex matching exactly the given names (none: matches nothing)."""
+    return "|".join(re.escape(n) for n in names) or "(?!)"
+
+
+SIMULATED = [name for name, c in COLLECTIONS.items() if c.simulated]
+
+
+wildcard_constraints:
+    collection=alternatives(COLLECTIONS),
+
+
+def all_targets():
+    """Every output of every configured collection."""
+    return expand(
+        "results/{collection}/{table}.parquet",
+        collection=list(COLLECTIONS),
+        table=["runs", "qrels", "scores"],
+    )
+
+
+def simulate_options(wildcards):
+    """Keyword arguments of irmeta.simulate.simulate_campaign for the collection."""
+    return dict(COLLECTIONS[wildcards.collection].simulate)
+
+
+def ingest_input(wildcards):
+    """The qrels file and the run files (the campaign's runs folder when simulated)."""
+    collection = COLLECTIONS[wildcards.collection]
+    if collection.simulated:
+        return {
+            "qrels": f"results/{collection.name}/campaign/qrels.txt",
+            "runs": f"results/{collection.name}/campaign/runs",
+        }
+    return {
+        "qrels": str(collection.qrels),
+        "runs": [str(path) for path in collection.run_files()],
+    }
+
+
+def ingest_options(wildcards):
+    """depth, duplicates and run_name: how irmeta.io.read_runs reads the collection."""
+    return COLLECTIONS[wildcards.collection].ingest_options()
+
+
+def relevance_threshold(wildcards):
+    """Grade at or above which a judged document counts as relevant."""
+    return COLLECTIONS[wildcards.collection].threshold
+
+
+def mem_mb_from_input(factor, minimum=1024):
+    """Memory in MB: ``factor`` times the input size (parsed runs grow ~15x), at least ``minimum``."""
+
+    def mem_mb(wildcards, input):
+        return max(minimum, int(factor * input.size_mb))
+
+    return mem_mb

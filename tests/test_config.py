@@ -38,7 +38,8 @@ def test_shipped_config_is_valid():
     config = irconfig.load_config(CONFIG)
     assert config["data_root"] == "../shared/data"
     assert config["collections"] == ["demo"]
-    assert config["measures"] == ["P@100", "AP@100"]
+    assert config["measures"][:2] == ["P@100", "AP@100"]
+    assert "P_rareness@100" in config["measures"] and config["rarity_depth"] is None
     assert config["alphas"] == [0, 0.25, 0.5, 0.75, 1]
     assert config["averaging"] == ["all", "returned"]
     assert config["threads"] >= 1
@@ -102,8 +103,10 @@ def test_config_defaults(tmp_path):
     assert config == {
         "data_root": "../shared/data",
         "collections": ["demo"],
-        "measures": ["P@100", "AP@100"],
+        "measures": ["P@100", "AP@100", "P_rareness@100", "AP_rareness@100",
+                     "P_rareness_norm@100", "AP_rareness_norm@100"],
         "alphas": [0, 0.25, 0.5, 0.75, 1],
+        "rarity_depth": None,
         "averaging": ["all", "returned"],
         "threads": 2,
     }

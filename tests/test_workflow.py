@@ -21,7 +21,7 @@ pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).parent / "snakemake"
-TABLES = ("runs", "qrels", "scores")
+TABLES = ("runs", "qrels", "scores", "rarity")
 
 
 def _copy_workflow(dest: Path) -> Path:
@@ -85,7 +85,7 @@ def test_demo_outputs(demo):
     campaign = demo / "results" / "demo" / "campaign"
     assert (campaign / "qrels.txt").is_file() and (campaign / "run_groups.tsv").is_file()
     assert len(list((campaign / "runs").glob("*.gz"))) == 24
-    for rule in ("simulate_campaign", "ingest_collection", "score_runs"):
+    for rule in ("simulate_campaign", "ingest_collection", "score_runs", "compute_rarity"):
         assert (demo / "results" / "logs" / rule / "demo.log").stat().st_size > 0
 
     runs = pd.read_parquet(demo / "results" / "demo" / "runs.parquet")
@@ -93,13 +93,26 @@ def test_demo_outputs(demo):
     assert runs["rank"].max() <= 100
 
     scores = pd.read_parquet(demo / "results" / "demo" / "scores.parquet")
-    assert set(scores["measure"]) == {"P@100", "AP@100"}
+    classic = scores[scores["measure"].isin(["P@100", "AP@100"])]
+    assert classic["alpha"].isna().all()
     assert set(scores["averaging"].dropna()) == {"all_topics", "returned_topics"}
-    assert scores["value"].between(0, 1).all()
-    per_topic = scores[scores["averaging"].isna()]
+    assert classic["value"].between(0, 1).all()
+    per_topic = classic[classic["averaging"].isna()]
     assert len(per_topic) == 24 * 25 * 2
-    means = scores[scores["averaging"] == "all_topics"]
+    means = classic[classic["averaging"] == "all_topics"]
     assert len(means) == 24 * 2 and means["value"].gt(0).all()
+    # Rareness measures: every alpha of the grid; alpha 0 gives back the classic measure.
+    rare = scores[scores["measure"] == "P_rareness@100"]
+    assert set(rare["alpha"]) == {"0", "0.25", "0.5", "0.75", "1"}
+    at_zero = rare[rare["alpha"] == "0"].set_index(["run", "qid", "averaging"])["value"]
+    p100 = scores[scores["measure"] == "P@100"].set_index(["run", "qid", "averaging"])["value"]
+    assert (at_zero.sort_index() == p100.sort_index()).all()
+    assert scores[scores["measure"].str.endswith("_norm@100")]["value"].between(0, 1).all()
+
+    rarity = pd.read_parquet(demo / "results" / "demo" / "rarity.parquet")
+    assert list(rarity.columns) == ["qid", "docid", "grade", "depth", "n_retrieving", "rarity", "rarity_prime"]
+    assert set(rarity["depth"]) == {100}  # the demo's runs are 100 deep: one depth
+    assert (rarity["rarity"] == 1 - rarity["n_retrieving"] / 24).all()
 
 
 def test_demo_rerun_has_nothing_to_do(demo):
@@ -116,6 +129,12 @@ def test_trec8_scores_match_trec_eval(trec8, shared_data):
     assert runs["rank"].max() == 1000
     settings = json.loads(pq.read_schema(results / "runs.parquet").metadata[b"irmeta"])
     assert settings["depth"] == 1000 and settings["duplicates"] == "error"
+
+    # Rarity listed at the scoring cutoff and at the full depth (the paper's Table 4).
+    rarity = pd.read_parquet(results / "rarity.parquet")
+    assert set(rarity["depth"]) == {100, 1000}
+    doc = rarity[(rarity["qid"] == "431") & (rarity["docid"] == "FBIS3-38782")].set_index("depth")
+    assert round(doc.loc[1000, "rarity"], 2) == 0.81 and doc.loc[100, "rarity"] > 0.99
 
     scores = pd.read_parquet(results / "scores.parquet")
     p100 = scores[(scores["measure"] == "P@100") & (scores["averaging"] == "all_topics")].set_index("run")["value"]

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
 
+import pandas as pd
 import pyarrow as pa
 
 from . import io
@@ -23,12 +25,21 @@ from .ranking import relevance_matrix
 log = logging.getLogger("irmeta")
 
 
-def progress_logger(stream=sys.stderr, every: int = 10):
+def log_to(path: str | Path) -> logging.Logger:
+    """Send standard error (progress, warnings, tracebacks) and logging to a rule's log file."""
+    with open(path, "w", encoding="utf-8") as stream:
+        os.dup2(stream.fileno(), sys.stderr.fileno())
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, force=True,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    return log
+
+
+def progress_logger(stream=None, every: int = 10):
     """A progress callback for :func:`irmeta.io.read_runs` that prints every ``every`` files."""
 
     def report(done: int, total: int, path: Path) -> None:
         if done == total or done % every == 0:
-            print(f"[irmeta] read {done}/{total} run files ({path.name})", file=stream, flush=True)
+            print(f"[irmeta] read {done}/{total} run files ({path.name})", file=stream or sys.stderr, flush=True)
 
     return report
 
@@ -87,25 +98,17 @@ def score_collection(
     averaging: Sequence[Averaging] = ("all", "returned"),
     alphas: Sequence[Alpha] = (0.0, 0.25, 0.5, 0.75, 1.0),
     rarity_depth: int | None = None,
-    rarity_out: str | Path | None = None,
 ) -> None:
     """Score every run on every qrels topic; write the long ``scores.parquet`` table.
 
-    ``rarity_depth``: the depth S_d is counted at (None: each measure's cutoff).
-    ``rarity_out``: also write the rarity of every relevant document, counted at
-    ``rarity_depth`` (or the largest cutoff) and at the runs' full depth.
+    ``rarity_depth``: the depth S_d is counted at (None: each measure's cutoff); S is
+    the number of runs of the collection.
     """
     r = io.load_runs(runs)
     q = io.load_qrels(qrels)
     parsed = [parse_measure(m) for m in measures]
-    depth = matrix_depth([str(m) for m in parsed], rarity_depth)
-    listing_depths: list[int] = []
-    if rarity_out is not None:
-        full = int(r.rank.max(initial=1))
-        cut = rarity_depth or max([m.cutoff for m in parsed if m.cutoff] or [full])
-        listing_depths = sorted({min(cut, full), full})
-        depth = None  # the listing needs the full depth
-    matrix = relevance_matrix(r, q, depth=depth, threshold=threshold)
+    matrix = relevance_matrix(r, q, depth=matrix_depth([str(m) for m in parsed], rarity_depth),
+                              threshold=threshold)
     table = score_table(matrix, parsed, averaging=averaging, alphas=alphas, rarity_depth=rarity_depth)
     settings = {
         "relevance_threshold": threshold,
@@ -120,10 +123,30 @@ def score_collection(
         "ignored_topics": matrix.ignored_topics,
         "measures": [str(m) for m in parsed],
     }
-    arrow = pa.Table.from_pandas(table, preserve_index=False)
+    write_frame(table, out, settings)
+
+
+def rarity_collection(
+    *,
+    runs: str | Path,
+    qrels: str | Path,
+    out: str | Path,
+    depths: Sequence[int | None],
+    threshold: int = 1,
+) -> None:
+    """Write ``rarity.parquet``: S_d, R(d), R'(d) of every relevant document, counted at
+    each of ``depths`` (None: the runs' full depth), one row per document and depth."""
+    r = io.load_runs(runs)
+    q = io.load_qrels(qrels)
+    full = int(r.rank.max(initial=1))
+    resolved = sorted({full if d is None else min(int(d), full) for d in depths})
+    matrix = relevance_matrix(r, q, depth=max(resolved), threshold=threshold)
+    listing = rarity_listing(matrix, resolved)
+    write_frame(listing, out, {"n_systems": len(matrix.runs), "depths": resolved,
+                               "relevance_threshold": threshold, "runs_full_depth": full})
+
+
+def write_frame(frame: pd.DataFrame, out: str | Path, settings: dict) -> None:
+    """A DataFrame to Parquet, atomically, with the settings that produced it as metadata."""
+    arrow = pa.Table.from_pandas(frame, preserve_index=False)
     io.write_table(arrow.replace_schema_metadata({"irmeta": json.dumps(settings)}), out)
-    if rarity_out is not None:
-        listing = rarity_listing(matrix, listing_depths)
-        meta = {"n_systems": len(matrix.runs), "depths": listing_depths, "relevance_threshold": threshold}
-        arrow = pa.Table.from_pandas(listing, preserve_index=False)
-        io.write_table(arrow.replace_schema_metadata({"irmeta": json.dumps(meta)}), rarity_out)

@@ -56,7 +56,7 @@ def all_targets():
     return expand(
         "results/{collection}/{table}.parquet",
         collection=list(COLLECTIONS),
-        table=["runs", "qrels", "scores"],
+        table=["runs", "qrels", "scores", "rarity"],
     )
 
 
@@ -87,6 +87,16 @@ def ingest_options(wildcards):
 def relevance_threshold(wildcards):
     """Grade at or above which a judged document counts as relevant."""
     return COLLECTIONS[wildcards.collection].threshold
+
+
+def rarity_listing_depths(wildcards):
+    """Depths S_d is listed at: the rarity depth (default: the deepest measure cutoff)
+    and the runs' full depth (None), as the paper's Table 4 counted it."""
+    from irmeta.metrics import parse_measure
+
+    cutoffs = [parse_measure(m).cutoff for m in config["measures"]]
+    depth = config["rarity_depth"] or max((c for c in cutoffs if c), default=None)
+    return [depth, None]
 
 
 def mem_mb_from_input(factor, minimum=1024):

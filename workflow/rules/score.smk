@@ -9,6 +9,7 @@ rule score_runs:
         measures=config["measures"],
         averaging=config["averaging"],
         alphas=config["alphas"],
+        rarity_depth=config["rarity_depth"],
         threshold=relevance_threshold,
     log:
         "results/logs/score_runs/{collection}.log",
@@ -24,3 +25,27 @@ rule score_runs:
         "../envs/irmeta.yaml"
     script:
         "../scripts/score_runs.py"
+
+
+rule compute_rarity:
+    """S_d, R(d) and R'(d) of every relevant document, at the rarity depth and at the runs' full depth."""
+    input:
+        runs="results/{collection}/runs.parquet",
+        qrels="results/{collection}/qrels.parquet",
+    output:
+        rarity="results/{collection}/rarity.parquet",
+    params:
+        depths=rarity_listing_depths,
+        threshold=relevance_threshold,
+    log:
+        "results/logs/compute_rarity/{collection}.log",
+    benchmark:
+        "results/benchmarks/compute_rarity/{collection}.tsv"
+    threads: 1
+    resources:
+        mem_mb=mem_mb_from_input(20),
+        runtime=30,
+    conda:
+        "../envs/irmeta.yaml"
+    script:
+        "../scripts/compute_rarity.py"

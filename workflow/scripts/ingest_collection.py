@@ -1,20 +1,8 @@
 """Rule ingest_collection: qrels and runs to Parquet with irmeta.pipeline.ingest_collection."""
 
 import json
-import logging
-import os
-import sys
 
-from irmeta.pipeline import ingest_collection
-
-
-def log_to(path: str) -> logging.Logger:
-    """Send stderr (library progress, warnings, tracebacks) and logging to the rule's log."""
-    with open(path, "w", encoding="utf-8") as stream:
-        os.dup2(stream.fileno(), sys.stderr.fileno())
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, force=True,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    return logging.getLogger("irmeta")
+from irmeta.pipeline import log_to, ingest_collection
 
 
 def main(smk) -> None:

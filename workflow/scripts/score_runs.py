@@ -1,19 +1,7 @@
 """Rule score_runs: the long scores table with irmeta.pipeline.score_collection."""
 
-import logging
-import os
-import sys
 
-from irmeta.pipeline import score_collection
-
-
-def log_to(path: str) -> logging.Logger:
-    """Send stderr (library progress, warnings, tracebacks) and logging to the rule's log."""
-    with open(path, "w", encoding="utf-8") as stream:
-        os.dup2(stream.fileno(), sys.stderr.fileno())
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, force=True,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    return logging.getLogger("irmeta")
+from irmeta.pipeline import log_to, score_collection
 
 
 def main(smk) -> None:
@@ -30,6 +18,7 @@ def main(smk) -> None:
         averaging=averaging,
         # Only measures that take a rarity weight read the grid; P and AP ignore it.
         alphas=list(smk.params.alphas),
+        rarity_depth=smk.params.rarity_depth,
     )
     log.info("wrote %s", smk.output.scores)
 

@@ -1,21 +1,10 @@
 """Rule simulate_campaign: write a synthetic campaign with irmeta.simulate."""
 
 import json
-import logging
-import os
-import sys
 from pathlib import Path
 
+from irmeta.pipeline import log_to
 from irmeta.simulate import simulate_campaign
-
-
-def log_to(path: str) -> logging.Logger:
-    """Send stderr (library progress, warnings, tracebacks) and logging to the rule's log."""
-    with open(path, "w", encoding="utf-8") as stream:
-        os.dup2(stream.fileno(), sys.stderr.fileno())
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, force=True,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    return logging.getLogger("irmeta")
 
 
 def main(smk) -> None:

@@ -1,0 +1,19 @@
+"""Rule compute_rarity: S_d, R(d), R'(d) of every relevant document with irmeta.pipeline."""
+
+from irmeta.pipeline import log_to, rarity_collection
+
+
+def main(smk) -> None:
+    log = log_to(smk.log[0])
+    log.info("rarity of %s at depths %s", smk.input.runs, smk.params.depths)
+    rarity_collection(
+        runs=smk.input.runs,
+        qrels=smk.input.qrels,
+        out=smk.output.rarity,
+        depths=list(smk.params.depths),
+        threshold=smk.params.threshold,
+    )
+    log.info("wrote %s", smk.output.rarity)
+
+
+main(snakemake)  # noqa: F821 (defined by Snakemake)

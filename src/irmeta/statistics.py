@@ -1,0 +1,398 @@
+"""Meta-evaluation statistics over per-topic score matrices.
+
+Every function takes ``scores`` of shape (runs, topics): the per-topic scores of one
+measure (at one alpha), float64. Run pairs are always listed in ``np.triu_indices(runs,
+1)`` order (see :func:`run_pairs`): pair ``(a, b)`` with ``a < b``.
+
+* Rank correlation: Kendall's tau-b (as the authors used, via scipy) and the AP
+  correlation tau_AP of Yilmaz, Aslam and Robertson (SIGIR 2008), with ties treated as
+  in Urbano and Marrero (ICTIR 2017).
+* Discriminative power by Tukey's HSD, three ways: the authors' protocol (each pair on
+  its own, two independent groups), one Tukey HSD over all runs on the two-way ANOVA
+  residual, and the randomised Tukey HSD (Carterette 2012; Sakai 2014).
+* Stability (Buckley and Voorhees, SIGIR 2000) as PROTOCOL.md states it.
+
+Numerical care: run means are exact means (a sorted sum, :func:`irmeta.metrics.exact_mean`),
+so runs with the same multiset of scores get bit-identical means, identical runs get a
+difference of exactly 0, and a permutation or topic sample that reproduces a run's
+scores reproduces its mean bit for bit (PROTOCOL.md, numerical care).
+
+Randomness is per trial: trial ``t`` draws from ``np.random.default_rng([seed, t])``,
+so results do not depend on how the trials are split into shards. The only Python loop
+over trials fills random numbers from those generators; all arithmetic is vectorised.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Iterable, Literal, Sequence
+
+import numpy as np
+from scipy import stats
+
+from .metrics import exact_mean
+
+Trials = range | Sequence[int] | np.ndarray
+FuzzinessMode = Literal["absolute", "relative"]
+
+__all__ = [
+    "run_pairs",
+    "kendall_tau",
+    "tau_ap",
+    "tau_ap_symmetric",
+    "count_significant",
+    "paper_pairwise_pvalues",
+    "tukey_hsd_statistics",
+    "tukey_hsd_pvalues",
+    "tukey_hsd_critical_values",
+    "tukey_hsd_significant",
+    "randomised_tukey_hsd_null",
+    "randomised_tukey_hsd_pvalues",
+    "topics_per_trial_default",
+    "draw_topic_subsets",
+    "stability_counts",
+    "stability",
+]
+
+_TRIAL_BATCH = 256  # trials per vectorised block: bounds memory at (batch, runs, topics)
+_PAIR_BATCH = 1024  # pairs per vectorised block in stability: bounds memory at (batch, trials)
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _score_matrix(scores: np.ndarray, min_topics: int = 1) -> np.ndarray:
+    m = np.asarray(scores, dtype=np.float64)
+    if m.ndim != 2:
+        raise ValueError(f"scores must be (runs, topics), not of shape {m.shape}")
+    if m.shape[1] < min_topics:
+        raise ValueError(f"need at least {min_topics} topics, got {m.shape[1]}")
+    if not np.isfinite(m).all():
+        raise ValueError("scores must be finite")
+    return m
+
+
+def _trial_indices(trials: Trials) -> np.ndarray:
+    t = np.asarray(trials, dtype=np.int64).reshape(-1)
+    if (t < 0).any():
+        raise ValueError("trial indices must be non-negative")
+    return t
+
+
+def _trial_rng(seed: int, trial: int) -> np.random.Generator:
+    """The generator of one trial: independent of the shard the trial runs in."""
+    return np.random.default_rng([int(seed), int(trial)])
+
+
+def run_pairs(n_runs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Indices ``(a, b)`` of every run pair, ``a < b``, in ``np.triu_indices`` order."""
+    return np.triu_indices(n_runs, 1)
+
+
+def _pair_differences(means: np.ndarray) -> np.ndarray:
+    """|mean_a - mean_b| for every pair: exactly 0 for bit-identical means."""
+    a, b = run_pairs(len(means))
+    return np.abs(means[a] - means[b])
+
+
+def _studentize(difference: np.ndarray, standard_error: float | np.ndarray) -> np.ndarray:
+    """difference / standard_error, with 0/0 := 0 (no difference: no evidence, p = 1)
+    and d/0 := inf (a difference with no noise at all: p = 0)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.divide(difference, standard_error)
+    return np.where(difference == 0, 0.0, out)
+
+
+# --------------------------------------------------------------------------- rank correlation
+
+
+def kendall_tau(x: np.ndarray, y: np.ndarray) -> float:
+    """Kendall's tau-b between two score vectors (``scipy.stats.kendalltau``, as the
+    authors used). NaN when undefined (a constant vector, fewer than two items)."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError("x and y must be vectors of the same length")
+    if len(x) < 2:
+        return math.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # constant input: scipy may warn; NaN says it
+        return float(stats.kendalltau(x, y).statistic)
+
+
+def tau_ap(x: np.ndarray, y: np.ndarray, higher_is_better: bool = True) -> float:
+    """AP correlation of the ranking by ``x`` (estimated) against ``y`` (reference).
+
+    Yilmaz, Aslam and Robertson (SIGIR 2008), eq. 3: list the items by ``x``, best
+    first; C(i) is the number of items above rank i that ``y`` also ranks above the
+    item at rank i, and
+
+        tau_AP = 2 / (N - 1) * sum_{i=2..N} C(i) / (i - 1) - 1.
+
+    Ties (where the paper assumes none), following the one-sided term of Urbano and
+    Marrero's tau_AP-b (ICTIR 2017, "The Treatment of Ties in AP Correlation"):
+
+    * ties in ``x``: an item's "items above" are those *strictly* above it in ``x``
+      (i - 1 becomes that count), pairs tied in ``x`` are not compared, and items of
+      the top tie group (nothing strictly above) are left out of the sum and of the
+      normaliser N - 1 (which becomes the number of items left);
+    * ties in ``y``: an item above in ``x`` counts in C(i) only if ``y`` ranks it
+      strictly above, so ordering a pair the reference ties is not credited.
+
+    Without ties this is the original coefficient. ``tau_ap(x, x) == 1`` with or
+    without ties; NaN when every item ties in ``x`` or N < 2. Beware the argument
+    order: Urbano's ircor/pyircor ``tauap_a(x, y)`` takes the reference first.
+    """
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError("x and y must be vectors of the same length")
+    if len(x) < 2 or np.isnan(x).any() or np.isnan(y).any():
+        return math.nan
+    if not higher_is_better:
+        x, y = -x, -y  # negation is exact: the same orders, reversed
+    above = x[:, None] > x[None, :]  # above[j, i]: j strictly above i in x's list
+    agreed = above & (y[:, None] > y[None, :])  # ... and y agrees, strictly
+    n_above = above.sum(axis=0)
+    ranked = n_above > 0  # below the top tie group of x
+    if not ranked.any():
+        return math.nan
+    # fsum: the same value whatever the items' order (tau_ap(x, x) is exactly 1)
+    total = math.fsum(agreed.sum(axis=0)[ranked] / n_above[ranked])
+    return 2.0 * total / int(ranked.sum()) - 1.0
+
+
+def tau_ap_symmetric(x: np.ndarray, y: np.ndarray, higher_is_better: bool = True) -> float:
+    """(tau_AP(x, y) + tau_AP(y, x)) / 2: neither ranking is the reference.
+
+    With :func:`tau_ap`'s treatment of ties this is Urbano and Marrero's tau_AP-b
+    (ICTIR 2017, the "agreement" scenario); without ties it is the mean of Yilmaz et
+    al.'s two one-sided coefficients.
+    """
+    return 0.5 * (tau_ap(x, y, higher_is_better) + tau_ap(y, x, higher_is_better))
+
+
+# --------------------------------------------------------------------------- discriminative power
+
+
+def count_significant(pvalues: np.ndarray, levels: Iterable[float] = (0.05, 0.01)) -> dict[float, int]:
+    """Number of pairs with p < level, for each level (strict, as statsmodels'
+    ``reject = q > q_crit``)."""
+    p = np.asarray(pvalues, dtype=np.float64)
+    return {float(level): int(np.count_nonzero(p < level)) for level in levels}
+
+
+def paper_pairwise_pvalues(scores: np.ndarray) -> np.ndarray:
+    """The authors' protocol: each pair alone, by Tukey's HSD on two independent groups.
+
+    What ``statsmodels.stats.multicomp.pairwise_tukeyhsd(endog, groups)`` does for one
+    pair's 2 x T per-topic scores, in closed form for all pairs at once. With two groups
+    of T, MSE is the pooled within-run variance (df = 2T - 2), the studentized range is
+    q = |mean_a - mean_b| / sqrt(MSE / T), and its k = 2 distribution is that of
+    sqrt(2) |t| with t Student's t on df (the range of two normals is sqrt(2) |Z|):
+
+        p = studentized_range.sf(q, 2, df) = 2 * t.sf(q / sqrt(2), df),
+
+    exactly the unpaired two-sample (pooled-variance) t-test. No topic blocking and no
+    correction for the number of pairs (PROTOCOL.md). Edge cases statsmodels leaves
+    NaN: a pair of constant runs gets p = 1 when equal, 0 otherwise.
+    """
+    m = _score_matrix(scores, min_topics=2)
+    n_topics = m.shape[1]
+    means = exact_mean(m)
+    within = ((m - means[:, None]) ** 2).sum(axis=1)  # each run's sum of squares
+    a, b = run_pairs(len(m))
+    df = 2 * n_topics - 2
+    mse = (within[a] + within[b]) / df
+    t = _studentize(_pair_differences(means), np.sqrt(2.0 * mse / n_topics))
+    return np.minimum(2.0 * stats.t.sf(t, df), 1.0)
+
+
+def tukey_hsd_statistics(scores: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """Studentized ranges of one Tukey HSD over all runs, blocked by topic.
+
+    Two-way ANOVA without replication (run x topic): residual e = x - run mean - topic
+    mean + grand mean, MSE = sum e^2 / ((S - 1)(T - 1)); for each pair
+    q = |mean_a - mean_b| / sqrt(MSE / T), to be read against the studentized range
+    distribution with k = S means and df = (S - 1)(T - 1) (Sakai, "Statistical reform
+    in information retrieval?", SIGIR Forum 2014; Carterette, TOIS 2012).
+
+    Returns ``(q, k, df)``, q in pair order.
+    """
+    m = _score_matrix(scores, min_topics=2)
+    n_runs, n_topics = m.shape
+    if n_runs < 2:
+        raise ValueError("need at least 2 runs")
+    run_means = exact_mean(m)
+    residual = m - run_means[:, None] - m.mean(axis=0)[None, :] + m.mean()
+    df = (n_runs - 1) * (n_topics - 1)
+    mse = float((residual**2).sum()) / df
+    q = _studentize(_pair_differences(run_means), math.sqrt(mse / n_topics))
+    return q, n_runs, df
+
+
+def tukey_hsd_pvalues(scores: np.ndarray) -> np.ndarray:
+    """p-values of one Tukey HSD over all runs (see :func:`tukey_hsd_statistics`):
+    ``scipy.stats.studentized_range.sf(q, S, (S - 1)(T - 1))`` per pair.
+
+    Slow: scipy integrates numerically, ~20 ms a value at S = 129 (minutes for the
+    8256 pairs of 129 runs); each distinct q is evaluated once. To count significant
+    pairs use :func:`tukey_hsd_significant`, which needs only the critical values.
+    """
+    q, k, df = tukey_hsd_statistics(scores)
+    distinct, where = np.unique(q, return_inverse=True)
+    return np.minimum(stats.studentized_range.sf(distinct, k, df), 1.0)[where]
+
+
+def tukey_hsd_critical_values(n_runs: int, df: int, levels: Iterable[float] = (0.05, 0.01)) -> dict[float, float]:
+    """q_crit = ``studentized_range.ppf(1 - level, n_runs, df)`` for each level."""
+    return {float(level): float(stats.studentized_range.ppf(1.0 - level, n_runs, df)) for level in levels}
+
+
+def tukey_hsd_significant(scores: np.ndarray, levels: Iterable[float] = (0.05, 0.01)) -> dict[float, np.ndarray]:
+    """For each level, which pairs the all-runs Tukey HSD rejects: q > q_crit.
+
+    The same decision as p < level (up to scipy's root-finding tolerance on q_crit,
+    ~1e-9 in q), at two distribution evaluations per level instead of one per pair.
+    Count with ``{level: int(mask.sum())}``.
+    """
+    q, k, df = tukey_hsd_statistics(scores)
+    return {level: q > crit for level, crit in tukey_hsd_critical_values(k, df, levels).items()}
+
+
+def _permuted_keys(seed: int, trials: np.ndarray, n_topics: int, n_runs: int) -> np.ndarray:
+    """Random keys (trials, topics, runs): trial t's from ``default_rng([seed, t]).random``."""
+    keys = np.empty((len(trials), n_topics, n_runs))
+    for row, trial in zip(keys, trials):
+        _trial_rng(seed, trial).random(out=row)
+    return keys
+
+
+def randomised_tukey_hsd_null(scores: np.ndarray, trials: Trials, seed: int) -> np.ndarray:
+    """Null distribution of the randomised Tukey HSD: one max difference per trial.
+
+    Carterette (TOIS 2012, "Multiple testing in statistical analysis of systems-based
+    information retrieval experiments"), Sakai (SIGIR Forum 2014): under the null the
+    runs are exchangeable within a topic, so each trial permutes every topic's scores
+    across the runs independently and records max_a mean_a - min_a mean_a, the largest
+    pairwise difference of the permuted matrix.
+
+    Trial t: ``keys = default_rng([seed, t]).random((topics, runs))``; topic j's scores
+    are reassigned to runs in ``argsort(keys[j])`` order. Shards of trials combine by
+    concatenation, in any split.
+    """
+    m = _score_matrix(scores)
+    n_runs, n_topics = m.shape
+    trial_ids = _trial_indices(trials)
+    by_topic = m.T  # (topics, runs): permute along the last axis
+    null = np.empty(len(trial_ids))
+    for start in range(0, len(trial_ids), _TRIAL_BATCH):
+        block = trial_ids[start : start + _TRIAL_BATCH]
+        order = np.argsort(_permuted_keys(seed, block, n_topics, n_runs), axis=-1, kind="stable")
+        permuted = np.take_along_axis(by_topic[None, :, :], order, axis=-1)  # (b, topics, runs)
+        means = exact_mean(np.swapaxes(permuted, 1, 2))  # (b, runs), as the observed means
+        null[start : start + len(block)] = means.max(axis=1) - means.min(axis=1)
+    return null
+
+
+def randomised_tukey_hsd_pvalues(scores: np.ndarray, null_max: np.ndarray, *, plus_one: bool = False) -> np.ndarray:
+    """p_ab = #{trials: max difference >= |mean_a - mean_b|} / B.
+
+    ``count / B`` as Sakai (2014) and Carterette (2012) state it; ``plus_one=True``
+    gives (count + 1) / (B + 1), which counts the observed data as one more permutation
+    and is never 0. The comparison is exact: observed and permuted means are both exact
+    means, so the identity permutation reproduces the observed maximum bit for bit.
+    """
+    m = _score_matrix(scores)
+    null = np.sort(np.asarray(null_max, dtype=np.float64).reshape(-1))
+    if len(null) == 0:
+        raise ValueError("null_max is empty")
+    observed = _pair_differences(exact_mean(m))
+    at_least = len(null) - np.searchsorted(null, observed, side="left")
+    if plus_one:
+        return (at_least + 1) / (len(null) + 1)
+    return at_least / len(null)
+
+
+# --------------------------------------------------------------------------- stability
+
+
+def topics_per_trial_default(n_topics: int) -> int:
+    """round(n_topics / 2) with Python's round, half to even, as the authors' scripts:
+    45 -> 22, 47 -> 24, 50 -> 25."""
+    return round(n_topics / 2)
+
+
+def draw_topic_subsets(n_topics: int, topics_per_trial: int, trials: Trials, seed: int) -> np.ndarray:
+    """(trials, topics_per_trial) topic indices: trial t's are
+    ``default_rng([seed, t]).choice(n_topics, topics_per_trial, replace=False)``."""
+    if not 1 <= topics_per_trial <= n_topics:
+        raise ValueError(f"topics_per_trial must be in [1, {n_topics}], got {topics_per_trial}")
+    trial_ids = _trial_indices(trials)
+    out = np.empty((len(trial_ids), topics_per_trial), dtype=np.intp)
+    for row, trial in zip(out, trial_ids):
+        row[:] = _trial_rng(seed, trial).choice(n_topics, size=topics_per_trial, replace=False)
+    return out
+
+
+def stability_counts(
+    scores: np.ndarray,
+    topics_per_trial: int,
+    trials: Trials,
+    seed: int,
+    fuzziness: float = 0.05,
+    mode: FuzzinessMode = "absolute",
+    higher_is_better: bool = True,
+    *,
+    tolerance: float = 1e-12,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Wins of a, wins of b and ties per pair (pair order), summed over the trials.
+
+    Buckley and Voorhees (SIGIR 2000), as PROTOCOL.md states the paper's use: each trial
+    draws ``topics_per_trial`` topics without replacement (:func:`draw_topic_subsets`),
+    each run's exact mean over them, and for each pair the better run wins when the
+    difference exceeds the fuzziness, otherwise the trial is a tie for the pair:
+
+    * ``absolute``: |diff| > fuzziness, in the metric's own units (the paper's 0.05);
+    * ``relative``: |diff| > fuzziness * max(|mean_a|, |mean_b|) (B&V 2000's 5%).
+
+    ``tolerance`` is added to the threshold: on a score grid (P@k: multiples of 1/k) a
+    difference can equal the fuzziness in real arithmetic, and float rounding would
+    then decide win or tie at random (0.8 - 0.75 > 0.05 but 0.35 - 0.3 < 0.05 in
+    float64). The default 1e-12 is far above rounding noise (~1e-16) and far below any
+    real difference of means; it reads "exceeds" as in real arithmetic. Pass 0 for a
+    plain float comparison.
+    """
+    if mode not in ("absolute", "relative"):
+        raise ValueError(f"mode must be 'absolute' or 'relative', not {mode!r}")
+    m = _score_matrix(scores)
+    subsets = draw_topic_subsets(m.shape[1], topics_per_trial, trials, seed)
+    n_trials = len(subsets)
+    # (runs, trials): exact means, so identical runs tie exactly in every trial
+    means = np.zeros((len(m), n_trials))
+    for start in range(0, n_trials, _TRIAL_BATCH):
+        means[:, start : start + _TRIAL_BATCH] = exact_mean(m[:, subsets[start : start + _TRIAL_BATCH]])
+    if not higher_is_better:
+        means = -means  # exact; relative thresholds use |mean|, unchanged
+    a, b = run_pairs(len(m))
+    wins_a = np.empty(len(a), dtype=np.int64)
+    wins_b = np.empty(len(a), dtype=np.int64)
+    for start in range(0, len(a), _PAIR_BATCH):
+        pa, pb = a[start : start + _PAIR_BATCH], b[start : start + _PAIR_BATCH]
+        diff = means[pa] - means[pb]  # (batch, trials)
+        if mode == "absolute":
+            threshold = fuzziness + tolerance
+        else:
+            threshold = fuzziness * np.maximum(np.abs(means[pa]), np.abs(means[pb])) + tolerance
+        wins_a[start : start + len(pa)] = np.count_nonzero(diff > threshold, axis=1)
+        wins_b[start : start + len(pa)] = np.count_nonzero(diff < -threshold, axis=1)
+    return wins_a, wins_b, n_trials - wins_a - wins_b
+
+
+def stability(wins_a: np.ndarray, wins_b: np.ndarray, ties: np.ndarray) -> float:
+    """sum over pairs of max(wins_a, wins_b) / sum over pairs of (wins_a + wins_b + ties):
+    the mean majority fraction (PROTOCOL.md). Ties count against it. NaN with no trials."""
+    wins_a, wins_b, ties = (np.asarray(v, dtype=np.int64) for v in (wins_a, wins_b, ties))
+    total = int(wins_a.sum() + wins_b.sum() + ties.sum())
+    if total == 0:
+        return math.nan
+    return int(np.maximum(wins_a, wins_b).sum()) / total

@@ -18,6 +18,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/simulate.smk"
 include: "workflow/rules/ingest.smk"
 include: "workflow/rules/score.smk"
+include: "workflow/rules/experiments.smk"
 
 
 localrules:

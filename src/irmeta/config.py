@@ -59,6 +59,9 @@ class Collection:
     simulate: Mapping[str, Any] | None = None
     description: str = ""
     source: Path | None = None  # the YAML file it was read from
+    label: str = ""  # the name in tables and figures (the paper's TREC-8, ...)
+    synthetic_topic: str | None = None
+    listing_topics: tuple[str, ...] = ()
 
     @property
     def simulated(self) -> bool:
@@ -259,6 +262,9 @@ def load_collection(
         simulate=dict(data["simulate"]) if "simulate" in data else None,
         description=data.get("description", ""),
         source=path,
+        label=data.get("label") or data["name"],
+        synthetic_topic=data["synthetic_topic"],
+        listing_topics=tuple(data["listing_topics"]),
     )
 
 

@@ -167,9 +167,9 @@ def parse_alpha(value: Alpha) -> Alpha:
 
 
 def alpha_label(alpha: Alpha) -> str:
-    """Canonical text of an alpha: ``0``, ``0.25``, ``1``, ``1/R``."""
+    """Canonical text of an alpha: ``0``, ``0.25``, ``1``, ``1/R`` (shortest round-trip digits)."""
     alpha = parse_alpha(alpha)
-    return alpha if isinstance(alpha, str) else f"{alpha:g}"
+    return alpha if isinstance(alpha, str) else np.format_float_positional(alpha, trim="-")
 
 
 def alpha_weights(alphas: Sequence[Alpha], n_relevant: np.ndarray) -> np.ndarray:

@@ -150,3 +150,28 @@ def write_frame(frame: pd.DataFrame, out: str | Path, settings: dict) -> None:
     """A DataFrame to Parquet, atomically, with the settings that produced it as metadata."""
     arrow = pa.Table.from_pandas(frame, preserve_index=False)
     io.write_table(arrow.replace_schema_metadata({"irmeta": json.dumps(settings)}), out)
+
+
+def write_csv(frame: pd.DataFrame, out: str | Path) -> None:
+    """A table as CSV, atomically, with fixed formatting (same inputs, same bytes)."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    try:
+        frame.to_csv(tmp, index=False, lineterminator="\n")
+        tmp.replace(out)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def shard_trials(total: int, shards: int, index: int) -> range:
+    """Trials of shard ``index`` when ``total`` trials are split into ``shards`` parts."""
+    if not 0 <= index < shards:
+        raise ValueError(f"shard {index} is not in 0..{shards - 1}")
+    bounds = [total * i // shards for i in range(shards + 1)]
+    return range(bounds[index], bounds[index + 1])
+
+
+def load_matrix(runs: str | Path, qrels: str | Path, *, threshold: int, depth: int | None):
+    """The relevance matrix of an ingested collection."""
+    return relevance_matrix(io.load_runs(runs), io.load_qrels(qrels), depth=depth, threshold=threshold)

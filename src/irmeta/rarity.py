@@ -52,6 +52,8 @@ class Rarity:
         of ``matrix``'s top ``depth``; 0 on cells holding no relevant document."""
         judgment = matrix.judgment[:, :, :depth]
         rel = matrix.relevant[:, :, :depth]
+        if len(values) == 0:  # no relevant judgment: no cell holds a relevant document
+            return np.zeros(rel.shape, dtype=np.float64)
         index = self.index_of_judgment[np.where(rel, judgment, 0)]
         return np.where(rel, values[np.maximum(index, 0)], 0.0)
 

@@ -80,7 +80,7 @@ def _trial_indices(trials: Trials) -> np.ndarray:
     return t
 
 
-def _trial_rng(seed: int, trial: int) -> np.random.Generator:
+def trial_rng(seed: int, trial: int) -> np.random.Generator:
     """The generator of one trial: independent of the shard the trial runs in."""
     return np.random.default_rng([int(seed), int(trial)])
 
@@ -263,7 +263,7 @@ def _permuted_keys(seed: int, trials: np.ndarray, n_topics: int, n_runs: int) ->
     """Random keys (trials, topics, runs): trial t's from ``default_rng([seed, t]).random``."""
     keys = np.empty((len(trials), n_topics, n_runs))
     for row, trial in zip(keys, trials):
-        _trial_rng(seed, trial).random(out=row)
+        trial_rng(seed, trial).random(out=row)
     return keys
 
 
@@ -330,7 +330,7 @@ def draw_topic_subsets(n_topics: int, topics_per_trial: int, trials: Trials, see
     trial_ids = _trial_indices(trials)
     out = np.empty((len(trial_ids), topics_per_trial), dtype=np.intp)
     for row, trial in zip(out, trial_ids):
-        row[:] = _trial_rng(seed, trial).choice(n_topics, size=topics_per_trial, replace=False)
+        row[:] = trial_rng(seed, trial).choice(n_topics, size=topics_per_trial, replace=False)
     return out
 
 

@@ -49,6 +49,19 @@ SIMULATED = [name for name, c in COLLECTIONS.items() if c.simulated]
 
 wildcard_constraints:
     collection=alternatives(COLLECTIONS),
+    shard=r"\d+",
+
+
+EXPERIMENTS = config["experiments"]
+SHARDS = list(range(EXPERIMENTS["shards"]))
+EXPERIMENT_TABLES = [
+    "kendall_tau",
+    "discriminative_power",
+    "stability",
+    "system_subsampling",
+    "synthetic_rare_common",
+    "rarity_listing",
+]
 
 
 def all_targets():
@@ -57,6 +70,59 @@ def all_targets():
         "results/{collection}/{table}.parquet",
         collection=list(COLLECTIONS),
         table=["runs", "qrels", "scores", "rarity"],
+    ) + expand(
+        "results/{collection}/tables/{table}.csv",
+        collection=list(COLLECTIONS),
+        table=EXPERIMENT_TABLES,
+    )
+
+
+def experiment_measures():
+    """The measures the experiments compare: each comparison's measure and baseline."""
+    names = []
+    for comparison in EXPERIMENTS["comparisons"]:
+        for key in ("baseline", "measure"):
+            if comparison[key] not in config["measures"]:
+                raise WorkflowError(
+                    f"experiments.comparisons: {comparison[key]} is not in measures {config['measures']}"
+                )
+            if comparison[key] not in names:
+                names.append(comparison[key])
+    return names
+
+
+def shard_range(total, wildcards):
+    """[first, last) trial indices of the wildcard's shard, as a list of two ints."""
+    from irmeta.pipeline import shard_trials
+
+    trials = shard_trials(total, len(SHARDS), int(wildcards.shard))
+    return [trials.start, trials.stop]
+
+
+def permutation_null_shards(wildcards):
+    """The randomised Tukey HSD's null shards (none when the method is not configured)."""
+    if "randomised_tukey_hsd" not in EXPERIMENTS["discriminative_power"]["methods"]:
+        return []
+    return expand(
+        "results/{collection}/shards/permutation_null/{shard}.parquet",
+        collection=wildcards.collection,
+        shard=SHARDS,
+    )
+
+
+def stability_shards(wildcards):
+    return expand(
+        "results/{collection}/shards/stability/{shard}.parquet",
+        collection=wildcards.collection,
+        shard=SHARDS,
+    )
+
+
+def system_subsampling_shards(wildcards):
+    return expand(
+        "results/{collection}/shards/system_subsampling/{shard}.parquet",
+        collection=wildcards.collection,
+        shard=SHARDS,
     )
 
 

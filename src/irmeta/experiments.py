@@ -1,0 +1,432 @@
+"""The paper's experiments on the rareness measures, as array computations.
+
+- :func:`kendall_tau_table`: Figure 2, tau and tau_AP of each measure against its baseline.
+- :func:`discriminative_power_table`: Table 1, significant pairs by three methods.
+- :func:`stability_table`: Table 2, Buckley and Voorhees.
+- :func:`system_subsampling`: Table 3 / Algorithm 1, rarity recomputed from N sampled
+  runs. Both rareness measures are affine in rarity, and rarity is affine in the
+  co-retrieval counts of the sampled runs, so a trial is a sum over rows of a
+  (runs x runs) matrix built once: no trial re-scores anything.
+- :func:`synthetic_rare_common`: Figure 1, hypothetical systems added to one topic.
+
+Randomness: trial ``t`` draws from ``numpy.random.default_rng([seed, t])``, so results do
+not depend on how the trials are split into shards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import statistics as st
+from .metrics import _cut, alpha_label, average_precision, divide_by_relevant, parse_measure, precision
+from .rarity import document_rarity
+from .ranking import RelevanceMatrix
+from .statistics import trial_rng
+
+
+# ----------------------------------------------------------------- system subsampling
+
+
+@dataclass(frozen=True)
+class CoRetrieval:
+    """What a rareness measure's mean over topics needs, for any subset of the runs.
+
+    For runs s, s' the matrix ``pair[s, s']`` sums, over topics, the rarity weights of
+    the relevant documents both retrieve. With rarity R(d) = 1 - S_d/N from a sample of
+    N runs, S_d = sum over sampled s' of x_{s'}(d), so a run's mean rarity term is
+    ``(own[s] - pair[s, sample].sum() / N) / Q``.
+    """
+
+    base: np.ndarray  # (S,) mean of the classic measure (alpha = 0)
+    own: np.ndarray  # (S,) sum over topics of the rarity-term weights (R = 1 everywhere)
+    pair: np.ndarray  # (S, S) co-retrieval weights summed over topics
+    n_topics: int
+
+    def means(self, sample: np.ndarray, alpha: float) -> np.ndarray:
+        """(trials, N) mean scores of the sampled runs with rarity from the sample alone.
+
+        ``sample``: (trials, N) run indices."""
+        n = sample.shape[1]
+        own = self.own[sample]
+        # Sum of pair[s, s'] over s' in the same trial's sample, for each sampled s.
+        shared = self.pair[sample[:, :, None], sample[:, None, :]].sum(axis=2)
+        return self.base[sample] + alpha * (own - shared / n) / self.n_topics
+
+
+def co_retrieval(matrix: RelevanceMatrix, measure: str) -> CoRetrieval:
+    """Build :class:`CoRetrieval` for ``P_rareness@k`` or ``AP_rareness@k``.
+
+    P: the weight of a relevant document at rank i is 1/k (eq. 1); AP: it is
+    W_i / N_R with W_i = sum_{j>=i, j<=k} rel_j / j (eq. 3 rearranged).
+    """
+    m = parse_measure(measure)
+    if m.family not in ("P_rareness", "AP_rareness"):
+        raise ValueError(f"system subsampling is defined for P_rareness and AP_rareness, not {measure}")
+    rel, k = _cut(matrix, m.cutoff)
+    n_runs, n_topics, depth = rel.shape
+    if m.family == "P_rareness":
+        base = precision(matrix, m.cutoff)
+        weight = np.where(rel, 1.0 / k, 0.0)
+    else:
+        base = average_precision(matrix, m.cutoff)
+        ranks = np.arange(1, depth + 1, dtype=np.float64)
+        tail = np.cumsum((rel / ranks)[:, :, ::-1], axis=2)[:, :, ::-1]
+        weight = divide_by_relevant(np.where(rel, tail, 0.0).transpose(0, 2, 1), matrix.n_relevant)
+        weight = weight.transpose(0, 2, 1)
+    found = document_rarity(matrix, depth=depth)
+    index = found.index_of_judgment[np.where(rel, matrix.judgment[:, :, :depth], 0)]
+    n_docs = len(found.n_retrieving)
+    pair = np.zeros((n_runs, n_runs))
+    # Per run: a dense vector over relevant judgments of its weights and of its hits.
+    weights = np.zeros((n_runs, n_docs))
+    hits = np.zeros((n_runs, n_docs))
+    run_index = np.broadcast_to(np.arange(n_runs)[:, None, None], rel.shape)
+    weights[run_index[rel], index[rel]] = weight[rel]
+    hits[run_index[rel], index[rel]] = 1.0
+    pair = weights @ hits.T
+    own = weights.sum(axis=1)
+    return CoRetrieval(base=np.sort(base, axis=1).sum(axis=1) / n_topics, own=own, pair=pair, n_topics=n_topics)
+
+
+def batch_kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b of each row pair of (trials, N) arrays (NaN where undefined).
+
+    tau_b = (C - D) / sqrt((n0 - n1)(n0 - n2)), as scipy.stats.kendalltau.
+    """
+    dx = np.sign(x[:, :, None] - x[:, None, :])
+    dy = np.sign(y[:, :, None] - y[:, None, :])
+    iu = np.triu_indices(x.shape[1], 1)
+    dx, dy = dx[:, iu[0], iu[1]], dy[:, iu[0], iu[1]]
+    concordance = (dx * dy).sum(axis=1)
+    untied_x = np.count_nonzero(dx, axis=1)
+    untied_y = np.count_nonzero(dy, axis=1)
+    denominator = np.sqrt(untied_x.astype(np.float64) * untied_y)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator > 0, concordance / denominator, np.nan)
+
+
+def sample_runs(n_runs: int, n_sample: int, trials: Iterable[int], seed: int) -> np.ndarray:
+    """(trials, N) run indices, each trial N runs drawn without replacement."""
+    return np.array([trial_rng(seed, t).choice(n_runs, n_sample, replace=False) for t in trials],
+                    dtype=np.int64).reshape(-1, n_sample)
+
+
+def system_subsampling_taus(cr: CoRetrieval, n_sample: int, trials: Iterable[int], seed: int,
+                            alpha: float = 1.0) -> np.ndarray:
+    """Kendall tau per trial between the N sampled runs' scores with rarity from all runs
+    and with rarity from the N alone (Algorithm 1). NaN where tau is undefined."""
+    trials = list(trials)
+    if not trials:
+        return np.zeros(0)
+    n_runs = len(cr.base)
+    sample = sample_runs(n_runs, n_sample, trials, seed)
+    full = cr.means(np.arange(n_runs)[None, :], alpha)[0]
+    return batch_kendall_tau_b(full[sample], cr.means(sample, alpha))
+
+
+def summarise_taus(taus: np.ndarray) -> dict:
+    """Mean and standard deviation over the defined trials, and how many were undefined."""
+    defined = taus[~np.isnan(taus)]
+    return {
+        "trials": int(len(taus)),
+        "undefined_trials": int(len(taus) - len(defined)),
+        "mean_tau": float(defined.mean()) if len(defined) else float("nan"),
+        "sd_tau": float(defined.std(ddof=1)) if len(defined) > 1 else float("nan"),
+    }
+
+
+def subsampling_sizes(n_runs: int, largest: int | None = None) -> list[int]:
+    """N = 2, 4, 8, ... up to the number of runs (Table 3: 2 to 64 on TREC-8)."""
+    top = n_runs if largest is None else min(largest, n_runs)
+    sizes, n = [], 2
+    while n <= top:
+        sizes.append(n)
+        n *= 2
+    return sizes
+
+
+# -------------------------------------------------------------- synthetic rare/common
+
+
+def synthetic_rare_common(
+    matrix: RelevanceMatrix,
+    topic: str,
+    *,
+    cutoff: int = 100,
+    alphas: Sequence[float] = (0.0, 0.5, 1.0),
+    max_relevant: int = 45,
+    rare_systems: str = "protocol",
+) -> pd.DataFrame:
+    """Figure 1: rank of a hypothetical system among the real runs on one topic by
+    P@k_rareness, as it retrieves D = 1..max_relevant relevant documents.
+
+    - S_rare retrieves D relevant documents no other run retrieved: S_d = 1, with S' = S + 1
+      runs (``rare_systems="protocol"``) or S (``"paper_script"``, as the authors' script).
+    - S_common retrieves the D real relevant documents most often retrieved by the real
+      runs (most common first, ties by document code), raising their S_d by one.
+    Adding either system makes S + 1 runs, so every real run is re-scored with S' = S + 1.
+    Ranks: 1 is best, ties take the average rank.
+    """
+    if rare_systems not in ("protocol", "paper_script"):
+        raise ValueError("rare_systems must be 'protocol' or 'paper_script'")
+    if topic not in matrix.topics:
+        raise KeyError(f"topic {topic} is not in the qrels")
+    q = matrix.topics.index(topic)
+    k = min(cutoff, matrix.depth)
+    found = document_rarity(matrix, depth=k)
+    on_topic = np.flatnonzero(found.topic == q)
+    s_d = found.n_retrieving[on_topic]
+    n_runs = len(matrix.runs)
+    rel = matrix.relevant[:, q, :k]
+    index = found.index_of_judgment[np.where(rel, matrix.judgment[:, q, :k], 0)]
+    # (runs, relevant documents of the topic) incidence of the real runs' top k
+    incidence = np.zeros((n_runs, len(found.n_retrieving)), dtype=np.int64)
+    runs_idx = np.broadcast_to(np.arange(n_runs)[:, None], rel.shape)
+    incidence[runs_idx[rel], index[rel]] = 1
+    incidence = incidence[:, on_topic]
+    count = incidence.sum(axis=1)
+
+    common_order = np.lexsort((found.doc[on_topic], -s_d))  # most common first
+    s_prime = n_runs + 1
+    rows = []
+    for alpha in alphas:
+        for d in range(1, max_relevant + 1):
+            # Scaled by k * S' so that scores are exact for dyadic alphas: k*S'*P = sum (S' + a (S' - S_d)).
+            rare_s = s_prime if rare_systems == "protocol" else n_runs
+            rare = d * (rare_s + alpha * (rare_s - 1)) * (s_prime / rare_s)
+            real_for_rare = count * s_prime + alpha * (count * s_prime - incidence @ s_d)
+            rows.append(_rank_row(topic, "S_rare", alpha, d, rare, real_for_rare))
+            chosen = common_order[:d]
+            bumped = s_d.copy()
+            bumped[chosen] += 1
+            common = len(chosen) * s_prime + alpha * (len(chosen) * s_prime - bumped[chosen].sum())
+            real_for_common = count * s_prime + alpha * (count * s_prime - incidence @ bumped)
+            rows.append(_rank_row(topic, "S_common", alpha, d, common, real_for_common,
+                                  available=len(chosen)))
+    return pd.DataFrame(rows)
+
+
+def _rank_row(topic: str, system: str, alpha: float, d: int, score: float, real: np.ndarray,
+              available: int | None = None) -> dict:
+    tolerance = 1e-9 * max(1.0, abs(score))
+    better = int(np.count_nonzero(real > score + tolerance))
+    tied = int(np.count_nonzero(np.abs(real - score) <= tolerance))
+    return {
+        "topic": topic, "system": system, "alpha": float(alpha), "n_relevant": d,
+        "n_relevant_retrieved": d if available is None else available,
+        "rank": 1 + better + tied / 2,
+    }
+
+
+# ------------------------------------------------------------------- score matrices
+
+
+@dataclass(frozen=True)
+class ScoreMatrix:
+    """Per-topic scores of one measure at one alpha: (runs, topics)."""
+
+    measure: str
+    alpha: str | None  # label ("0.5", "1/R"), None for measures without one
+    runs: list[str]
+    topics: list[str]
+    values: np.ndarray
+    higher_is_better: bool = True
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.measure, self.alpha or ""
+
+
+def score_matrices(scores: pd.DataFrame, measures: Sequence[str] | None = None,
+                   alphas: Sequence[str] | None = None) -> list[ScoreMatrix]:
+    """The per-topic rows of a scores table as (runs, topics) matrices, one per
+    (measure, alpha); runs and topics in the table's order (every qrels topic, a topic
+    a run did not return scoring 0: the paper's averaging over all topics)."""
+    per_topic = scores[scores["averaging"].isna()]
+    if measures is not None:
+        per_topic = per_topic[per_topic["measure"].isin(list(measures))]
+    wanted = None if alphas is None else {alpha_label(a) for a in alphas}
+    out = []
+    runs = list(dict.fromkeys(per_topic["run"]))
+    topics = list(dict.fromkeys(per_topic["qid"]))
+    for (measure, alpha), block in per_topic.groupby(["measure", per_topic["alpha"].fillna("")], sort=False):
+        if alpha and wanted is not None and alpha not in wanted:
+            continue
+        table = block.pivot(index="run", columns="qid", values="value").reindex(index=runs, columns=topics)
+        if table.isna().any().any():
+            raise ValueError(f"{measure} alpha {alpha or '-'}: the scores table misses run-topic rows")
+        out.append(ScoreMatrix(measure=measure, alpha=alpha or None, runs=runs, topics=topics,
+                               values=table.to_numpy(dtype=np.float64),
+                               higher_is_better=parse_measure(measure).higher_is_better))
+    return out
+
+
+def mean_table(scores: pd.DataFrame, averaging: str = "all_topics") -> pd.DataFrame:
+    """Runs' means: one row per run, one column per (measure, alpha label)."""
+    means = scores[scores["averaging"] == averaging]
+    return means.pivot_table(index="run", columns=["measure", means["alpha"].fillna("")],
+                             values="value", sort=False)
+
+
+# --------------------------------------------------------------------- Kendall tau
+
+
+def kendall_tau_table(scores: pd.DataFrame, comparisons: Sequence[dict], averaging: str = "all_topics") -> pd.DataFrame:
+    """Figure 2: for each measure and alpha, tau-b and tau_AP between the runs' means
+    and the baseline's (tau_AP with the baseline as the reference ranking)."""
+    means = mean_table(scores, averaging)
+    rows = []
+    for comparison in comparisons:
+        measure, baseline = comparison["measure"], comparison["baseline"]
+        reference = means[(baseline, "")].to_numpy()
+        higher = parse_measure(measure).higher_is_better
+        for (name, alpha), column in means.items():
+            if name != measure:
+                continue
+            x = column.to_numpy()
+            rows.append({"measure": measure, "baseline": baseline, "alpha": alpha,
+                         "tau": st.kendall_tau(x, reference),
+                         "tau_ap": st.tau_ap(x, reference, higher_is_better=higher),
+                         "n_runs": len(x), "averaging": averaging})
+    return _sort_alpha(pd.DataFrame(rows), ["measure", "alpha"])
+
+
+def _alpha_order(label: str) -> float:
+    try:
+        return float(label)
+    except ValueError:
+        return float("inf")  # 1/R after the numbers
+
+
+def _sort_alpha(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    if frame.empty:
+        return frame
+    keyed = frame.assign(_alpha=frame["alpha"].fillna("").map(lambda a: -1.0 if a == "" else _alpha_order(a)))
+    by = ["_alpha" if b == "alpha" else b for b in by]
+    return keyed.sort_values(by, kind="stable").drop(columns="_alpha").reset_index(drop=True)
+
+
+# -------------------------------------------------------------- discriminative power
+
+DP_METHODS = ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd")
+
+
+def randomised_null_shard(matrices: Sequence[ScoreMatrix], trials: Iterable[int], seed: int) -> pd.DataFrame:
+    """Max-difference statistics of the given permutation trials, for every matrix."""
+    trials = np.asarray(list(trials), dtype=np.int64)
+    frames = [pd.DataFrame({"measure": m.measure, "alpha": m.alpha or "", "trial": trials,
+                            "max_difference": st.randomised_tukey_hsd_null(m.values, trials, seed)})
+              for m in matrices]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["measure", "alpha", "trial", "max_difference"])
+
+
+def discriminative_power_table(
+    matrices: Sequence[ScoreMatrix],
+    *,
+    methods: Sequence[str] = DP_METHODS,
+    levels: Sequence[float] = (0.05, 0.01),
+    null: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """Table 1: run pairs significantly different at each level, by each method.
+
+    - ``paper_pairwise``: each pair alone, Tukey HSD on two independent groups (the
+      authors' scripts; equals an unpaired two-sample t-test, no multiplicity correction);
+    - ``tukey_hsd``: one Tukey HSD over all runs on the two-way ANOVA residual;
+    - ``randomised_tukey_hsd``: permutation within topics (``null`` from the shards).
+    """
+    unknown = set(methods) - set(DP_METHODS)
+    if unknown:
+        raise ValueError(f"unknown discriminative-power methods: {sorted(unknown)}")
+    rows = []
+    critical: dict[tuple[int, int], dict[float, float]] = {}
+    for m in matrices:
+        n_runs = m.values.shape[0]
+        total = n_runs * (n_runs - 1) // 2
+        for method in methods:
+            if method == "paper_pairwise":
+                counts = st.count_significant(st.paper_pairwise_pvalues(m.values), levels)
+            elif method == "tukey_hsd":
+                q, k, df = st.tukey_hsd_statistics(m.values)
+                if (k, df) not in critical:  # the studentized range quantile is the slow part
+                    critical[(k, df)] = st.tukey_hsd_critical_values(k, df, levels)
+                counts = {lv: int(np.count_nonzero(q > critical[(k, df)][lv])) for lv in map(float, levels)}
+            else:
+                if null is None:
+                    raise ValueError("randomised_tukey_hsd needs the permutation null (its shards)")
+                mine = null[(null["measure"] == m.measure) & (null["alpha"] == (m.alpha or ""))]
+                mine = mine.sort_values("trial")
+                p = st.randomised_tukey_hsd_pvalues(m.values, mine["max_difference"].to_numpy())
+                counts = st.count_significant(p, levels)
+                counts = {float(k): v for k, v in counts.items()}
+            for level in levels:
+                rows.append({"measure": m.measure, "alpha": m.alpha or "", "method": method,
+                             "level": float(level), "significant_pairs": int(counts[float(level)]),
+                             "total_pairs": total,
+                             "permutations": int(len(mine)) if method == "randomised_tukey_hsd" else None})
+    return _sort_alpha(pd.DataFrame(rows), ["measure", "alpha"])
+
+
+# ------------------------------------------------------------------------ stability
+
+
+def stability_shard(matrices: Sequence[ScoreMatrix], *, topics_per_trial: int, trials: Iterable[int], seed: int,
+                    fuzziness: Sequence[dict]) -> pd.DataFrame:
+    """Per-pair wins and ties over the given trials, for every matrix and fuzziness setting."""
+    trials = list(trials)
+    frames = []
+    for m in matrices:
+        for setting in fuzziness:
+            wins_a, wins_b, ties = st.stability_counts(
+                m.values, topics_per_trial, trials, seed, fuzziness=setting["value"], mode=setting["mode"],
+                higher_is_better=m.higher_is_better)
+            frames.append(pd.DataFrame({
+                "measure": m.measure, "alpha": m.alpha or "", "fuzziness_mode": setting["mode"],
+                "fuzziness": float(setting["value"]), "pair": np.arange(len(wins_a)),
+                "wins_a": wins_a, "wins_b": wins_b, "ties": ties}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def stability_table(shards: Sequence[pd.DataFrame], *, topics_per_trial: int, trials: int, seed: int) -> pd.DataFrame:
+    """Table 2: Buckley-Voorhees stability from the summed per-pair counts of the shards."""
+    counts = pd.concat(list(shards), ignore_index=True)
+    keys = ["measure", "alpha", "fuzziness_mode", "fuzziness"]
+    summed = counts.groupby(keys + ["pair"], sort=False)[["wins_a", "wins_b", "ties"]].sum().reset_index()
+    rows = []
+    for key, block in summed.groupby(keys, sort=False):
+        rows.append(dict(zip(keys, key), topics_per_trial=topics_per_trial, trials=trials, seed=seed,
+                         stability=st.stability(block["wins_a"].to_numpy(), block["wins_b"].to_numpy(),
+                                                block["ties"].to_numpy())))
+    return _sort_alpha(pd.DataFrame(rows), ["measure", "alpha", "fuzziness_mode"])
+
+
+# ------------------------------------------------------------- subsampling, tabulated
+
+
+def subsampling_shard(matrix: RelevanceMatrix, measures: Sequence[str], *, sizes: Sequence[int],
+                      trials: Iterable[int], seed: int, alpha: float = 1.0) -> pd.DataFrame:
+    """Kendall tau of each trial for each measure and number of systems N."""
+    trials = list(trials)
+    frames = []
+    for measure in measures:
+        cr = co_retrieval(matrix, measure)
+        for n in sizes:
+            # N's own stream: the same trial index draws different runs for each N.
+            taus = system_subsampling_taus(cr, n, trials, seed=seed * 1000 + n, alpha=alpha)
+            frames.append(pd.DataFrame({"measure": measure, "alpha": alpha_label(alpha), "n_systems": n,
+                                        "trial": trials, "tau": taus}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def subsampling_table(shards: Sequence[pd.DataFrame]) -> pd.DataFrame:
+    """Table 3: mean and standard deviation of tau over the defined trials, per measure and N."""
+    taus = pd.concat(list(shards), ignore_index=True)
+    rows = []
+    for (measure, alpha, n), block in taus.groupby(["measure", "alpha", "n_systems"], sort=False):
+        summary = summarise_taus(block.sort_values("trial")["tau"].to_numpy())
+        rows.append({"measure": measure, "alpha": alpha, "n_systems": int(n), **summary})
+    return pd.DataFrame(rows).sort_values(["measure", "n_systems"], kind="stable").reset_index(drop=True)

@@ -1,0 +1,200 @@
+# The paper's experiments, per collection: results/{collection}/tables/*.csv.
+# Randomised experiments run as shards (separate jobs, e.g. on a cluster) merged by a
+# tabulate rule; trial t always draws from default_rng([seed + offset, t]).
+
+
+rule tabulate_kendall_tau:
+    """Figure 2: Kendall tau-b and tau_AP of each measure and alpha against its baseline."""
+    input:
+        scores="results/{collection}/scores.parquet",
+    output:
+        table="results/{collection}/tables/kendall_tau.csv",
+    params:
+        comparisons=EXPERIMENTS["comparisons"],
+    log:
+        "results/logs/tabulate_kendall_tau/{collection}.log",
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
+    conda:
+        "../envs/irmeta.yaml"
+    script:
+        "../scripts/tabulate_kendall_tau.py"
+
+
+rule sample_permutation_null:
+    """Randomised Tukey HSD: max mean difference of permuted matrices, one shard of trials."""
+    input:
+        scores="results/{collection}/scores.parquet",
+    output:
+        null="results/{collection}/shards/permutation_null/{shard}.parquet",
+    params:
+        measures=experiment_measures(),
+        trials=lambda wildcards: shard_range(EXPERIMENTS["discriminative_power"]["permutations"], wildcards),
+        seed=EXPERIMENTS["seed"] + 1,
+    log:
+        "results/logs/sample_permutation_null/{collection}.{shard}.log",
+    threads: 1
+    resources:
+        mem_mb=2048,
+        runtime=30,
+    conda:
+        "../envs/irmeta.yaml"
+    script:
+        "../scripts/sample_permutation_null.py"
+
+
+rule tabulate_discriminative_power:
+    """Table 1: significant run pairs by paper_pairwise, tukey_hsd and randomised_tukey_hsd."""
+    input:
+        scores="results/{collection}/scores.parquet",
+        null=permutation_null_shards,
+    output:
+        table="results/{collection}/tables/discriminative_power.csv",
+    params:
+        measures=experiment_measures(),
+        methods=EXPERIMENTS["discriminative_power"]["methods"],
+        levels=EXPERIMENTS["discriminative_power"]["levels"],
+    log:
+        "results/logs/tabulate_discriminative_power/{collection}.log",
+    threads: 1
+    resources:
+        mem_mb=2048,
+        runtime=30,
+    conda:
+        "../envs/irmeta.yaml"
+    script:
+        "../scripts/tabulate_discriminative_power.py"
+
+
+rule sample_stability:
+    """Buckley-Voorhees: per-pair wins and ties over one shard of topic-subset trials."""
+    input:
+        scores="results/{collection}/scores.parquet",
+    output:
+        counts="results/{collection}/shards/stability/{shard}.parquet",
+    params:
+        measures=experiment_measures(),
+        trials=lambda wildcards: shard_range(EXPERIMENTS["stability"]["trials"], wildcards),
+        topics_per_trial=EXPERIMENTS["stability"]["topics_per_trial"],
+        fuzziness=EXPERIMENTS["stability"]["fuzziness"],
+        seed=EXPERIMENTS["seed"],
+    log:
+        "results/logs/sample_stability/{collection}.{shard}.log",
+    threads: 1
+    resources:
+        mem_mb=2048,
+        runtime=30,
+    conda:
+        "../envs/irmeta.yaml"
+    script:
+        "../scripts/sample_stability.py"
+
+
+rule tabulate_stability:
+    """Table 2: stability of every measure and alpha, absolute and relative fuzziness."""
+    input:
+        counts=stability_shards,
+    output:
+        table="results/{collection}/tables/stability.csv",
+    params:
+        trials=EXPERIMENTS["stability"]["trials"],
+        seed=EXPERIMENTS["seed"],
+    log:
+        "results/logs/tabulate_stability/{collection}.log",
+    threads: 1
+    resources:
+        mem_mb=2048,
+        runtime=10,
+    conda:
+        "../envs/irmeta.yaml"
+    script:
+        "../scripts/tabulate_stability.py"
+
+
+rule sample_system_subsets:
+    """Algorithm 1: tau per trial with rarity from N sampled runs alone, one shard of trials."""
+    input:
+        runs="results/{collection}/runs.parquet",
+        qrels="results/{collection}/qrels.parquet",
+    output:
+        taus="results/{collection}/shards/system_subsampling/{shard}.parquet",
+    params:
+        measures=EXPERIMENTS["system_subsampling"]["measures"],
+        alpha=EXPERIMENTS["system_subsampling"]["alpha"],
+        largest=EXPERIMENTS["system_subsampling"]["largest"],
+        trials=lambda wildcards: shard_range(EXPERIMENTS["system_subsampling"]["trials"], wildcards),
+        seed=EXPERIMENTS["seed"] + 2,
+        threshold=relevance_threshold,
+    log:
+        "results/logs/sample_system_subsets/{collection}.{shard}.log",
+    threads: 1
+    resources:
+        mem_mb=mem_mb_from_input(20),
+        runtime=30,
+    conda:
+        "../envs/irmeta.yaml"
+    script:
+        "../scripts/sample_system_subsets.py"
+
+
+rule tabulate_system_subsampling:
+    """Table 3: mean and sd of tau per number of systems N (undefined trials counted)."""
+    input:
+        taus=system_subsampling_shards,
+    output:
+        table="results/{collection}/tables/system_subsampling.csv",
+    log:
+        "results/logs/tabulate_system_subsampling/{collection}.log",
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
+    conda:
+        "../envs/irmeta.yaml"
+    script:
+        "../scripts/tabulate_system_subsampling.py"
+
+
+rule simulate_rare_common:
+    """Figure 1: rank of hypothetical S_rare and S_common systems on one topic against D."""
+    input:
+        runs="results/{collection}/runs.parquet",
+        qrels="results/{collection}/qrels.parquet",
+    output:
+        table="results/{collection}/tables/synthetic_rare_common.csv",
+    params:
+        settings=EXPERIMENTS["synthetic"],
+        topic=lambda wildcards: COLLECTIONS[wildcards.collection].synthetic_topic,
+        threshold=relevance_threshold,
+    log:
+        "results/logs/simulate_rare_common/{collection}.log",
+    threads: 1
+    resources:
+        mem_mb=mem_mb_from_input(20),
+        runtime=10,
+    conda:
+        "../envs/irmeta.yaml"
+    script:
+        "../scripts/simulate_rare_common.py"
+
+
+rule list_rarity:
+    """Table 4: relevant documents of the configured topics with S_d, R(d), R'(d) at each depth."""
+    input:
+        rarity="results/{collection}/rarity.parquet",
+    output:
+        table="results/{collection}/tables/rarity_listing.csv",
+    params:
+        topics=lambda wildcards: list(COLLECTIONS[wildcards.collection].listing_topics),
+    log:
+        "results/logs/list_rarity/{collection}.log",
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
+    conda:
+        "../envs/irmeta.yaml"
+    script:
+        "../scripts/list_rarity.py"

@@ -1,0 +1,18 @@
+"""Rule sample_permutation_null: one shard of the randomised Tukey HSD's null distribution."""
+
+import pandas as pd
+
+from irmeta.experiments import randomised_null_shard, score_matrices
+from irmeta.pipeline import log_to, write_frame
+
+
+def main(smk) -> None:
+    log = log_to(smk.log[0])
+    first, last = smk.params.trials
+    matrices = score_matrices(pd.read_parquet(smk.input.scores), list(smk.params.measures))
+    log.info("permutation trials %d..%d for %d score matrices", first, last - 1, len(matrices))
+    null = randomised_null_shard(matrices, range(first, last), smk.params.seed)
+    write_frame(null, smk.output.null, {"trials": [first, last], "seed": smk.params.seed})
+
+
+main(snakemake)  # noqa: F821 (defined by Snakemake)

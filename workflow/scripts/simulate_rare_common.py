@@ -1,0 +1,28 @@
+"""Rule simulate_rare_common: Figure 1's table with irmeta.experiments.synthetic_rare_common."""
+
+import numpy as np
+import pandas as pd
+
+from irmeta.experiments import synthetic_rare_common
+from irmeta.metrics import parse_measure
+from irmeta.pipeline import load_matrix, log_to, write_csv
+
+
+def main(smk) -> None:
+    log = log_to(smk.log[0])
+    settings = dict(smk.params.settings)
+    cutoff = parse_measure(settings["measure"]).cutoff
+    matrix = load_matrix(smk.input.runs, smk.input.qrels, threshold=smk.params.threshold, depth=cutoff)
+    # Default topic: the one with the most relevant documents (first such in topic order).
+    topic = smk.params.topic or matrix.topics[int(np.argmax(matrix.n_relevant))]
+    log.info("synthetic rare/common on topic %s (%d relevant), %s", topic,
+             matrix.n_relevant[matrix.topics.index(topic)], settings)
+    tables = []
+    for variant in settings["rare_systems"]:
+        table = synthetic_rare_common(matrix, topic, cutoff=cutoff, alphas=settings["alphas"],
+                                      max_relevant=settings["max_relevant"], rare_systems=variant)
+        tables.append(table.assign(rare_systems=variant, n_systems=len(matrix.runs) + 1))
+    write_csv(pd.concat(tables, ignore_index=True), smk.output.table)
+
+
+main(snakemake)  # noqa: F821 (defined by Snakemake)

@@ -19,6 +19,7 @@ include: "workflow/rules/simulate.smk"
 include: "workflow/rules/ingest.smk"
 include: "workflow/rules/score.smk"
 include: "workflow/rules/experiments.smk"
+include: "workflow/rules/report.smk"
 
 
 localrules:

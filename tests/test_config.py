@@ -100,6 +100,14 @@ def test_library_and_snakemake_agree_on_defaults():
 
 def test_config_defaults(tmp_path):
     config = irconfig.load_config(_write(tmp_path / "config.yaml", "# nothing set\n"))
+    experiments = config.pop("experiments")
+    # The paper's settings: 1000 trials each, fuzziness 0.05, three discriminative-power methods.
+    assert experiments["stability"]["trials"] == experiments["system_subsampling"]["trials"] == 1000
+    assert experiments["discriminative_power"]["permutations"] == 1000
+    assert experiments["stability"]["fuzziness"][0] == {"mode": "absolute", "value": 0.05}
+    assert experiments["discriminative_power"]["methods"] == ["paper_pairwise", "tukey_hsd", "randomised_tukey_hsd"]
+    assert experiments["synthetic"] == {"measure": "P_rareness@100", "alphas": [0, 0.5, 1], "max_relevant": 45,
+                                        "rare_systems": ["protocol", "paper_script"]}
     assert config == {
         "data_root": "../shared/data",
         "collections": ["demo"],

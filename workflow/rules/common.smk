@@ -64,9 +64,37 @@ EXPERIMENT_TABLES = [
 ]
 
 
+COLLECTION_FIGURES = [
+    "kendall_tau",
+    "synthetic_rare_common",
+    "discriminative_power",
+    "stability",
+    "system_subsampling",
+    "rarity_distribution",
+]
+PAPER_TABLES = [
+    "table1",
+    "table1_tukey_hsd",
+    "table1_randomised_tukey_hsd",
+    "table2",
+    "table2_relative",
+    "table3",
+]
+
+
 def all_targets():
-    """Every output of every configured collection."""
-    return expand(
+    """Every output of every configured collection, and the paper's tables and figures."""
+    return [
+        "results/paper/published_vs_reproduced.md",
+        *expand("results/paper/{table}.{ext}", table=PAPER_TABLES, ext=["csv", "md", "tex"]),
+        *expand("results/paper/figure2.{ext}", ext=["png", "pdf"]),
+        *expand(
+            "results/{collection}/figures/{figure}.{ext}",
+            collection=list(COLLECTIONS),
+            figure=COLLECTION_FIGURES,
+            ext=["png", "pdf"],
+        ),
+    ] + expand(
         "results/{collection}/{table}.parquet",
         collection=list(COLLECTIONS),
         table=["runs", "qrels", "scores", "rarity"],
@@ -172,3 +200,35 @@ def mem_mb_from_input(factor, minimum=1024):
         return max(minimum, int(factor * input.size_mb))
 
     return mem_mb
+
+
+def paper_inputs(wildcards):
+    """Every collection's experiment tables and rarity, keyed <table>_<collection>."""
+    inputs = {}
+    for name in COLLECTIONS:
+        for table in EXPERIMENT_TABLES:
+            inputs[f"{table}__{name}"] = f"results/{name}/tables/{table}.csv"
+        inputs[f"rarity__{name}"] = f"results/{name}/rarity.parquet"
+    return inputs
+
+
+def paper_settings():
+    """What produced the numbers, per collection label, for published_vs_reproduced.md."""
+    settings = {}
+    for name, collection in COLLECTIONS.items():
+        settings[collection.label] = {
+            "collection": name,
+            "depth": collection.depth,
+            "relevance_threshold": collection.threshold,
+            "duplicates": collection.duplicates,
+            "measures": list(config["measures"]),
+            "alphas": [str(a) for a in config["alphas"]],
+            "rarity_depth": config["rarity_depth"] or "the cutoff",
+            "averaging": "all_topics (every qrels topic; missing ones score 0)",
+            "seed": EXPERIMENTS["seed"],
+            "permutations": EXPERIMENTS["discriminative_power"]["permutations"],
+            "stability_trials": EXPERIMENTS["stability"]["trials"],
+            "stability_fuzziness": EXPERIMENTS["stability"]["fuzziness"],
+            "subsampling_trials": EXPERIMENTS["system_subsampling"]["trials"],
+        }
+    return settings

@@ -318,9 +318,10 @@ DP_METHODS = ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd")
 def randomised_null_shard(matrices: Sequence[ScoreMatrix], trials: Iterable[int], seed: int) -> pd.DataFrame:
     """Max-difference statistics of the given permutation trials, for every matrix."""
     trials = np.asarray(list(trials), dtype=np.int64)
+    null = st.randomised_tukey_hsd_null_many(np.stack([m.values for m in matrices]), trials, seed) \
+        if matrices else np.zeros((0, len(trials)))
     frames = [pd.DataFrame({"measure": m.measure, "alpha": m.alpha or "", "trial": trials,
-                            "max_difference": st.randomised_tukey_hsd_null(m.values, trials, seed)})
-              for m in matrices]
+                            "max_difference": row}) for m, row in zip(matrices, null)]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         columns=["measure", "alpha", "trial", "max_difference"])
 

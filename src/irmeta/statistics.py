@@ -280,17 +280,26 @@ def randomised_tukey_hsd_null(scores: np.ndarray, trials: Trials, seed: int) -> 
     are reassigned to runs in ``argsort(keys[j])`` order. Shards of trials combine by
     concatenation, in any split.
     """
-    m = _score_matrix(scores)
-    n_runs, n_topics = m.shape
+    return randomised_tukey_hsd_null_many(_score_matrix(scores)[None], trials, seed)[0]
+
+
+def randomised_tukey_hsd_null_many(stack: np.ndarray, trials: Trials, seed: int) -> np.ndarray:
+    """:func:`randomised_tukey_hsd_null` of several (runs, topics) matrices at once,
+    (matrices, trials): every matrix sees the same permutations (common random numbers),
+    drawn and sorted once per trial."""
+    stack = np.asarray(stack, dtype=np.float64)
+    n_matrices, n_runs, n_topics = stack.shape
     trial_ids = _trial_indices(trials)
-    by_topic = m.T  # (topics, runs): permute along the last axis
-    null = np.empty(len(trial_ids))
-    for start in range(0, len(trial_ids), _TRIAL_BATCH):
-        block = trial_ids[start : start + _TRIAL_BATCH]
+    by_topic = np.ascontiguousarray(np.swapaxes(stack, 1, 2))  # (M, topics, runs): permute the last axis
+    null = np.empty((n_matrices, len(trial_ids)))
+    batch = max(1, _TRIAL_BATCH // max(1, n_matrices // 4))
+    for start in range(0, len(trial_ids), batch):
+        block = trial_ids[start : start + batch]
         order = np.argsort(_permuted_keys(seed, block, n_topics, n_runs), axis=-1, kind="stable")
-        permuted = np.take_along_axis(by_topic[None, :, :], order, axis=-1)  # (b, topics, runs)
-        means = exact_mean(np.swapaxes(permuted, 1, 2))  # (b, runs), as the observed means
-        null[start : start + len(block)] = means.max(axis=1) - means.min(axis=1)
+        # (M, b, topics, runs) -> (M, b, runs, topics), contiguous for the sorted sums
+        permuted = np.take_along_axis(by_topic[:, None, :, :], order[None], axis=-1)
+        means = exact_mean(np.ascontiguousarray(np.swapaxes(permuted, 2, 3)))  # (M, b, runs)
+        null[:, start : start + len(block)] = means.max(axis=2) - means.min(axis=2)
     return null
 
 

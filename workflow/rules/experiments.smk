@@ -13,6 +13,8 @@ rule tabulate_kendall_tau:
         comparisons=EXPERIMENTS["comparisons"],
     log:
         "results/logs/tabulate_kendall_tau/{collection}.log",
+    benchmark:
+        "results/benchmarks/tabulate_kendall_tau/{collection}.tsv"
     threads: 1
     resources:
         mem_mb=1024,
@@ -35,6 +37,8 @@ rule sample_permutation_null:
         seed=EXPERIMENTS["seed"] + 1,
     log:
         "results/logs/sample_permutation_null/{collection}.{shard}.log",
+    benchmark:
+        "results/benchmarks/sample_permutation_null/{collection}.{shard}.tsv"
     threads: 1
     resources:
         mem_mb=2048,
@@ -58,6 +62,8 @@ rule tabulate_discriminative_power:
         levels=EXPERIMENTS["discriminative_power"]["levels"],
     log:
         "results/logs/tabulate_discriminative_power/{collection}.log",
+    benchmark:
+        "results/benchmarks/tabulate_discriminative_power/{collection}.tsv"
     threads: 1
     resources:
         mem_mb=2048,
@@ -82,6 +88,8 @@ rule sample_stability:
         seed=EXPERIMENTS["seed"],
     log:
         "results/logs/sample_stability/{collection}.{shard}.log",
+    benchmark:
+        "results/benchmarks/sample_stability/{collection}.{shard}.tsv"
     threads: 1
     resources:
         mem_mb=2048,
@@ -103,6 +111,8 @@ rule tabulate_stability:
         seed=EXPERIMENTS["seed"],
     log:
         "results/logs/tabulate_stability/{collection}.log",
+    benchmark:
+        "results/benchmarks/tabulate_stability/{collection}.tsv"
     threads: 1
     resources:
         mem_mb=2048,
@@ -129,6 +139,8 @@ rule sample_system_subsets:
         threshold=relevance_threshold,
     log:
         "results/logs/sample_system_subsets/{collection}.{shard}.log",
+    benchmark:
+        "results/benchmarks/sample_system_subsets/{collection}.{shard}.tsv"
     threads: 1
     resources:
         mem_mb=mem_mb_from_input(20),
@@ -147,6 +159,8 @@ rule tabulate_system_subsampling:
         table="results/{collection}/tables/system_subsampling.csv",
     log:
         "results/logs/tabulate_system_subsampling/{collection}.log",
+    benchmark:
+        "results/benchmarks/tabulate_system_subsampling/{collection}.tsv"
     threads: 1
     resources:
         mem_mb=1024,
@@ -170,6 +184,8 @@ rule simulate_rare_common:
         threshold=relevance_threshold,
     log:
         "results/logs/simulate_rare_common/{collection}.log",
+    benchmark:
+        "results/benchmarks/simulate_rare_common/{collection}.tsv"
     threads: 1
     resources:
         mem_mb=mem_mb_from_input(20),
@@ -190,6 +206,8 @@ rule list_rarity:
         topics=lambda wildcards: list(COLLECTIONS[wildcards.collection].listing_topics),
     log:
         "results/logs/list_rarity/{collection}.log",
+    benchmark:
+        "results/benchmarks/list_rarity/{collection}.tsv"
     threads: 1
     resources:
         mem_mb=1024,

@@ -21,6 +21,8 @@ rule plot_collection:
         label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
     log:
         "results/logs/plot_collection/{collection}.log",
+    benchmark:
+        "results/benchmarks/plot_collection/{collection}.tsv"
     threads: 1
     resources:
         mem_mb=2048,
@@ -47,6 +49,8 @@ rule tabulate_paper:
         settings=paper_settings(),
     log:
         "results/logs/tabulate_paper/paper.log",
+    benchmark:
+        "results/benchmarks/tabulate_paper/paper.tsv"
     threads: 1
     resources:
         mem_mb=2048,

@@ -22,10 +22,10 @@ import numpy as np
 import pandas as pd
 
 from . import statistics as st
-from .metrics import _cut, alpha_label, average_precision, divide_by_relevant, parse_measure, precision
+from .metrics import _cut, alpha_label, average_precision, divide_by_relevant, parse_measure
 from .rarity import document_rarity
 from .ranking import RelevanceMatrix
-from .statistics import trial_rng
+from .statistics import batch_kendall_tau_b, trial_rng
 
 
 # ----------------------------------------------------------------- system subsampling
@@ -39,12 +39,18 @@ class CoRetrieval:
     the relevant documents both retrieve. With rarity R(d) = 1 - S_d/N from a sample of
     N runs, S_d = sum over sampled s' of x_{s'}(d), so a run's mean rarity term is
     ``(own[s] - pair[s, sample].sum() / N) / Q``.
+
+    P_rareness keeps integers (``scale`` = k): ``own`` counts a run's relevant documents
+    in its top k, ``pair`` the ones two runs share, and a mean is one division,
+    ((1 + alpha) N own - alpha shared) / (N k Q), so runs tied in exact arithmetic stay
+    tied (PROTOCOL.md, numerical care). AP_rareness's weights are fractions.
     """
 
     base: np.ndarray  # (S,) mean of the classic measure (alpha = 0)
     own: np.ndarray  # (S,) sum over topics of the rarity-term weights (R = 1 everywhere)
     pair: np.ndarray  # (S, S) co-retrieval weights summed over topics
     n_topics: int
+    scale: int | None = None  # k when own and pair are integer counts (P_rareness)
 
     def means(self, sample: np.ndarray, alpha: float) -> np.ndarray:
         """(trials, N) mean scores of the sampled runs with rarity from the sample alone.
@@ -54,59 +60,40 @@ class CoRetrieval:
         own = self.own[sample]
         # Sum of pair[s, s'] over s' in the same trial's sample, for each sampled s.
         shared = self.pair[sample[:, :, None], sample[:, None, :]].sum(axis=2)
+        if self.scale is not None:
+            return ((1.0 + alpha) * (n * own) - alpha * shared) / (n * self.scale * self.n_topics)
         return self.base[sample] + alpha * (own - shared / n) / self.n_topics
 
 
 def co_retrieval(matrix: RelevanceMatrix, measure: str) -> CoRetrieval:
     """Build :class:`CoRetrieval` for ``P_rareness@k`` or ``AP_rareness@k``.
 
-    P: the weight of a relevant document at rank i is 1/k (eq. 1); AP: it is
-    W_i / N_R with W_i = sum_{j>=i, j<=k} rel_j / j (eq. 3 rearranged).
+    P: the weight of a relevant document at rank i is 1/k (eq. 1), kept as a count;
+    AP: it is W_i / N_R with W_i = sum_{j>=i, j<=k} rel_j / j (eq. 3 rearranged).
     """
     m = parse_measure(measure)
     if m.family not in ("P_rareness", "AP_rareness"):
         raise ValueError(f"system subsampling is defined for P_rareness and AP_rareness, not {measure}")
     rel, k = _cut(matrix, m.cutoff)
     n_runs, n_topics, depth = rel.shape
-    if m.family == "P_rareness":
-        base = precision(matrix, m.cutoff)
-        weight = np.where(rel, 1.0 / k, 0.0)
-    else:
-        base = average_precision(matrix, m.cutoff)
-        ranks = np.arange(1, depth + 1, dtype=np.float64)
-        tail = np.cumsum((rel / ranks)[:, :, ::-1], axis=2)[:, :, ::-1]
-        weight = divide_by_relevant(np.where(rel, tail, 0.0).transpose(0, 2, 1), matrix.n_relevant)
-        weight = weight.transpose(0, 2, 1)
     found = document_rarity(matrix, depth=depth)
     index = found.index_of_judgment[np.where(rel, matrix.judgment[:, :, :depth], 0)]
-    n_docs = len(found.n_retrieving)
-    pair = np.zeros((n_runs, n_runs))
-    # Per run: a dense vector over relevant judgments of its weights and of its hits.
-    weights = np.zeros((n_runs, n_docs))
-    hits = np.zeros((n_runs, n_docs))
     run_index = np.broadcast_to(np.arange(n_runs)[:, None, None], rel.shape)
+    # Per run: a dense vector over relevant judgments of its hits (and weights).
+    hits = np.zeros((n_runs, len(found.n_retrieving)), dtype=np.int64)
+    hits[run_index[rel], index[rel]] = 1
+    if m.family == "P_rareness":
+        own = hits.sum(axis=1)
+        base = own / (k * n_topics)
+        return CoRetrieval(base=base, own=own, pair=hits @ hits.T, n_topics=n_topics, scale=k)
+    ranks = np.arange(1, depth + 1, dtype=np.float64)
+    tail = np.cumsum((rel / ranks)[:, :, ::-1], axis=2)[:, :, ::-1]
+    weight = divide_by_relevant(np.where(rel, tail, 0.0).transpose(0, 2, 1), matrix.n_relevant).transpose(0, 2, 1)
+    weights = np.zeros(hits.shape)
     weights[run_index[rel], index[rel]] = weight[rel]
-    hits[run_index[rel], index[rel]] = 1.0
-    pair = weights @ hits.T
-    own = weights.sum(axis=1)
-    return CoRetrieval(base=np.sort(base, axis=1).sum(axis=1) / n_topics, own=own, pair=pair, n_topics=n_topics)
-
-
-def batch_kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Kendall's tau-b of each row pair of (trials, N) arrays (NaN where undefined).
-
-    tau_b = (C - D) / sqrt((n0 - n1)(n0 - n2)), as scipy.stats.kendalltau.
-    """
-    dx = np.sign(x[:, :, None] - x[:, None, :])
-    dy = np.sign(y[:, :, None] - y[:, None, :])
-    iu = np.triu_indices(x.shape[1], 1)
-    dx, dy = dx[:, iu[0], iu[1]], dy[:, iu[0], iu[1]]
-    concordance = (dx * dy).sum(axis=1)
-    untied_x = np.count_nonzero(dx, axis=1)
-    untied_y = np.count_nonzero(dy, axis=1)
-    denominator = np.sqrt(untied_x.astype(np.float64) * untied_y)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denominator > 0, concordance / denominator, np.nan)
+    base = average_precision(matrix, m.cutoff)
+    return CoRetrieval(base=np.sort(base, axis=1).sum(axis=1) / n_topics, own=weights.sum(axis=1),
+                       pair=weights @ hits.T.astype(np.float64), n_topics=n_topics)
 
 
 def sample_runs(n_runs: int, n_sample: int, trials: Iterable[int], seed: int) -> np.ndarray:

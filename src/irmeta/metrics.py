@@ -282,6 +282,61 @@ def exact_mean(values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray
     return np.divide(total, n, out=np.zeros_like(total, dtype=np.float64), where=n > 0)
 
 
+def _topic_mask(matrix: RelevanceMatrix, averaging: Averaging) -> np.ndarray:
+    if averaging == "all":
+        return np.ones((len(matrix.runs), len(matrix.topics)), dtype=bool)
+    if averaging == "returned":
+        return matrix.returned
+    raise ValueError(f"averaging must be 'all' or 'returned', not {averaging!r}")
+
+
+_COUNTED = ("P", "P_rareness", "P_rareness_norm")
+
+
+def counted_means(matrix: RelevanceMatrix, measure: Measure, averaging: Averaging = "all",
+                  alphas: Sequence[Alpha] = (0.0,), rarity: "Rarity | None" = None,
+                  rarity_depth: int | None = None) -> np.ndarray | None:
+    """Means of the precision family from integer totals, one division per run (and alpha).
+
+    P@k's mean is C / (k Q), C the relevant documents a run holds in its top k over the
+    topics; P_rareness's is ((1 + alpha) S C - alpha D) / (k S Q) and P_rareness_norm's
+    ((1 - alpha)(S - 1) C + alpha (S C - D)) / (k (S - 1) Q), D the sum of S_d over those
+    documents. Runs with equal totals get bit-identical means, and at alpha = 0 all three
+    equal P@k's mean to the last bit: summing per-topic quotients cannot promise either
+    (PROTOCOL.md, numerical care). (A, runs) for alpha measures, (runs,) otherwise; None
+    for other measures. A per-topic alpha (1/R) has no integer form: its row is NaN,
+    and its mean is a sorted sum.
+    """
+    if measure.family not in _COUNTED:
+        return None
+    rel, k = _cut(matrix, measure.cutoff)
+    mask = _topic_mask(matrix, averaging)
+    n_topics = mask.sum(axis=1)
+    hits = np.where(mask, rel.sum(axis=2, dtype=np.int64), 0).sum(axis=1)  # C
+    if not measure.uses_alpha:
+        return _safe_divide(hits.astype(np.float64), (k * n_topics).astype(np.float64))
+    found = _rarity_for(matrix, k, rarity, rarity_depth)
+    s = found.n_systems
+    per_cell = found.per_cell(matrix, found.n_retrieving.astype(np.float64), rel.shape[2]).astype(np.int64)
+    shared = np.where(mask, np.where(rel, per_cell, 0).sum(axis=2), 0).sum(axis=1)  # D
+    a = np.asarray([np.nan if parse_alpha(x) == PER_TOPIC_ALPHA else parse_alpha(x) for x in alphas],
+                   dtype=np.float64)[:, None]
+    if measure.family == "P_rareness":
+        numerator = (1.0 + a) * (s * hits) - a * shared
+        denominator = k * s * n_topics
+    else:
+        if s < 2:
+            raise ValueError("R'(d) needs at least two runs (S - 1 > 0)")
+        numerator = (1.0 - a) * ((s - 1) * hits) + a * (s * hits - shared)
+        denominator = k * (s - 1) * n_topics
+    return _safe_divide(numerator, np.broadcast_to(denominator.astype(np.float64), numerator.shape))
+
+
+def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    out = np.where(np.isnan(numerator), np.nan, 0.0)
+    return np.divide(numerator, denominator, out=out, where=(denominator > 0) & ~np.isnan(numerator))
+
+
 def mean_scores(matrix: RelevanceMatrix, per_topic: np.ndarray, averaging: Averaging = "all") -> np.ndarray:
     """Runs' means over topics: every qrels topic (``all``) or those returned (``returned``)."""
     if averaging == "all":
@@ -317,6 +372,15 @@ def evaluate(matrix: RelevanceMatrix, measures: Iterable[str | Measure], *,
     return out
 
 
+def _mean_row(matrix: RelevanceMatrix, block: np.ndarray, mode: Averaging, counted: np.ndarray | None,
+              a_index: int) -> np.ndarray:
+    if counted is not None:
+        row = counted.reshape(-1, len(matrix.runs))[a_index]
+        if not np.isnan(row).any():
+            return row
+    return mean_scores(matrix, block, mode)
+
+
 def score_table(
     matrix: RelevanceMatrix,
     measures: Sequence[str | Measure],
@@ -330,13 +394,16 @@ def score_table(
     ``alpha`` is text (``0.5``, ``1/R``), empty for measures without one.
 
     Per-topic rows cover every qrels topic (0 where the run returned nothing) and have
-    no averaging; mean rows have qid ``all`` and name their averaging mode.
+    no averaging; mean rows have qid ``all`` and name their averaging mode. Means of
+    the precision family come from integer totals (:func:`counted_means`), the others
+    are sorted sums (:func:`exact_mean`).
     """
     frames = []
     n_runs, n_topics = len(matrix.runs), len(matrix.topics)
     for measure, values in evaluate(matrix, measures, **options).items():
         stacked = values if measure.uses_alpha else values[None]
         labels = [alpha_label(a) for a in options.get("alphas", (0.0,))] if measure.uses_alpha else [None]
+        counted = {mode: counted_means(matrix, measure, mode, **options) for mode in averaging}
         for a_index, alpha in enumerate(labels):
             block = stacked[a_index]
             if per_topic:
@@ -354,7 +421,7 @@ def score_table(
                     "qid": "all",
                     "measure": str(measure),
                     "alpha": alpha,
-                    "value": mean_scores(matrix, block, mode),
+                    "value": _mean_row(matrix, block, mode, counted[mode], a_index),
                     "averaging": AVERAGING_NAMES[mode],
                 }))
     table = pd.concat(frames, ignore_index=True)

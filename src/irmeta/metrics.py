@@ -57,11 +57,16 @@ class Measure:
 
 @dataclass(frozen=True)
 class MeasureDefinition:
+    """A measure family: ``compute(matrix, cutoff, **options) -> (runs, topics)`` (or
+    (alphas, runs, topics) when ``uses_alpha``); ``options`` names the keyword settings
+    it reads (e.g. ``gains``), which :func:`evaluate` passes through when given."""
+
     family: str
     compute: Callable[..., np.ndarray]
     description: str
     higher_is_better: bool = True
     uses_alpha: bool = False
+    options: tuple[str, ...] = ()
 
 
 MEASURES: dict[str, MeasureDefinition] = {}
@@ -351,15 +356,17 @@ def mean_scores(matrix: RelevanceMatrix, per_topic: np.ndarray, averaging: Avera
 
 def evaluate(matrix: RelevanceMatrix, measures: Iterable[str | Measure], *,
              alphas: Sequence[Alpha] = (0.0,), rarity_depth: int | None = None,
-             rarity: "Rarity | None" = None) -> dict[Measure, np.ndarray]:
+             rarity: "Rarity | None" = None, **options) -> dict[Measure, np.ndarray]:
     """Per-topic scores of each measure: (runs, topics), or (alphas, runs, topics) for
-    measures weighted by alpha. Rarity is counted once per depth and shared."""
+    measures weighted by alpha. Rarity is counted once per depth and shared. Other
+    ``options`` (e.g. ``gains``) go to the measures that declare them."""
     out: dict[Measure, np.ndarray] = {}
     counted: dict[int, "Rarity"] = {}
     for item in measures:
         m = parse_measure(item)
         if not m.uses_alpha:
-            out[m] = m.definition.compute(matrix, m.cutoff)
+            given = {key: options[key] for key in m.definition.options if key in options}
+            out[m] = m.definition.compute(matrix, m.cutoff, **given)
             continue
         k = matrix.depth if m.cutoff is None else m.cutoff
         found = rarity
@@ -403,7 +410,8 @@ def score_table(
     for measure, values in evaluate(matrix, measures, **options).items():
         stacked = values if measure.uses_alpha else values[None]
         labels = [alpha_label(a) for a in options.get("alphas", (0.0,))] if measure.uses_alpha else [None]
-        counted = {mode: counted_means(matrix, measure, mode, **options) for mode in averaging}
+        rarity_options = {key: options[key] for key in ("alphas", "rarity", "rarity_depth") if key in options}
+        counted = {mode: counted_means(matrix, measure, mode, **rarity_options) for mode in averaging}
         for a_index, alpha in enumerate(labels):
             block = stacked[a_index]
             if per_topic:

@@ -7,7 +7,9 @@ CORES  ?= 2
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint bench clean setup
+DATA   ?= ../shared/data
+
+.PHONY: run test lint bench clean setup reproduce report
 
 setup: $(STAMP)
 
@@ -22,6 +24,14 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest $(ARGS)
+
+# The paper on its four collections; those whose runs are absent under DATA are skipped.
+reproduce: $(STAMP)
+	$(BIN)/snakemake --cores $(CORES) --configfile config/paper.yaml --config data_root=$(abspath $(DATA)) $(ARGS)
+
+# Self-contained HTML report of the last run (figures, tables, captions with the settings).
+report: $(STAMP)
+	$(BIN)/snakemake --report results/report.html $(ARGS)
 
 lint: $(STAMP)
 	$(BIN)/snakemake --lint

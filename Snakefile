@@ -14,8 +14,12 @@ min_version("9.0")
 configfile: "config/config.yaml"
 
 
+report: "workflow/report/workflow.rst"
+
+
 include: "workflow/rules/common.smk"
 include: "workflow/rules/simulate.smk"
+include: "workflow/rules/download.smk"
 include: "workflow/rules/ingest.smk"
 include: "workflow/rules/score.smk"
 include: "workflow/rules/experiments.smk"

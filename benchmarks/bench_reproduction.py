@@ -36,7 +36,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         shutil.copy2(ROOT / "Snakefile", work / "Snakefile")
-        for folder in ("workflow", "config"):
+        for folder in ("workflow", "config", "profiles"):
             shutil.copytree(ROOT / folder, work / folder, ignore=shutil.ignore_patterns("__pycache__"))
         start = time.perf_counter()
         subprocess.run([str(snakemake), "--cores", str(args.cores), "--quiet", "all", "--directory", str(work),

@@ -78,8 +78,12 @@ def test_load_collections_checks_paths(shared_data, tmp_path):
     collections = irconfig.load_collections(config, COLLECTIONS, base_dir=ROOT)
     assert list(collections) == SHIPPED
     config["data_root"] = str(tmp_path)  # trec8 is not there
-    with pytest.raises(FileNotFoundError, match=r"trec8\.yaml: key 'qrels': .*trec8_adhoc/qrels\.txt: no such file"):
+    # Its qrels have an official address (the workflow downloads them); its runs do not.
+    with pytest.raises(FileNotFoundError, match=r"trec8\.yaml: key 'runs': .*trec8_adhoc/runs: no such file"):
         irconfig.load_collections(config, COLLECTIONS, base_dir=ROOT)
+    # With missing_data: skip, it is left out with a warning that says where runs come from.
+    kept, warnings = irconfig.available_collections(dict(config, missing_data="skip"), COLLECTIONS, base_dir=ROOT)
+    assert "trec8" not in kept and "password from NIST" in " ".join(warnings)
     assert irconfig.load_collections(config, COLLECTIONS, base_dir=ROOT, check_paths=False)["trec8"].qrels == (
         tmp_path / "trec8_adhoc" / "qrels.txt")
 
@@ -115,6 +119,7 @@ def test_config_defaults(tmp_path):
                      "P_rareness_norm@100", "AP_rareness_norm@100"],
         "alphas": [0, 0.25, 0.5, 0.75, 1],
         "rarity_depth": None,
+        "missing_data": "error",
         "averaging": ["all", "returned"],
         "threads": 2,
     }
@@ -124,6 +129,7 @@ def test_collection_defaults_and_paths(tmp_path):
     (tmp_path / "data" / "c" / "runs").mkdir(parents=True)
     _write(tmp_path / "data" / "c" / "qrels.txt", "1 0 d1 1\n")
     _write(tmp_path / "data" / "c" / "runs" / "r1", "1 Q0 d1 1 1.0 r1\n")
+    _write(tmp_path / "data" / "c" / "runs" / "r2", "1 Q0 d1 1 1.0 r2\n")
     _write(tmp_path / "local.qrels", "1 0 d1 1\n")
     _write(tmp_path / "conf" / "c.yaml", {"name": "c", "qrels": "{data_root}/c/qrels.txt", "runs": "{data_root}/c/runs"})
     _write(tmp_path / "conf" / "d.yaml", {"name": "d", "qrels": "local.qrels", "runs": ["data/c/runs/r*"]})
@@ -133,11 +139,11 @@ def test_collection_defaults_and_paths(tmp_path):
     assert c.runs == (str(tmp_path / "data" / "c" / "runs"),)
     assert (c.depth, c.threshold, c.duplicates, c.run_name) == (None, 1, "error", "file")
     assert (c.run_groups, c.simulate, c.description) == (None, None, "")
-    assert irconfig.check_collection_paths(c) == [tmp_path / "data" / "c" / "runs" / "r1"]
+    assert irconfig.check_collection_paths(c) == [tmp_path / "data" / "c" / "runs" / n for n in ("r1", "r2")]
 
     d = irconfig.load_collection(tmp_path / "conf" / "d.yaml", "/nowhere", base_dir=tmp_path)
     assert d.qrels == tmp_path / "local.qrels"  # no {data_root}: relative to base_dir
-    assert irconfig.check_collection_paths(d) == [tmp_path / "data" / "c" / "runs" / "r1"]
+    assert irconfig.check_collection_paths(d) == [tmp_path / "data" / "c" / "runs" / n for n in ("r1", "r2")]
 
 
 def test_resolve_data_root(tmp_path):
@@ -227,7 +233,8 @@ def test_missing_runs_are_named(tmp_path, runs):
 def test_missing_run_groups_and_collection_file(tmp_path):
     _write(tmp_path / "qrels.txt", "1 0 d1 1\n")
     _write(tmp_path / "r1", "1 Q0 d1 1 1.0 r1\n")
-    path = _write(tmp_path / "c.yaml", {"name": "c", "qrels": "{data_root}/qrels.txt", "runs": "{data_root}/r1",
+    _write(tmp_path / "r2", "1 Q0 d1 1 1.0 r2\n")
+    path = _write(tmp_path / "c.yaml", {"name": "c", "qrels": "{data_root}/qrels.txt", "runs": "{data_root}/r[12]",
                                         "run_groups": "{data_root}/groups.tsv"})
     with pytest.raises(FileNotFoundError, match=r"key 'run_groups': .*groups\.tsv: no such file"):
         irconfig.check_collection_paths(irconfig.load_collection(path, tmp_path))

@@ -28,7 +28,7 @@ def _copy_workflow(dest: Path) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy2(ROOT / "Snakefile", dest / "Snakefile")
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in ("workflow", "config"):
+    for folder in ("workflow", "config", "profiles"):
         shutil.copytree(ROOT / folder, dest / folder, ignore=ignore)
     return dest
 

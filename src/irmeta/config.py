@@ -60,6 +60,11 @@ class Collection:
     description: str = ""
     source: Path | None = None  # the YAML file it was read from
     label: str = ""  # the name in tables and figures (the paper's TREC-8, ...)
+    qrels_url: str | None = None
+    qrels_sha256: str | None = None
+    qrels_format: str = "plain"
+    runs_archive: str | None = None
+    expected_runs: Path | None = None
     synthetic_topic: str | None = None
     listing_topics: tuple[str, ...] = ()
 
@@ -263,6 +268,12 @@ def load_collection(
         description=data.get("description", ""),
         source=path,
         label=data.get("label") or data["name"],
+        qrels_url=data.get("qrels_url"),
+        qrels_sha256=data.get("qrels_sha256"),
+        qrels_format=data["qrels_format"],
+        runs_archive=(data["runs_archive"].replace(DATA_ROOT, str(root)).strip() if "runs_archive" in data else None),
+        expected_runs=(Path(_resolve(data["expected_runs"], "expected_runs", root, base, path))
+                       if "expected_runs" in data else None),
         synthetic_topic=data["synthetic_topic"],
         listing_topics=tuple(data["listing_topics"]),
     )
@@ -279,14 +290,29 @@ def check_collection_paths(collection: Collection) -> list[Path]:
     source = collection.source or collection.name
     if collection.qrels is None or not collection.qrels.is_file():
         what = "is a directory, not a file" if collection.qrels and collection.qrels.is_dir() else "no such file"
-        raise FileNotFoundError(f"{source}: key 'qrels': {collection.qrels}: {what}")
+        if not (collection.qrels_url and what == "no such file"):  # else the workflow downloads it
+            raise FileNotFoundError(f"{source}: key 'qrels': {collection.qrels}: {what}")
     try:
         files = io.resolve_paths(collection.runs)
     except FileNotFoundError as exc:
-        raise FileNotFoundError(f"{source}: key 'runs': {exc}") from None
+        hint = f" (runs: {collection.runs_archive})" if collection.runs_archive else ""
+        raise FileNotFoundError(f"{source}: key 'runs': {exc}{hint}") from None
+    if len(files) < 2:
+        raise ValueError(f"{source}: key 'runs': {len(files)} run file(s) found, a campaign needs at least two")
     if collection.run_groups is not None and not collection.run_groups.is_file():
         raise FileNotFoundError(f"{source}: key 'run_groups': {collection.run_groups}: no such file")
     return files
+
+
+def missing_runs(collection: Collection, files: Iterable[Path]) -> list[str]:
+    """Official runs (``expected_runs``) with no file among ``files``, by name."""
+    if collection.expected_runs is None or not collection.expected_runs.is_file():
+        return []
+    text = collection.expected_runs.read_text().splitlines()
+    sep = "\t" if text and "\t" in text[0] else ","
+    expected = [line.split(sep)[0].strip() for line in text[1:] if line.strip()]
+    have = {io.run_name_from_path(f) for f in files}
+    return [name for name in expected if name not in have]
 
 
 def load_collections(
@@ -297,11 +323,38 @@ def load_collections(
     schema_dir: str | Path | None = None,
     check_paths: bool = True,
 ) -> dict[str, Collection]:
-    """Every collection the (validated) config lists, by name, paths checked unless told not to."""
+    """Every collection the (validated) config lists, by name, paths checked unless told not to.
+
+    With ``config["missing_data"] == "skip"``, a collection whose qrels or runs are absent
+    is left out (see :func:`available_collections` for the reasons)."""
+    return available_collections(config, config_dir, base_dir=base_dir, schema_dir=schema_dir,
+                                 check_paths=check_paths)[0]
+
+
+def available_collections(
+    config: Mapping[str, Any],
+    config_dir: str | Path = "config/collections",
+    *,
+    base_dir: str | Path | None = None,
+    schema_dir: str | Path | None = None,
+    check_paths: bool = True,
+) -> tuple[dict[str, Collection], list[str]]:
+    """The collections to process and one warning per skipped collection or missing run."""
     out: dict[str, Collection] = {}
+    warnings: list[str] = []
+    skip = config.get("missing_data", "error") == "skip"
     for name in config["collections"]:
         collection = load_collection(name, config["data_root"], config_dir, base_dir=base_dir, schema_dir=schema_dir)
         if check_paths:
-            check_collection_paths(collection)
+            try:
+                files = check_collection_paths(collection)
+            except FileNotFoundError as exc:
+                if not skip:
+                    raise
+                warnings.append(f"skipping collection {name}: {exc}")
+                continue
+            absent = missing_runs(collection, files)
+            if absent:
+                warnings.append(f"collection {name}: {len(absent)} official run(s) missing: {', '.join(absent)}")
         out[collection.name] = collection
-    return out
+    return out, warnings

@@ -34,6 +34,19 @@ def log_to(path: str | Path) -> logging.Logger:
     return log
 
 
+def run_script(main, smk) -> None:
+    """Run a workflow script's ``main``; a known input fault ends it with one line in the
+    log (file, line and what is wrong) instead of a traceback."""
+    from .download import DownloadError
+
+    try:
+        main(smk)
+    except (io.TrecFormatError, FileNotFoundError, ValueError, DownloadError) as exc:
+        log.error("irmeta: error: %s", exc)
+        print(f"irmeta: error: {exc}", file=sys.stderr, flush=True)
+        sys.exit(1)
+
+
 def progress_logger(stream=None, every: int = 10):
     """A progress callback for :func:`irmeta.io.read_runs` that prints every ``every`` files."""
 
@@ -65,7 +78,8 @@ def ingest_collection(
     qrels_topics = set(q.topics)
     shared = [t for t in r.topics if t in qrels_topics]
     if not shared:
-        raise ValueError(f"the runs ({runs}) and the qrels ({qrels}) share no topic")
+        where = Path(r.files[0]).parent if r.files else runs
+        raise ValueError(f"the runs ({len(r.files)} files in {where}) and the qrels ({qrels}) share no topic")
     io.write_qrels(q, qrels_out)
     io.write_runs(r, runs_out)
     summary = {

@@ -30,13 +30,18 @@ validate(config, schema="../schemas/config.schema.yaml")
 
 
 # Every configured collection, by name. A bad collection file or a missing qrels or run
-# path stops the workflow here, at parse time, on one line naming the file and the key.
+# path stops the workflow here, at parse time, on one line naming the file and the key;
+# with missing_data: skip, a collection whose data is absent is skipped with a warning.
 try:
-    COLLECTIONS = irconfig.load_collections(
+    COLLECTIONS, DATA_WARNINGS = irconfig.available_collections(
         config, COLLECTIONS_DIR, base_dir=Path.cwd(), schema_dir=SCHEMA_DIR
     )
 except (ValueError, FileNotFoundError) as exc:
     raise WorkflowError(str(exc)) from None
+for warning in DATA_WARNINGS:
+    logger.warning(f"irmeta: {warning}")
+if not COLLECTIONS:
+    raise WorkflowError("no configured collection has its data; nothing to do")
 
 
 def alternatives(names):
@@ -105,6 +110,17 @@ def all_targets():
     )
 
 
+def collection_figure(name, caption, subcategory):
+    """A figure's PNG, in the report under its collection and experiment."""
+    return report(
+        f"results/{{collection}}/figures/{name}.png",
+        caption=f"../report/{caption}.rst",
+        category="{collection}",
+        subcategory=subcategory,
+        labels={"figure": name},
+    )
+
+
 def experiment_measures():
     """The measures the experiments compare: each comparison's measure and baseline."""
     names = []
@@ -152,6 +168,15 @@ def system_subsampling_shards(wildcards):
         collection=wildcards.collection,
         shard=SHARDS,
     )
+
+
+def qrels_downloads():
+    """Collections whose qrels are missing locally but have an official address."""
+    return {
+        name: c
+        for name, c in COLLECTIONS.items()
+        if not c.simulated and c.qrels_url and not c.qrels.is_file()
+    }
 
 
 def simulate_options(wildcards):

@@ -8,7 +8,13 @@ rule tabulate_kendall_tau:
     input:
         scores="results/{collection}/scores.parquet",
     output:
-        table="results/{collection}/tables/kendall_tau.csv",
+        table=report(
+            "results/{collection}/tables/kendall_tau.csv",
+            caption="../report/kendall_tau_table.rst",
+            category="{collection}",
+            subcategory="Kendall tau vs alpha",
+            labels={"table": "kendall_tau"},
+        ),
     params:
         comparisons=EXPERIMENTS["comparisons"],
     log:
@@ -55,7 +61,13 @@ rule tabulate_discriminative_power:
         scores="results/{collection}/scores.parquet",
         null=permutation_null_shards,
     output:
-        table="results/{collection}/tables/discriminative_power.csv",
+        table=report(
+            "results/{collection}/tables/discriminative_power.csv",
+            caption="../report/discriminative_power.rst",
+            category="{collection}",
+            subcategory="Discriminative power",
+            labels={"table": "discriminative_power"},
+        ),
     params:
         measures=experiment_measures(),
         methods=EXPERIMENTS["discriminative_power"]["methods"],
@@ -105,7 +117,13 @@ rule tabulate_stability:
     input:
         counts=stability_shards,
     output:
-        table="results/{collection}/tables/stability.csv",
+        table=report(
+            "results/{collection}/tables/stability.csv",
+            caption="../report/stability.rst",
+            category="{collection}",
+            subcategory="Stability",
+            labels={"table": "stability"},
+        ),
     params:
         trials=EXPERIMENTS["stability"]["trials"],
         seed=EXPERIMENTS["seed"],
@@ -156,7 +174,13 @@ rule tabulate_system_subsampling:
     input:
         taus=system_subsampling_shards,
     output:
-        table="results/{collection}/tables/system_subsampling.csv",
+        table=report(
+            "results/{collection}/tables/system_subsampling.csv",
+            caption="../report/system_subsampling.rst",
+            category="{collection}",
+            subcategory="Number of systems",
+            labels={"table": "system_subsampling"},
+        ),
     log:
         "results/logs/tabulate_system_subsampling/{collection}.log",
     benchmark:
@@ -177,7 +201,13 @@ rule simulate_rare_common:
         runs="results/{collection}/runs.parquet",
         qrels="results/{collection}/qrels.parquet",
     output:
-        table="results/{collection}/tables/synthetic_rare_common.csv",
+        table=report(
+            "results/{collection}/tables/synthetic_rare_common.csv",
+            caption="../report/synthetic_rare_common.rst",
+            category="{collection}",
+            subcategory="Synthetic rare/common systems",
+            labels={"table": "synthetic_rare_common"},
+        ),
     params:
         settings=EXPERIMENTS["synthetic"],
         topic=lambda wildcards: COLLECTIONS[wildcards.collection].synthetic_topic,
@@ -201,7 +231,13 @@ rule list_rarity:
     input:
         rarity="results/{collection}/rarity.parquet",
     output:
-        table="results/{collection}/tables/rarity_listing.csv",
+        table=report(
+            "results/{collection}/tables/rarity_listing.csv",
+            caption="../report/rarity.rst",
+            category="{collection}",
+            subcategory="Rarity",
+            labels={"table": "rarity_listing"},
+        ),
     params:
         topics=lambda wildcards: list(COLLECTIONS[wildcards.collection].listing_topics),
     log:

@@ -12,11 +12,19 @@ rule plot_collection:
         synthetic_rare_common="results/{collection}/tables/synthetic_rare_common.csv",
         rarity="results/{collection}/rarity.parquet",
     output:
-        figures=expand(
-            "results/{{collection}}/figures/{figure}.{ext}",
-            figure=COLLECTION_FIGURES,
-            ext=["png", "pdf"],
+        kendall_tau=collection_figure("kendall_tau", "kendall_tau", "Kendall tau vs alpha"),
+        synthetic_rare_common=collection_figure(
+            "synthetic_rare_common", "synthetic_rare_common", "Synthetic rare/common systems"
         ),
+        discriminative_power=collection_figure(
+            "discriminative_power", "discriminative_power", "Discriminative power"
+        ),
+        stability=collection_figure("stability", "stability", "Stability"),
+        system_subsampling=collection_figure(
+            "system_subsampling", "system_subsampling", "Number of systems"
+        ),
+        rarity_distribution=collection_figure("rarity_distribution", "rarity", "Rarity"),
+        pdfs=expand("results/{{collection}}/figures/{figure}.pdf", figure=COLLECTION_FIGURES),
     params:
         label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
     log:
@@ -40,9 +48,32 @@ rule tabulate_paper:
         unpack(paper_inputs),
         published="config/published.yaml",
     output:
-        tables=expand("results/paper/{table}.{ext}", table=PAPER_TABLES, ext=["csv", "md", "tex"]),
-        figure2=expand("results/paper/figure2.{ext}", ext=["png", "pdf"]),
-        comparison="results/paper/published_vs_reproduced.md",
+        csv=[
+            report(
+                f"results/paper/{table}.csv",
+                caption="../report/paper_tables.rst",
+                category="Paper",
+                subcategory="Tables",
+                labels={"table": table},
+            )
+            for table in PAPER_TABLES
+        ],
+        tables=expand("results/paper/{table}.{ext}", table=PAPER_TABLES, ext=["md", "tex"]),
+        figure2=report(
+            "results/paper/figure2.png",
+            caption="../report/kendall_tau.rst",
+            category="Paper",
+            subcategory="Figure 2",
+            labels={"figure": "Figure 2"},
+        ),
+        figure2_pdf="results/paper/figure2.pdf",
+        comparison=report(
+            "results/paper/published_vs_reproduced.md",
+            caption="../report/published_vs_reproduced.rst",
+            category="Paper",
+            subcategory="Published vs reproduced",
+            labels={"document": "published_vs_reproduced"},
+        ),
     params:
         labels=[COLLECTIONS[name].label for name in COLLECTIONS],
         names=list(COLLECTIONS),

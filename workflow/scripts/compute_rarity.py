@@ -1,6 +1,6 @@
 """Rule compute_rarity: S_d, R(d), R'(d) of every relevant document with irmeta.pipeline."""
 
-from irmeta.pipeline import log_to, rarity_collection
+from irmeta.pipeline import log_to, rarity_collection, run_script
 
 
 def main(smk) -> None:
@@ -16,4 +16,4 @@ def main(smk) -> None:
     log.info("wrote %s", smk.output.rarity)
 
 
-main(snakemake)  # noqa: F821 (defined by Snakemake)
+run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

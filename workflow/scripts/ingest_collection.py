@@ -2,7 +2,7 @@
 
 import json
 
-from irmeta.pipeline import log_to, ingest_collection
+from irmeta.pipeline import ingest_collection, log_to, run_script
 
 
 def main(smk) -> None:
@@ -20,4 +20,4 @@ def main(smk) -> None:
     )
 
 
-main(snakemake)  # noqa: F821 (defined by Snakemake)
+run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

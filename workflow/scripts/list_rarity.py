@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from irmeta.pipeline import log_to, write_csv
+from irmeta.pipeline import log_to, run_script, write_csv
 
 
 def main(smk) -> None:
@@ -20,4 +20,4 @@ def main(smk) -> None:
     log.info("wrote %s (%d documents x depths)", smk.output.table, len(listing))
 
 
-main(snakemake)  # noqa: F821 (defined by Snakemake)
+run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

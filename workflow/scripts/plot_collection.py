@@ -5,12 +5,12 @@ from pathlib import Path
 import pandas as pd
 
 from irmeta import plots
-from irmeta.pipeline import log_to
+from irmeta.pipeline import log_to, run_script
 
 
 def main(smk) -> None:
     log = log_to(smk.log[0])
-    folder = Path(smk.output.figures[0]).parent
+    folder = Path(smk.output.kendall_tau).parent
 
     def table(name: str) -> pd.DataFrame:
         return pd.read_csv(getattr(smk.input, name), dtype={"alpha": str, "topic": str, "qid": str}
@@ -25,4 +25,4 @@ def main(smk) -> None:
     log.info("wrote the figures of %s in %s", smk.params.label, folder)
 
 
-main(snakemake)  # noqa: F821 (defined by Snakemake)
+run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from irmeta.experiments import randomised_null_shard, score_matrices
-from irmeta.pipeline import log_to, write_frame
+from irmeta.pipeline import log_to, run_script, write_frame
 
 
 def main(smk) -> None:
@@ -15,4 +15,4 @@ def main(smk) -> None:
     write_frame(null, smk.output.null, {"trials": [first, last], "seed": smk.params.seed})
 
 
-main(snakemake)  # noqa: F821 (defined by Snakemake)
+run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from irmeta.experiments import score_matrices, stability_shard
-from irmeta.pipeline import log_to, write_frame
+from irmeta.pipeline import log_to, run_script, write_frame
 from irmeta.statistics import topics_per_trial_default
 
 
@@ -20,4 +20,4 @@ def main(smk) -> None:
     write_frame(counts, smk.output.counts, {"trials": [first, last], "seed": smk.params.seed})
 
 
-main(snakemake)  # noqa: F821 (defined by Snakemake)
+run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

@@ -2,7 +2,7 @@
 
 from irmeta.experiments import subsampling_shard, subsampling_sizes
 from irmeta.metrics import parse_measure
-from irmeta.pipeline import load_matrix, log_to, write_frame
+from irmeta.pipeline import load_matrix, log_to, run_script, write_frame
 
 
 def main(smk) -> None:
@@ -17,4 +17,4 @@ def main(smk) -> None:
     write_frame(taus, smk.output.taus, {"trials": [first, last], "seed": smk.params.seed})
 
 
-main(snakemake)  # noqa: F821 (defined by Snakemake)
+run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

@@ -1,7 +1,7 @@
 """Rule score_runs: the long scores table with irmeta.pipeline.score_collection."""
 
 
-from irmeta.pipeline import log_to, score_collection
+from irmeta.pipeline import log_to, run_script, score_collection
 
 
 def main(smk) -> None:
@@ -23,4 +23,4 @@ def main(smk) -> None:
     log.info("wrote %s", smk.output.scores)
 
 
-main(snakemake)  # noqa: F821 (defined by Snakemake)
+run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from irmeta.pipeline import log_to
+from irmeta.pipeline import log_to, run_script
 from irmeta.simulate import simulate_campaign
 
 
@@ -19,4 +19,4 @@ def main(smk) -> None:
     }))
 
 
-main(snakemake)  # noqa: F821 (defined by Snakemake)
+run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

@@ -5,7 +5,7 @@ import pandas as pd
 
 from irmeta.experiments import synthetic_rare_common
 from irmeta.metrics import parse_measure
-from irmeta.pipeline import load_matrix, log_to, write_csv
+from irmeta.pipeline import load_matrix, log_to, run_script, write_csv
 
 
 def main(smk) -> None:
@@ -25,4 +25,4 @@ def main(smk) -> None:
     write_csv(pd.concat(tables, ignore_index=True), smk.output.table)
 
 
-main(snakemake)  # noqa: F821 (defined by Snakemake)
+run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 
 from irmeta import plots, tables
-from irmeta.pipeline import log_to
+from irmeta.pipeline import log_to, run_script
 
 
 def main(smk) -> None:
@@ -52,4 +52,4 @@ def main(smk) -> None:
     log.info("wrote the paper's tables for %s", ", ".join(frames))
 
 
-main(snakemake)  # noqa: F821 (defined by Snakemake)
+run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

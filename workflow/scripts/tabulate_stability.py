@@ -3,7 +3,7 @@
 import pandas as pd
 
 from irmeta.experiments import stability_table
-from irmeta.pipeline import log_to, write_csv
+from irmeta.pipeline import log_to, run_script, write_csv
 
 
 def main(smk) -> None:
@@ -16,4 +16,4 @@ def main(smk) -> None:
     log.info("wrote %s (%d rows)", smk.output.table, len(table))
 
 
-main(snakemake)  # noqa: F821 (defined by Snakemake)
+run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

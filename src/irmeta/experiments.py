@@ -23,6 +23,7 @@ import pandas as pd
 
 from . import statistics as st
 from .metrics import _cut, alpha_label, average_precision, divide_by_relevant, parse_measure
+from .progress import Progress
 from .rarity import document_rarity
 from .ranking import RelevanceMatrix
 from .statistics import batch_kendall_tau_b, trial_rng
@@ -305,8 +306,14 @@ DP_METHODS = ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd")
 def randomised_null_shard(matrices: Sequence[ScoreMatrix], trials: Iterable[int], seed: int) -> pd.DataFrame:
     """Max-difference statistics of the given permutation trials, for every matrix."""
     trials = np.asarray(list(trials), dtype=np.int64)
-    null = st.randomised_tukey_hsd_null_many(np.stack([m.values for m in matrices]), trials, seed) \
-        if matrices else np.zeros((0, len(trials)))
+    progress = Progress(len(trials), f"permutations of {len(matrices)} score matrices")
+    null = np.zeros((len(matrices), len(trials)))
+    for start in range(0, len(trials), 100):  # blocks of trials, for progress
+        block = trials[start : start + 100]
+        if matrices:
+            null[:, start : start + len(block)] = st.randomised_tukey_hsd_null_many(
+                np.stack([m.values for m in matrices]), block, seed)
+        progress.advance(len(block))
     frames = [pd.DataFrame({"measure": m.measure, "alpha": m.alpha or "", "trial": trials,
                             "max_difference": row}) for m, row in zip(matrices, null)]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
@@ -367,8 +374,10 @@ def stability_shard(matrices: Sequence[ScoreMatrix], *, topics_per_trial: int, t
     """Per-pair wins and ties over the given trials, for every matrix and fuzziness setting."""
     trials = list(trials)
     frames = []
+    progress = Progress(len(matrices) * len(fuzziness), f"stability, {len(trials)} trials")
     for m in matrices:
         for setting in fuzziness:
+            progress.advance()
             wins_a, wins_b, ties = st.stability_counts(
                 m.values, topics_per_trial, trials, seed, fuzziness=setting["value"], mode=setting["mode"],
                 higher_is_better=m.higher_is_better)
@@ -400,9 +409,11 @@ def subsampling_shard(matrix: RelevanceMatrix, measures: Sequence[str], *, sizes
     """Kendall tau of each trial for each measure and number of systems N."""
     trials = list(trials)
     frames = []
+    progress = Progress(len(measures) * len(sizes), f"system subsampling, {len(trials)} trials")
     for measure in measures:
         cr = co_retrieval(matrix, measure)
         for n in sizes:
+            progress.advance()
             # N's own stream: the same trial index draws different runs for each N.
             taus = system_subsampling_taus(cr, n, trials, seed=seed * 1000 + n, alpha=alpha)
             frames.append(pd.DataFrame({"measure": measure, "alpha": alpha_label(alpha), "n_systems": n,

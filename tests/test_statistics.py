@@ -437,3 +437,63 @@ def test_stability_counts_shard_invariant_and_in_pair_order():
 def test_stability_formula():
     assert S.stability(np.array([3, 0]), np.array([1, 2]), np.array([0, 2])) == 5 / 8
     assert math.isnan(S.stability(np.zeros(2, int), np.zeros(2, int), np.zeros(2, int)))
+
+
+# --------------------------------------------------------------------- swap method
+
+
+def test_swap_method_identical_runs_are_never_discriminated():
+    rng = np.random.default_rng(0)
+    row = rng.random(20)
+    bins, comparisons, swaps = S.swap_counts(np.stack([row, row, row]), range(50), 1)
+    assert list(bins) == [-1] and comparisons.sum() == 3 * 50 and swaps.sum() == 0
+    result = S.swap_sensitivity(bins, comparisons, swaps)
+    assert result["sensitivity"] == 0.0 and math.isnan(result["required_difference"])
+
+
+def test_swap_method_a_dominating_run_never_swaps():
+    rng = np.random.default_rng(1)
+    base = rng.random(30) * 0.2
+    scores = np.stack([base + 0.5, base])  # run 0 better by 0.5 on every topic
+    bins, comparisons, swaps = S.swap_counts(scores, range(100), 2, sampling="disjoint")
+    assert swaps.sum() == 0 and list(bins) == [50]  # |d| = 0.5 exactly: bin 50 of width 0.01
+    result = S.swap_sensitivity(bins, comparisons, swaps)
+    assert result["sensitivity"] == 1.0 and result["required_difference"] == pytest.approx(0.5)
+
+
+def test_swap_method_hand_worked_rates():
+    # Bins and swaps given directly: rates 2/4, 1/10, 0/10, 1/30 (>= 5% until bin 2... then 3.3%).
+    bins = np.array([-1, 0, 1, 2, 3])
+    comparisons = np.array([6, 4, 10, 10, 30])
+    swaps = np.array([0, 2, 1, 0, 1])
+    result = S.swap_sensitivity(bins, comparisons, swaps, bin_width=0.01, confidence=0.95)
+    # Last bin at or above 5%: bin 1 (10%); required = bin 2's lower edge; 40 of 60 reach it.
+    assert result["required_difference"] == pytest.approx(0.02)
+    assert result["sensitivity"] == pytest.approx(40 / 60) and result["comparisons"] == 60
+
+
+@pytest.mark.parametrize("sampling", ["bootstrap", "disjoint"])
+def test_swap_counts_add_up_over_shards_and_respect_direction(sampling):
+    rng = np.random.default_rng(3)
+    scores = rng.random((6, 24)) + np.linspace(0, 0.3, 6)[:, None]
+    whole = S.swap_counts(scores, range(40), 9, sampling=sampling)
+    parts = [S.swap_counts(scores, r, 9, sampling=sampling) for r in (range(0, 15), range(15, 40))]
+    merged: dict[int, list[int]] = {}
+    for bins, comparisons, swaps in parts:
+        for b, c, s in zip(bins, comparisons, swaps):
+            merged.setdefault(int(b), [0, 0])
+            merged[int(b)][0] += int(c)
+            merged[int(b)][1] += int(s)
+    assert merged == {int(b): [int(c), int(s)] for b, c, s in zip(*whole)}
+    # Lower-is-better on the negated scores gives the same counts.
+    flipped = S.swap_counts(-scores, range(40), 9, sampling=sampling, higher_is_better=False)
+    assert all((x == y).all() for x, y in zip(whole, flipped))
+
+
+def test_disjoint_topic_sets_do_not_overlap():
+    first, second = S.draw_topic_pairs(10, range(20), 4, "disjoint")
+    assert first.shape == second.shape == (20, 5)
+    for a, b in zip(first, second):
+        assert not set(a) & set(b)
+    with pytest.raises(ValueError):
+        S.draw_topic_pairs(10, range(2), 4, "disjoint", topic_set_size=6)

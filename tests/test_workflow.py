@@ -164,7 +164,7 @@ def test_bad_collection_key_fails_at_parse_time(tmp_path, shared_data):
 # ----------------------------------------------------------------- experiments
 
 EXPERIMENT_TABLES = ("kendall_tau", "discriminative_power", "stability", "system_subsampling",
-                     "synthetic_rare_common", "rarity_listing")
+                     "synthetic_rare_common", "rarity_listing", "swap_sensitivity")
 
 
 def test_demo_experiment_tables(demo):
@@ -194,6 +194,10 @@ def test_demo_experiment_tables(demo):
     assert sorted(set(sub["n_systems"])) == [2, 4, 8, 16]
     assert (sub["trials"] == 1000).all()
 
+    swap = pd.read_csv(tables / "swap_sensitivity.csv", dtype={"alpha": str})
+    assert set(swap["measure"]) == {"P@100", "AP@100", "P_rareness@100", "AP_rareness@100"}
+    assert swap["sensitivity"].between(0, 1).all() and (swap["comparisons"] == 276 * 1000).all()
+
     syn = pd.read_csv(tables / "synthetic_rare_common.csv", dtype={"topic": str})
     at_zero = syn[syn["alpha"] == 0].pivot_table(index=["rare_systems", "n_relevant"], columns="system",
                                                  values="rank")
@@ -214,7 +218,7 @@ def test_same_seed_same_bytes_other_seed_changes_only_randomised(demo, tmp_path,
     mine, theirs = demo / "results" / "demo" / "tables", other / "results" / "demo" / "tables"
     for name in ("kendall_tau", "synthetic_rare_common", "rarity_listing"):
         assert (mine / f"{name}.csv").read_bytes() == (theirs / f"{name}.csv").read_bytes(), name
-    for name in ("stability", "system_subsampling"):
+    for name in ("stability", "system_subsampling", "swap_sensitivity"):
         assert (mine / f"{name}.csv").read_bytes() != (theirs / f"{name}.csv").read_bytes(), name
     dp_a = pd.read_csv(mine / "discriminative_power.csv", dtype={"alpha": str})
     dp_b = pd.read_csv(theirs / "discriminative_power.csv", dtype={"alpha": str})

@@ -66,7 +66,7 @@ EXPERIMENT_TABLES = [
     "system_subsampling",
     "synthetic_rare_common",
     "rarity_listing",
-]
+] + (["swap_sensitivity"] if EXPERIMENTS["swap"]["measures"] else [])
 
 
 COLLECTION_FIGURES = [
@@ -149,6 +149,22 @@ def permutation_null_shards(wildcards):
         return []
     return expand(
         "results/{collection}/shards/permutation_null/{shard}.parquet",
+        collection=wildcards.collection,
+        shard=SHARDS,
+    )
+
+
+def swap_measures():
+    """Measures of the swap-method experiment (each must be scored)."""
+    for name in EXPERIMENTS["swap"]["measures"]:
+        if name not in config["measures"]:
+            raise WorkflowError(f"experiments.swap.measures: {name} is not in measures {config['measures']}")
+    return list(EXPERIMENTS["swap"]["measures"])
+
+
+def swap_shards(wildcards):
+    return expand(
+        "results/{collection}/shards/swap/{shard}.parquet",
         collection=wildcards.collection,
         shard=SHARDS,
     )

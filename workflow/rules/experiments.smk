@@ -252,3 +252,59 @@ rule list_rarity:
         "../envs/irmeta.yaml"
     script:
         "../scripts/list_rarity.py"
+
+
+rule sample_swaps:
+    """Swap method: per-bin comparisons and swaps of two topic sets, one shard of trials."""
+    input:
+        scores="results/{collection}/scores.parquet",
+    output:
+        counts="results/{collection}/shards/swap/{shard}.parquet",
+    params:
+        measures=swap_measures(),
+        alphas=EXPERIMENTS["swap"]["alphas"],
+        trials=lambda wildcards: shard_range(EXPERIMENTS["swap"]["trials"], wildcards),
+        settings=EXPERIMENTS["swap"],
+        seed=EXPERIMENTS["seed"] + 3,
+    log:
+        "results/logs/sample_swaps/{collection}.{shard}.log",
+    benchmark:
+        "results/benchmarks/sample_swaps/{collection}.{shard}.tsv"
+    threads: 1
+    resources:
+        mem_mb=2048,
+        runtime=30,
+    conda:
+        "../envs/irmeta.yaml"
+    script:
+        "../scripts/sample_swaps.py"
+
+
+rule tabulate_swap_sensitivity:
+    """Sakai's Table 1: difference required for a 95% sure comparison, share discriminated."""
+    input:
+        counts=swap_shards,
+        scores="results/{collection}/scores.parquet",
+    output:
+        table=report(
+            "results/{collection}/tables/swap_sensitivity.csv",
+            caption="../report/swap_sensitivity.rst",
+            category="{collection}",
+            subcategory="Swap method",
+            labels={"table": "swap_sensitivity"},
+        ),
+    params:
+        settings=EXPERIMENTS["swap"],
+        seed=EXPERIMENTS["seed"] + 3,
+    log:
+        "results/logs/tabulate_swap_sensitivity/{collection}.log",
+    benchmark:
+        "results/benchmarks/tabulate_swap_sensitivity/{collection}.tsv"
+    threads: 1
+    resources:
+        mem_mb=1024,
+        runtime=10,
+    conda:
+        "../envs/irmeta.yaml"
+    script:
+        "../scripts/tabulate_swap_sensitivity.py"

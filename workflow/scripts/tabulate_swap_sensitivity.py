@@ -1,0 +1,21 @@
+"""Rule tabulate_swap_sensitivity: Sakai's Table 1 from the swap shards."""
+
+import pandas as pd
+
+from irmeta.experiments import swap_table
+from irmeta.pipeline import log_to, run_script, write_csv
+
+
+def main(smk) -> None:
+    log = log_to(smk.log[0])
+    settings = dict(smk.params.settings)
+    n_topics = pd.read_parquet(smk.input.scores, columns=["qid"])["qid"].nunique() - 1  # minus "all"
+    size = settings["topic_set_size"] or (n_topics if settings["sampling"] == "bootstrap" else n_topics // 2)
+    table = swap_table([pd.read_parquet(p) for p in smk.input.counts], trials=settings["trials"],
+                       sampling=settings["sampling"], topic_set_size=size, bin_width=settings["bin_width"],
+                       confidence=settings["confidence"], seed=smk.params.seed)
+    write_csv(table, smk.output.table)
+    log.info("wrote %s (%d rows)", smk.output.table, len(table))
+
+
+run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

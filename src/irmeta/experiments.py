@@ -265,22 +265,27 @@ def mean_table(scores: pd.DataFrame, averaging: str = "all_topics") -> pd.DataFr
 
 def kendall_tau_table(scores: pd.DataFrame, comparisons: Sequence[dict], averaging: str = "all_topics") -> pd.DataFrame:
     """Figure 2: for each measure and alpha, tau-b and tau_AP between the runs' means
-    and the baseline's (tau_AP with the baseline as the reference ranking)."""
+    and the baseline's (tau_AP with the baseline as the reference ranking). Each
+    measure ranks runs in its own direction, so tau is positive when they agree."""
     means = mean_table(scores, averaging)
     rows = []
     for comparison in comparisons:
         measure, baseline = comparison["measure"], comparison["baseline"]
-        reference = means[(baseline, "")].to_numpy()
-        higher = parse_measure(measure).higher_is_better
+        # Both rankings best first: a lower-is-better measure (ASL) is negated, exactly.
+        reference = _oriented(means[(baseline, "")].to_numpy(), baseline)
         for (name, alpha), column in means.items():
             if name != measure:
                 continue
-            x = column.to_numpy()
+            x = _oriented(column.to_numpy(), measure)
             rows.append({"measure": measure, "baseline": baseline, "alpha": alpha,
                          "tau": st.kendall_tau(x, reference),
-                         "tau_ap": st.tau_ap(x, reference, higher_is_better=higher),
+                         "tau_ap": st.tau_ap(x, reference, higher_is_better=True),
                          "n_runs": len(x), "averaging": averaging})
     return _sort_alpha(pd.DataFrame(rows), ["measure", "alpha"])
+
+
+def _oriented(values: np.ndarray, measure: str) -> np.ndarray:
+    return values if parse_measure(measure).higher_is_better else -values
 
 
 def _alpha_order(label: str) -> float:

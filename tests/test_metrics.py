@@ -361,7 +361,7 @@ def test_parse_measure_accepts(text, family, cutoff):
         ("P@1.5", "cannot read measure"),
         ("@10", "cannot read measure"),
         ("", "cannot read measure"),
-        ("ndcg", "unknown measure"),
+        ("bpref", "unknown measure"),
     ],
 )
 def test_parse_measure_rejects(text, fragment):
@@ -463,3 +463,12 @@ def test_against_plain_python(campaign, ks, threshold):
                 kept = [v for v, r in zip(want[s], returned[s]) if r]
                 assert ret_mean[s] == pytest.approx(math.fsum(kept) / len(kept) if kept else 0.0, abs=1e-15)
     assert m.ignored_topics == {n: ["77"] for n, t in runs_d.items() if "77" in t}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("P_10", "P@10"), ("map", "AP"), ("map_cut_100", "AP@100"), ("ndcg_cut_10", "nDCG@10"),
+     ("ndcg", "nDCG"), ("recip_rank", "RR"), ("ASL@g1-10", "ASL_g1@10"), ("Pmeasure@1000", "Pmeasure@1000")],
+)
+def test_parse_measure_reads_trec_eval_and_paper_spellings(text, expected):
+    assert str(parse_measure(text)) == expected

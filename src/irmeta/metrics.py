@@ -78,17 +78,22 @@ def register(definition: MeasureDefinition) -> MeasureDefinition:
 
 
 _MEASURE = re.compile(r"^(?P<family>[A-Za-z][A-Za-z0-9_+]*)(?:@(?P<cutoff>\d+))?$")
-_ALIASES = {"map": "AP", "MAP": "AP", "P_": "P"}
+_ALIASES = {"map": "AP", "MAP": "AP", "P_": "P", "recip_rank": "RR", "ndcg": "nDCG"}
+# trec_eval's names with a cutoff: P_10, map_cut_100, ndcg_cut_10; ASL@g1-10 (Alex et al.).
+_SPELLINGS = [(re.compile(r"P_(\d+)"), "P@{}"), (re.compile(r"map_cut_(\d+)"), "AP@{}"),
+              (re.compile(r"ndcg_cut_(\d+)"), "nDCG@{}"), (re.compile(r"ASL@g1-(\d+)"), "ASL_g1@{}")]
 
 
 def parse_measure(text: str | Measure) -> Measure:
-    """``"P@100"`` -> ``Measure("P", 100)``; also accepts trec_eval's ``P_100``."""
+    """``"P@100"`` -> ``Measure("P", 100)``; also accepts trec_eval's names (``P_100``,
+    ``map``, ``map_cut_100``, ``ndcg_cut_10``, ``recip_rank``) and ``ASL@g1-10``."""
     if isinstance(text, Measure):
         return text
     raw = text.strip()
-    m = re.fullmatch(r"P_(\d+)", raw)
-    if m:
-        raw = f"P@{m.group(1)}"
+    for pattern, spelling in _SPELLINGS:
+        m = pattern.fullmatch(raw)
+        if m:
+            raw = spelling.format(m.group(1))
     match = _MEASURE.match(raw)
     if not match:
         raise ValueError(f"cannot read measure {text!r}; write it like P@100 or AP@100")
@@ -436,3 +441,5 @@ def score_table(
     table["alpha"] = table["alpha"].astype("string")
     table["averaging"] = table["averaging"].astype("string")
     return table
+from . import graded  # noqa: E402,F401  (registers the graded measures)
+from . import asl  # noqa: E402,F401  (registers ASL)

@@ -264,3 +264,31 @@ def test_trec8_published_vs_reproduced(trec8):
     # Every TREC-8 row of Table 1 carries a reproduced number (the column is filled).
     rows = [line for line in report.splitlines() if line.startswith("| Table 1 |") and "| TREC-8 |" in line]
     assert len(rows) == 12 and all("not run" not in row for row in rows)
+
+
+def test_the_seeds_measures_in_every_experiment(tmp_path, shared_data):
+    """config/measures.yaml: nDCG, RR, Sakai's Q/O/P/P+ and ASL (lower is better) scored,
+    compared, tested for discriminative power, stability and swap sensitivity."""
+    workdir = _copy_workflow(tmp_path / "measures")
+    _ok(_snakemake(workdir, "--cores", "2", "--configfile", "config/measures.yaml",
+                   "--config", f"data_root={shared_data}", timeout=300))
+    tables = workdir / "results" / "demo" / "tables"
+    scores = pd.read_parquet(workdir / "results" / "demo" / "scores.parquet")
+    assert {"nDCG@10", "RR", "Q@100", "O@100", "Pmeasure@100", "Pplus@100", "ASL", "ASL_g1@10"} <= set(scores["measure"])
+    tau = pd.read_csv(tables / "kendall_tau.csv", dtype={"alpha": str}).set_index("measure")
+    # ASL ranks runs lower-is-better: against AP the agreement is positive, not negative.
+    assert tau.loc["ASL", "tau"] > 0.5 and tau.loc["Q@100", "tau"] > 0.8
+    dp = pd.read_csv(tables / "discriminative_power.csv")
+    assert {"ASL", "Pmeasure@100", "RR"} <= set(dp["measure"])
+    stab = pd.read_csv(tables / "stability.csv")
+    assert stab.loc[stab["measure"] == "ASL", "stability"].between(0, 1).all()
+    swap = pd.read_csv(tables / "swap_sensitivity.csv").set_index("measure")
+    assert {"Q@100", "AP@100", "Pmeasure@100", "O@100", "RR"} <= set(swap.index)
+    assert swap.loc["ASL", "required_difference"] > 1  # ASL differences are in ranks
+    reordering = pd.read_csv(tables / "asl_reordering.csv")
+    assert list(reordering["step"]) == ["atomize_P", "harmonic_mean_within_topic", "harmonic_mean_across_topics",
+                                        "cumulative"]
+    rrie = pd.read_csv(tables / "asl_rrie.csv")
+    assert set(rrie["measure"]) == {"MAP", "ASL", "ASL@g1-1", "ASL@g1-10"}
+    for figure in ("asl_histogram", "asl_difference"):
+        assert (workdir / "results" / "demo" / "figures" / f"{figure}.png").stat().st_size > 1000

@@ -86,7 +86,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
-from .metrics import MeasureDefinition, exact_mean, register
+from .metrics import MeasureDefinition, average_precision, exact_mean, register
 from .ranking import RelevanceMatrix
 
 if TYPE_CHECKING:
@@ -681,3 +681,44 @@ def reordering_table(per_topic_map, per_topic_asl=None, *, per_doc_asl=None, doc
             raise ValueError("per_topic_asl is not the topic means of per_doc_asl")
     rows = [reordering_row(variants[i], variants[j], runs=runs, step=step, **criteria) for step, i, j in _STEPS]
     return pd.DataFrame(rows)
+
+
+# ------------------------------------------------------------------- whole analysis
+
+
+def asl_analysis(matrix: RelevanceMatrix, *, unretrieved: Unretrieved = "plus_one",
+                 pair: Sequence[str] | None = None) -> dict:
+    """The analyses of Alex, Hall and Metzler on one collection (full depth).
+
+    - ``reordering``: Table 2, MAP to ASL with the ablation rows (:func:`reordering_table`);
+    - ``rrie``: RRIE (eq. 11-12) from run a to run b by MAP, ASL, ASL@g1-1 and ASL@g1-10,
+      a and b the configured ``pair`` or the two best runs by MAP (b the best);
+    - ``per_document``: the per-document ASLs of a and b, for Figures 5 and 6.
+
+    Topics without a relevant document are left out of every mean (eq. 4).
+    """
+    found = atomized_search_lengths(matrix, None, unretrieved=unretrieved)
+    ap = average_precision(matrix, None)
+    keep = matrix.n_relevant > 0
+    reordering = reordering_table(ap, per_doc_asl=found.values, doc_topic=found.topic, runs=matrix.runs)
+    map_mean = exact_mean(ap[:, keep])
+    if pair is None:
+        order = np.argsort(-map_mean, kind="stable")
+        a, b = int(order[1]), int(order[0])
+    else:
+        missing = [name for name in pair if name not in matrix.runs]
+        if missing or len(pair) != 2:
+            raise ValueError(f"asl pair must name two runs of the collection; unknown: {missing}")
+        a, b = matrix.runs.index(pair[0]), matrix.runs.index(pair[1])
+    rows = []
+    for name, values, higher in (
+        ("MAP", map_mean, True),
+        ("ASL", exact_mean(asl(matrix, None, asl_unretrieved=unretrieved)[:, keep]), False),
+        ("ASL@g1-1", exact_mean(asl_g1(matrix, 1, asl_unretrieved=unretrieved)[:, keep]), False),
+        ("ASL@g1-10", exact_mean(asl_g1(matrix, 10, asl_unretrieved=unretrieved)[:, keep]), False),
+    ):
+        rows.append({"measure": name, "run_a": matrix.runs[a], "run_b": matrix.runs[b], "value_a": values[a],
+                     "value_b": values[b], "rrie": rrie(values[a], values[b], higher_is_better=higher),
+                     "asl_unretrieved": unretrieved})
+    return {"reordering": reordering.assign(asl_unretrieved=unretrieved), "rrie": pd.DataFrame(rows),
+            "per_document": (matrix.runs[a], found.values[a], matrix.runs[b], found.values[b])}

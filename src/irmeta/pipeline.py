@@ -112,18 +112,22 @@ def score_collection(
     averaging: Sequence[Averaging] = ("all", "returned"),
     alphas: Sequence[Alpha] = (0.0, 0.25, 0.5, 0.75, 1.0),
     rarity_depth: int | None = None,
+    measure_options: dict | None = None,
 ) -> None:
     """Score every run on every qrels topic; write the long ``scores.parquet`` table.
 
     ``rarity_depth``: the depth S_d is counted at (None: each measure's cutoff); S is
-    the number of runs of the collection.
+    the number of runs of the collection. ``measure_options`` (gains, beta,
+    asl_unretrieved) go to the measures that read them.
     """
+    measure_options = {k: v for k, v in (measure_options or {}).items() if v is not None}
     r = io.load_runs(runs)
     q = io.load_qrels(qrels)
     parsed = [parse_measure(m) for m in measures]
     matrix = relevance_matrix(r, q, depth=matrix_depth([str(m) for m in parsed], rarity_depth),
                               threshold=threshold)
-    table = score_table(matrix, parsed, averaging=averaging, alphas=alphas, rarity_depth=rarity_depth)
+    table = score_table(matrix, parsed, averaging=averaging, alphas=alphas, rarity_depth=rarity_depth,
+                        **measure_options)
     settings = {
         "relevance_threshold": threshold,
         "averaging": {mode: name for mode, name in
@@ -136,6 +140,7 @@ def score_collection(
         "runs": r.settings(),
         "ignored_topics": matrix.ignored_topics,
         "measures": [str(m) for m in parsed],
+        "measure_options": measure_options,
     }
     write_frame(table, out, settings)
 

@@ -103,11 +103,6 @@ def _parse(measure: str) -> tuple[str, bool, bool] | None:
     return m["family"], bool(m["rareness"]), bool(m["norm"])
 
 
-def _is_baseline(measure: str) -> bool:
-    p = _parse(measure)
-    return p is not None and not p[1]
-
-
 def _measure_order(measure: str) -> tuple:
     p = _parse(measure)
     if p is None:
@@ -145,14 +140,20 @@ def _numeric_alpha(frame: pd.DataFrame) -> pd.DataFrame:
     return out.sort_values("_alpha", kind="stable")
 
 
-def _baselines(frame: pd.DataFrame) -> pd.DataFrame:
+def _weighted(frame: pd.DataFrame) -> set[str]:
+    """Measures with an alpha (rareness measures): drawn as curves against alpha."""
     keys = frame["alpha"].map(alpha_key)
-    return frame[(keys == "") & frame["measure"].map(_is_baseline)]
+    return set(frame.loc[keys != "", "measure"].dropna())
+
+
+def _baselines(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows of measures without an alpha (P@k, AP, nDCG, ASL, ...): horizontal lines."""
+    keys = frame["alpha"].map(alpha_key)
+    return frame[(keys == "") & ~frame["measure"].isin(_weighted(frame))]
 
 
 def _rareness_measures(frame: pd.DataFrame) -> list[str]:
-    measures = [m for m in frame["measure"].dropna().unique() if not _is_baseline(m)]
-    return sorted(measures, key=_measure_order)
+    return sorted(_weighted(frame), key=_measure_order)
 
 
 def _baseline_of(measure: str) -> str | None:
@@ -414,8 +415,8 @@ def _alpha_curves(ax, frame: pd.DataFrame, value: str, split: str | None,
                 continue
             ax.plot(rows["_alpha"], rows[value], linestyle=split_styles.get(key, "-"), zorder=3, **style)
     base = _baselines(frame)
-    for measure in sorted(base["measure"].unique(), key=_measure_order):
-        style = _style(measure)
+    for i, measure in enumerate(sorted(base["measure"].unique(), key=_measure_order)):
+        style = _style(measure, i)
         for key in splits:
             rows = base[base["measure"] == measure]
             if split:
@@ -431,8 +432,8 @@ def _measure_handles(frame: pd.DataFrame) -> list:
     for i, measure in enumerate(_rareness_measures(frame)):
         handles.append(Line2D([], [], label=_legend_label(measure), **_style(measure, i)))
     base = _baselines(frame)
-    for measure in sorted(base["measure"].unique(), key=_measure_order):
-        handles.append(Line2D([], [], color=_style(measure)["color"], linewidth=0.9, alpha=0.45,
+    for i, measure in enumerate(sorted(base["measure"].unique(), key=_measure_order)):
+        handles.append(Line2D([], [], color=_style(measure, i)["color"], linewidth=0.9, alpha=0.45,
                               label=f"{measure_label(measure)} (baseline)"))
     return handles
 

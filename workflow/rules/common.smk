@@ -67,6 +67,7 @@ EXPERIMENT_TABLES = [
     "synthetic_rare_common",
     "rarity_listing",
 ] + (["swap_sensitivity"] if EXPERIMENTS["swap"]["measures"] else [])
+ASL_TABLES = ["asl_reordering", "asl_rrie"] if EXPERIMENTS["asl"]["enabled"] else []
 
 
 COLLECTION_FIGURES = [
@@ -106,7 +107,7 @@ def all_targets():
     ) + expand(
         "results/{collection}/tables/{table}.csv",
         collection=list(COLLECTIONS),
-        table=EXPERIMENT_TABLES,
+        table=EXPERIMENT_TABLES + ASL_TABLES,
     )
 
 

@@ -308,3 +308,50 @@ rule tabulate_swap_sensitivity:
         "../envs/irmeta.yaml"
     script:
         "../scripts/tabulate_swap_sensitivity.py"
+
+
+rule analyse_asl:
+    """Atomized Search Length analyses: MAP-to-ASL re-ordering (Table 2 of Alex et al.),
+    RRIE between two runs, per-document ASL histograms (Figures 5 and 6)."""
+    input:
+        runs="results/{collection}/runs.parquet",
+        qrels="results/{collection}/qrels.parquet",
+    output:
+        reordering=report(
+            "results/{collection}/tables/asl_reordering.csv",
+            caption="../report/asl.rst",
+            category="{collection}",
+            subcategory="Atomized Search Length",
+            labels={"table": "asl_reordering"},
+        ),
+        rrie="results/{collection}/tables/asl_rrie.csv",
+        histogram=report(
+            "results/{collection}/figures/asl_histogram.png",
+            caption="../report/asl.rst",
+            category="{collection}",
+            subcategory="Atomized Search Length",
+            labels={"figure": "asl_histogram"},
+        ),
+        difference=report(
+            "results/{collection}/figures/asl_difference.png",
+            caption="../report/asl.rst",
+            category="{collection}",
+            subcategory="Atomized Search Length",
+            labels={"figure": "asl_difference"},
+        ),
+        pdfs=expand("results/{{collection}}/figures/{figure}.pdf", figure=["asl_histogram", "asl_difference"]),
+    params:
+        settings=EXPERIMENTS["asl"],
+        threshold=relevance_threshold,
+    log:
+        "results/logs/analyse_asl/{collection}.log",
+    benchmark:
+        "results/benchmarks/analyse_asl/{collection}.tsv"
+    threads: 1
+    resources:
+        mem_mb=mem_mb_from_input(20),
+        runtime=10,
+    conda:
+        "../envs/irmeta.yaml"
+    script:
+        "../scripts/analyse_asl.py"

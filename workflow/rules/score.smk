@@ -10,6 +10,7 @@ rule score_runs:
         averaging=config["averaging"],
         alphas=config["alphas"],
         rarity_depth=config["rarity_depth"],
+        measure_options=config["measure_options"],
         threshold=relevance_threshold,
     log:
         "results/logs/score_runs/{collection}.log",

@@ -19,6 +19,7 @@ def main(smk) -> None:
         # Only measures that take a rarity weight read the grid; P and AP ignore it.
         alphas=list(smk.params.alphas),
         rarity_depth=smk.params.rarity_depth,
+        measure_options=dict(smk.params.measure_options),
     )
     log.info("wrote %s", smk.output.scores)
 

@@ -74,3 +74,22 @@ def test_simulate_is_deterministic(tmp_path):
     assert files_a
     for rel in files_a:
         assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes()
+
+
+def test_score_the_seeds_measures_with_their_options(shared_data):
+    runs = shared_data / "trec8_adhoc" / "runs"
+    qrels = str(shared_data / "trec8_adhoc" / "qrels.txt")
+    args = ["score", "--qrels", qrels, "--runs", str(runs / "INQ601.gz"), "--measure", "ndcg_cut_10",
+            "--measure", "ASL@g1-10", "--measure", "Q@1000"]
+    code, out, _ = run_cli(*args)
+    assert code == 0
+    table = pd.read_csv(stdio.StringIO(out), sep="\t").set_index("measure")["value"]
+    assert set(table.index) == {"nDCG@10", "ASL_g1@10", "Q@1000"}
+    # A gain map changes the graded measures (binary TREC-8: gain 2 for grade 1 leaves nDCG
+    # unchanged, being a ratio, but moves Q, whose blended ratio adds ranks to gains).
+    code, out2, _ = run_cli(*args, "--gains", "1:2")
+    scaled = pd.read_csv(stdio.StringIO(out2), sep="\t").set_index("measure")["value"]
+    assert scaled["nDCG@10"] == pytest.approx(table["nDCG@10"], abs=1e-12)
+    assert scaled["Q@1000"] != table["Q@1000"]
+    code, _, err = run_cli(*args, "--gains", "one:two")
+    assert code == 2 and "grade:gain" in err

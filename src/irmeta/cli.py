@@ -39,8 +39,11 @@ def _score(args: argparse.Namespace) -> int:
             print(f"irmeta: {run}: {n} duplicate document(s) dropped (kept the best-ranked copy)",
                   file=sys.stderr)
     alphas = [parse_alpha(a) for a in (args.alpha or ["0", "0.25", "0.5", "0.75", "1"])]
+    options = {"beta": args.beta, "asl_unretrieved": args.asl_unretrieved}
+    if args.gains:
+        options["gains"] = _gains(args.gains)
     table = score_table(matrix, measures, averaging=(args.average,), per_topic=args.per_topic,
-                        alphas=alphas, rarity_depth=args.rarity_depth)
+                        alphas=alphas, rarity_depth=args.rarity_depth, **options)
     # ir_measures' notation for parameters: P_rareness(alpha=0.5)@100
     with_alpha = table["alpha"].notna()
     family = table["measure"].str.replace(r"@.*$", "", regex=True)
@@ -58,6 +61,14 @@ def _score(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text.getvalue())
     return 0
+
+
+def _gains(text: str) -> dict[int, float]:
+    """``"1:1,2:3"`` -> {1: 1.0, 2: 3.0}."""
+    try:
+        return {int(g): float(v) for g, v in (pair.split(":") for pair in text.split(","))}
+    except ValueError:
+        raise ValueError(f"--gains {text!r}: write grade:gain pairs, e.g. 1:1,2:3") from None
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -94,6 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
                             "(1/N_R per topic); default 0, 0.25, 0.5, 0.75, 1")
     score.add_argument("--rarity-depth", type=int, default=None,
                        help="depth at which S_d (runs retrieving a document) is counted; default: the cutoff")
+    score.add_argument("--gains", help="grade:gain pairs of the graded measures (nDCG, Q, O, Pmeasure, "
+                                        "Pplus), e.g. 1:1,2:3; default gain = grade")
+    score.add_argument("--beta", type=float, default=1.0, help="Sakai's blended-ratio beta (Q, O, Pmeasure, Pplus)")
+    score.add_argument("--asl-unretrieved", choices=["paper", "plus_one", "depth"], default="paper",
+                       help="ASL of a relevant document not returned: eq. 3 as printed, +1, or padded to the depth")
     score.add_argument("--digits", type=int, default=None, help="round values to this many decimals")
     score.set_defaults(func=_score)
 

@@ -39,12 +39,7 @@ from irmeta.asl import (
 )
 from irmeta.metrics import Measure, average_precision, evaluate, mean_scores, parse_measure, score_table
 from irmeta.ranking import relevance_matrix
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+from campaigns import write
 
 
 # ------------------------------------------------------------------ tiny campaign

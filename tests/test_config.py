@@ -110,6 +110,8 @@ def test_config_defaults(tmp_path):
     assert experiments["discriminative_power"]["permutations"] == 1000
     assert experiments["stability"]["fuzziness"][0] == {"mode": "absolute", "value": 0.05}
     assert experiments["discriminative_power"]["methods"] == ["paper_pairwise", "tukey_hsd", "randomised_tukey_hsd"]
+    assert experiments["asl"] == {"enabled": True, "unretrieved": "plus_one", "pair": None}
+    assert experiments["swap"]["measures"] == ["P@100", "AP@100", "P_rareness@100", "AP_rareness@100"]
     assert experiments["synthetic"] == {"measure": "P_rareness@100", "alphas": [0, 0.5, 1], "max_relevant": 45,
                                         "rare_systems": ["protocol", "paper_script"]}
     assert config == {
@@ -120,6 +122,7 @@ def test_config_defaults(tmp_path):
         "alphas": [0, 0.25, 0.5, 0.75, 1],
         "rarity_depth": None,
         "missing_data": "error",
+        "measure_options": {"gains": None, "beta": 1, "asl_unretrieved": "paper"},
         "averaging": ["all", "returned"],
         "threads": 2,
     }

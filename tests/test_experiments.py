@@ -30,6 +30,7 @@ from irmeta import io
 from irmeta.metrics import evaluate, parse_measure, relevant_count, score_table
 from irmeta.ranking import relevance_matrix
 from irmeta.rarity import document_rarity
+from campaigns import write_campaign as write_any_campaign
 
 TOL = 1e-12
 
@@ -38,24 +39,8 @@ TOL = 1e-12
 
 
 def write_campaign(root: Path, runs: dict[str, dict[str, list[str]]], qrels: dict[str, dict[str, int]]):
-    """Write runs (name -> qid -> ranked docids, best first) and qrels as TREC files; read them.
-
-    Scores strictly decrease down each list (the intended order is the only trec_eval
-    order). Every run also gets one line for topic PAD, which the qrels do not judge, so
-    no run file is empty (the reader ignores that topic).
-    """
-    run_dir = root / "runs"
-    run_dir.mkdir(parents=True, exist_ok=True)
-    for name, lists in runs.items():
-        lines = []
-        for qid, docs in lists.items():
-            n = len(docs)
-            lines += [f"{qid} Q0 {doc} {i + 1} {n - i} {name}\n" for i, doc in enumerate(docs)]
-        lines.append(f"PAD Q0 PADDOC 1 1 {name}\n")
-        (run_dir / name).write_text("".join(lines), encoding="utf-8")
-    text = "".join(f"{q} 0 {d} {g}\n" for q, judged in qrels.items() for d, g in judged.items())
-    (root / "qrels.txt").write_text(text, encoding="utf-8")
-    return io.read_runs(run_dir), io.read_qrels(root / "qrels.txt")
+    """Shared writer; every run gets a line for topic PAD (unjudged), so no file is empty."""
+    return write_any_campaign(root, runs, qrels, pad_topic="PAD")
 
 
 def campaign_matrix(root: Path, runs, qrels, depth=None):

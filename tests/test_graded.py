@@ -36,6 +36,7 @@ from irmeta.graded import (
 )
 from irmeta.metrics import MEASURES, Measure, average_precision, evaluate, parse_measure, precision, score_table
 from irmeta.ranking import relevance_matrix
+from campaigns import write
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -47,12 +48,6 @@ SAKAI = ("Q", "O", "Pmeasure", "Pplus")
 
 
 # ------------------------------------------------------------------------ helpers
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def campaign_matrix(root: Path, qrels: dict[str, dict[str, int]], runs: dict[str, dict[str, list[str]]],

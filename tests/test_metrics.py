@@ -31,12 +31,7 @@ from irmeta.metrics import (
     score_table,
 )
 from irmeta.ranking import relevance_matrix
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+from campaigns import write
 
 
 def bits(x) -> bytes:

@@ -14,12 +14,7 @@ import pytest
 from irmeta import io
 from irmeta.metrics import average_precision, precision
 from irmeta.ranking import relevance_matrix
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+from campaigns import write
 
 
 def order_of(runs: io.Runs, run: str | None = None, qid: str | None = None) -> list[str]:

@@ -310,3 +310,12 @@ def test_repository_copy_of_published_figures():
     assert set(published["setup"]["collections"]) == {"TREC-5", "TREC-8", "WT14", "DLT20"}
     md = tables.published_vs_reproduced(published, {}, {})
     assert md.count("not run") > 40
+
+
+def test_swap_table_orders_measures_by_sensitivity():
+    frame = pd.DataFrame({"measure": ["RR", "AP@100", "P_rareness@100"], "alpha": ["", "", "1"],
+                          "sampling": "bootstrap", "confidence": 0.95, "required_difference": [0.17, 0.04, 0.06],
+                          "sensitivity": [0.57, 0.86, 0.63], "comparisons": 1000})
+    out = tables.swap_table({"TREC-8": frame})
+    assert list(out["Metric"]) == ["AP", "P@100_rareness", "RR"]
+    assert list(out["absolute diff. required"]) == [0.04, 0.06, 0.17] and list(out["alpha"]) == ["", "1.0", ""]

@@ -292,3 +292,6 @@ def test_the_seeds_measures_in_every_experiment(tmp_path, shared_data):
     assert set(rrie["measure"]) == {"MAP", "ASL", "ASL@g1-1", "ASL@g1-10"}
     for figure in ("asl_histogram", "asl_difference"):
         assert (workdir / "results" / "demo" / "figures" / f"{figure}.png").stat().st_size > 1000
+    # Sakai's Table 1 layout across collections, most sensitive measure first.
+    paper = pd.read_csv(workdir / "results" / "paper" / "swap_sensitivity.csv")
+    assert paper["sensitivity"].is_monotonic_decreasing and set(paper["collection"]) == {"Demo"}

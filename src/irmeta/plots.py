@@ -434,7 +434,8 @@ def _measure_handles(frame: pd.DataFrame) -> list:
     base = _baselines(frame)
     for i, measure in enumerate(sorted(base["measure"].unique(), key=_measure_order)):
         handles.append(Line2D([], [], color=_style(measure, i)["color"], linewidth=0.9, alpha=0.45,
-                              label=f"{measure_label(measure)} (baseline)"))
+                              label=f"{measure_label(measure)} (baseline)" if _parse(measure)
+                              else f"{measure_label(measure)} (no alpha)"))
     return handles
 
 

@@ -396,6 +396,23 @@ def paper_table3(
     return out
 
 
+def swap_table(swap: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """Sakai's Table 1 (2006) per collection: for each measure (and alpha), the absolute
+    difference required for a sure comparison and the share of comparisons discriminated,
+    measures ordered by sensitivity, most sensitive first, as Sakai lays it out."""
+    rows = []
+    for collection, frame in swap.items():
+        frame = _with_keys(frame).sort_values("sensitivity", ascending=False, kind="stable")
+        for _, row in frame.iterrows():
+            rows.append({"collection": collection, "Metric": measure_label(row["measure"]),
+                         "alpha": alpha_display(row["_alpha_key"]) if row["_alpha_key"] else "",
+                         "absolute diff. required": row["required_difference"],
+                         "sensitivity": row["sensitivity"],
+                         "comparisons": int(row["comparisons"]), "sampling": row["sampling"],
+                         "confidence": row["confidence"]})
+    return pd.DataFrame(rows)
+
+
 # ------------------------------------------------------------- published vs reproduced
 
 

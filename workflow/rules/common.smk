@@ -86,6 +86,8 @@ PAPER_TABLES = [
     "table2_relative",
     "table3",
 ]
+if EXPERIMENTS["swap"]["measures"]:
+    PAPER_TABLES.append("swap_sensitivity")
 
 
 def all_targets():
@@ -248,7 +250,7 @@ def paper_inputs(wildcards):
     """Every collection's experiment tables and rarity, keyed <table>_<collection>."""
     inputs = {}
     for name in COLLECTIONS:
-        for table in EXPERIMENT_TABLES:
+        for table in EXPERIMENT_TABLES:  # includes swap_sensitivity when configured
             inputs[f"{table}__{name}"] = f"results/{name}/tables/{table}.csv"
         inputs[f"rarity__{name}"] = f"results/{name}/rarity.parquet"
     return inputs

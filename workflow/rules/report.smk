@@ -78,6 +78,7 @@ rule tabulate_paper:
         labels=[COLLECTIONS[name].label for name in COLLECTIONS],
         names=list(COLLECTIONS),
         settings=paper_settings(),
+        swap=bool(EXPERIMENTS["swap"]["measures"]),
     log:
         "results/logs/tabulate_paper/paper.log",
     benchmark:

@@ -45,6 +45,12 @@ def main(smk) -> None:
     tables.write_table(table3, out / "table3",
                        caption="Table 3: mean Kendall tau between N sampled runs ranked with rarity from "
                                "all runs and from the N alone (alpha = 1).")
+    if smk.params.swap:
+        swap = {label: pd.read_csv(smk.input[f"swap_sensitivity__{name}"], dtype={"alpha": str})
+                for name, label in zip(smk.params.names, smk.params.labels)}
+        tables.write_table(tables.swap_table(swap), out / "swap_sensitivity",
+                           caption="Sensitivity by the swap method (as Sakai's Table 1): absolute difference "
+                                   "required for a sure comparison, share of comparisons discriminated.")
     plots.plot_kendall_tau(each("kendall_tau"), out / "figure2")
     published = tables.load_published(smk.input.published)
     text = tables.published_vs_reproduced(published, frames, dict(smk.params.settings))

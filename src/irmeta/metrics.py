@@ -213,7 +213,10 @@ def average_precision_rarity_term(rel: np.ndarray, weight: np.ndarray, n_relevan
     return divide_by_relevant(total, n_relevant)
 
 
-def _rarity_for(matrix: RelevanceMatrix, k: int, rarity: "Rarity | None", rarity_depth: int | None) -> "Rarity":
+def _rarity_for(matrix: RelevanceMatrix, k: int, rarity: "Rarity | None", rarity_depth: int | None,
+                cache: dict[int, "Rarity"] | None = None) -> "Rarity":
+    """The rarity a measure cut at ``k`` is scored with: ``rarity`` when given, else S_d
+    over all runs at ``rarity_depth`` (default: k), counted once per depth in ``cache``."""
     from .rarity import document_rarity
 
     if rarity is not None:
@@ -224,7 +227,10 @@ def _rarity_for(matrix: RelevanceMatrix, k: int, rarity: "Rarity | None", rarity
             f"rarity depth {depth} is shallower than the scoring cutoff {k}: documents ranked "
             f"below it would count as found by no run"
         )
-    return document_rarity(matrix, depth=min(depth, matrix.depth))
+    cache = {} if cache is None else cache
+    if depth not in cache:
+        cache[depth] = document_rarity(matrix, depth=min(depth, matrix.depth))
+    return cache[depth]
 
 
 def _rareness(matrix: RelevanceMatrix, cutoff: int | None, *, kind: str, normalised: bool,
@@ -373,15 +379,13 @@ def evaluate(matrix: RelevanceMatrix, measures: Iterable[str | Measure], *,
             given = {key: options[key] for key in m.definition.options if key in options}
             out[m] = m.definition.compute(matrix, m.cutoff, **given)
             continue
-        k = matrix.depth if m.cutoff is None else m.cutoff
-        found = rarity
-        if found is None:
-            depth = k if rarity_depth is None else rarity_depth
-            if depth not in counted:
-                counted[depth] = _rarity_for(matrix, k, None, rarity_depth)
-            found = counted[depth]
+        found = _rarity_for(matrix, _cutoff(matrix, m), rarity, rarity_depth, counted)
         out[m] = m.definition.compute(matrix, m.cutoff, alphas=alphas, rarity=found)
     return out
+
+
+def _cutoff(matrix: RelevanceMatrix, measure: Measure) -> int:
+    return matrix.depth if measure.cutoff is None else measure.cutoff
 
 
 def _mean_row(matrix: RelevanceMatrix, block: np.ndarray, mode: Averaging, counted: np.ndarray | None,
@@ -412,11 +416,16 @@ def score_table(
     """
     frames = []
     n_runs, n_topics = len(matrix.runs), len(matrix.topics)
-    for measure, values in evaluate(matrix, measures, **options).items():
+    alphas = options.get("alphas", (0.0,))
+    rarities: dict[int, "Rarity"] = {}  # S_d counted once per depth, for scores and means
+    for item in measures:
+        measure = parse_measure(item)
+        found = (_rarity_for(matrix, _cutoff(matrix, measure), options.get("rarity"), options.get("rarity_depth"),
+                             rarities) if measure.uses_alpha else None)
+        values = evaluate(matrix, [measure], **dict(options, rarity=found))[measure]
         stacked = values if measure.uses_alpha else values[None]
-        labels = [alpha_label(a) for a in options.get("alphas", (0.0,))] if measure.uses_alpha else [None]
-        rarity_options = {key: options[key] for key in ("alphas", "rarity", "rarity_depth") if key in options}
-        counted = {mode: counted_means(matrix, measure, mode, **rarity_options) for mode in averaging}
+        labels = [alpha_label(a) for a in alphas] if measure.uses_alpha else [None]
+        counted = {mode: counted_means(matrix, measure, mode, alphas=alphas, rarity=found) for mode in averaging}
         for a_index, alpha in enumerate(labels):
             block = stacked[a_index]
             if per_topic:

@@ -56,7 +56,8 @@ from campaigns import write
 # run B, topic 1: b a c z1 z2 z3 z4 (R R R N N N N)      length 7
 #        topic 2: not returned
 #        topic 3: z
-# The matrix depth is the deepest list: k = 7.
+# The runs are cut at depth 7, the deepest list: k = 7 (the "depth" alternative pads
+# to the depth the runs were cut to).
 
 QRELS = """1 0 a 1
 1 0 b 1
@@ -92,7 +93,7 @@ RUN_B = """1 Q0 b 1 0.9 B
 def matrix(tmp_path_factory):
     root = tmp_path_factory.mktemp("asl")
     qrels = io.read_qrels(write(root / "qrels.txt", QRELS))
-    runs = io.read_runs([write(root / "runs" / "A", RUN_A), write(root / "runs" / "B", RUN_B)])
+    runs = io.read_runs([write(root / "runs" / "A", RUN_A), write(root / "runs" / "B", RUN_B)], depth=7)
     return relevance_matrix(runs, qrels)
 
 
@@ -253,8 +254,9 @@ def slow_order(lines: list[tuple[str, str]]) -> list[str]:
     return [d for d, _ in sorted(lines, key=lambda ds: (float(ds[1]), ds[0].encode()), reverse=True)]
 
 
-def slow_asl(ranking: list[str], relevant: list[str], k: int, unretrieved: str) -> list[int]:
-    """ASL_{q,d} of each relevant document by eq. 1 and eq. 3, one document at a time."""
+def slow_asl(ranking: list[str], relevant: list[str], k: int, unretrieved: str, pad: int | None = None) -> list[int]:
+    """ASL_{q,d} of each relevant document by eq. 1 and eq. 3, one document at a time;
+    ``pad``: the depth the "depth" alternative pads to (default k)."""
     top = ranking[:k]
     irrelevant_returned = sum(1 for doc in top if doc not in relevant)
     found = sum(1 for doc in top if doc in relevant)
@@ -268,7 +270,7 @@ def slow_asl(ranking: list[str], relevant: list[str], k: int, unretrieved: str) 
         elif unretrieved == "plus_one":
             out.append(irrelevant_returned + 1)
         else:
-            out.append(k - found + 1)
+            out.append((k if pad is None else pad) - found + 1)
     return out
 
 
@@ -320,6 +322,7 @@ def test_against_plain_python(campaign, ks, threshold, ns):
     topics = io.sort_topics(qrels_d)
     for k in ks + [None]:
         depth = m.depth if k is None else min(k, m.depth)
+        pad = max(ks) if k is None else k  # the cutoff, else the depth the runs were cut to
         for mode in ("paper", "plus_one", "depth"):
             per_doc = atomized_search_lengths(m, k, unretrieved=mode)
             per_topic = asl(m, k, asl_unretrieved=mode)
@@ -328,7 +331,7 @@ def test_against_plain_python(campaign, ks, threshold, ns):
                 for q, topic in enumerate(topics):
                     relevant = [d for d, g in qrels_d[topic].items() if g >= threshold]  # qrels order
                     ranking = slow_order(runs_d[name].get(topic, []))
-                    values = slow_asl(ranking, relevant, depth, mode)
+                    values = slow_asl(ranking, relevant, depth, mode, pad)
                     cols = np.flatnonzero(per_doc.topic == q)
                     assert len(cols) == len(relevant)
                     want_doc[s, cols] = values
@@ -366,7 +369,8 @@ def test_moving_a_relevant_document_up(flags, data, n_missing, mode):
 
     def values(order):
         lines = [(d, str(len(order) - i)) for i, d in enumerate(order)]
-        return atomized_search_lengths(build(qrels, {"R": {"1": lines}}), unretrieved=mode).values[0]
+        matrix = build(qrels, {"R": {"1": lines}}, depth=len(order))
+        return atomized_search_lengths(matrix, unretrieved=mode).values[0]
 
     before_v, after_v = values(docs), values(after)
     column = relevant.index(docs[moved])  # columns follow the qrels order: relevant first

@@ -302,8 +302,7 @@ def pytrec_differences(matrix, qrels: dict, *, relevance_level: int = 1, gains=N
     evaluator = pytrec_eval.RelevanceEvaluator(qrels, measures, relevance_level=relevance_level)
     ours = {f"ndcg_cut_{k}": ndcg(matrix, k, gains=gains) for k in TREC_EVAL_CUTOFFS}
     ours["recip_rank"] = reciprocal_rank(matrix, None)
-    if gain_of(matrix, gains, depth=0)[1].shape[1] <= matrix.depth:  # trec_eval's ndcg: ideal not cut
-        ours["ndcg"] = ndcg(matrix, None, gains=gains)
+    ours["ndcg"] = ndcg(matrix, None, gains=gains)  # the ideal over every positive judged gain
     topic_index = {t: i for i, t in enumerate(matrix.topics)}
     differ, compared = [], 0
     for name, per_topic in matrix_run_dicts(matrix).items():
@@ -373,31 +372,36 @@ _gain_maps = st.one_of(st.none(), st.dictionaries(st.integers(-2, 3), st.sampled
 
 
 def slow_measures(ranking: list[str], judged: dict[str, int], *, threshold: int, gains, k: int,
-                  depth: int, beta: float) -> dict[str, float]:
-    """Every measure of one ranked list, as the definitions read, one rank at a time."""
+                  depth: int, beta: float, ideal_cut: int | None = None) -> dict[str, float]:
+    """Every measure of one ranked list, as the definitions read, one rank at a time.
+    ``ideal_cut``: where nDCG's ideal list is cut (None: never, trec_eval's ndcg)."""
 
-    def gain(doc: str) -> float:
+    def gain(doc: str, floor: int = threshold) -> float:
         if doc not in judged:
             return 0.0
         g = judged[doc]
         if gains is None:
-            return float(g) if g >= threshold else 0.0
+            return float(g) if g >= max(floor, 1) else 0.0
         return float(gains.get(g, 0))
+
+    def dcg_gain(doc: str) -> float:  # trec_eval: -l changes no gain
+        return gain(doc, floor=1)
 
     def isrel(doc: str) -> bool:
         return doc in judged and judged[doc] >= threshold
 
     top = ranking[:min(k, depth)]
     ideal = sorted((gain(d) for d in judged if gain(d) > 0), reverse=True)
+    dcg_ideal = sorted((dcg_gain(d) for d in judged if dcg_gain(d) > 0), reverse=True)
     n_rel = sum(1 for g in judged.values() if g >= threshold)
     out: dict[str, float] = {}
     for name, disc in (("", lambda r: math.log2(r + 1)), ("_jk", lambda r: 1.0 if r == 1 else math.log2(r))):
         value = 0.0
         for r, d in enumerate(top, start=1):
-            value += gain(d) / disc(r)
+            value += dcg_gain(d) / disc(r)
         best = 0.0
-        for r in range(1, min(k, len(ideal)) + 1):
-            best += ideal[r - 1] / disc(r)
+        for r in range(1, len(dcg_ideal[:ideal_cut]) + 1):
+            best += dcg_ideal[r - 1] / disc(r)
         out["DCG" + name] = value
         out["nDCG" + name] = value / best if best > 0 else 0.0
     cg, count, blended = 0.0, 0, []  # blended: (rank, BR(r), count(r)) at relevant ranks
@@ -448,7 +452,7 @@ def test_against_plain_python(campaign, cutoffs, depth, threshold, gains, beta):
         for s, run in enumerate(m.runs):
             for q, topic in enumerate(m.topics):
                 want = slow_measures(runs[run].get(topic, []), qrels[topic], threshold=threshold, gains=gains,
-                                     k=k, depth=m.depth, beta=beta)
+                                     k=k, depth=m.depth, beta=beta, ideal_cut=cutoff)
                 for name, value in want.items():
                     assert got[name][s, q] == pytest.approx(value, rel=1e-12, abs=1e-12), (name, run, topic, cutoff)
         for name in BOUNDED:
@@ -462,16 +466,16 @@ def test_against_plain_python(campaign, cutoffs, depth, threshold, gains, beta):
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(campaign=graded_campaigns(), threshold=st.sampled_from([1, 2]), cutoff=st.integers(1, 14))
 def test_random_graded_equal_pytrec_eval(campaign, threshold, cutoff):
-    """trec_eval's ndcg_cut takes the raw grade as gain whatever the relevance level:
-    our default gains are that at threshold 1, and the identity map {1: 1, 2: 2, 3: 3}
-    is that at any threshold. recip_rank uses the relevance level (our threshold)."""
+    """trec_eval's ndcg and ndcg_cut take the raw grade as gain whatever the relevance
+    level, as our default gains do (and the identity map {1: 1, 2: 2, 3: 3}).
+    recip_rank uses the relevance level (our threshold)."""
     qrels, runs = campaign
     with tempfile.TemporaryDirectory() as tmp:
         m = campaign_matrix(Path(tmp), qrels, runs, depth=cutoff, threshold=threshold)
-    gains = None if threshold == 1 else {1: 1, 2: 2, 3: 3}
-    differ, compared = pytrec_differences(m, nonnegative(qrels), relevance_level=threshold, gains=gains)
-    assert compared >= int(m.returned.sum()) * (len(TREC_EVAL_CUTOFFS) + 1)  # every returned topic
-    assert not differ, differ[:5]
+    for gains in (None, {1: 1, 2: 2, 3: 3}):
+        differ, compared = pytrec_differences(m, nonnegative(qrels), relevance_level=threshold, gains=gains)
+        assert compared >= int(m.returned.sum()) * (len(TREC_EVAL_CUTOFFS) + 2)  # every returned topic
+        assert not differ, differ[:5]
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -487,7 +491,8 @@ def test_ideal_run_scores_one(campaign, threshold, data, exponential):
     for topic, judged in qrels.items():
         shuffled = data.draw(st.permutations(sorted(d for d, g in judged.items() if g >= threshold)))
         relevant = sorted(shuffled, key=lambda d: -judged[d])  # stable: ties in a random order
-        ideal[topic] = relevant + [d for d in judged if judged[d] < threshold]
+        # the rest by grade too: nDCG's gains do not stop at the threshold (trec_eval's)
+        ideal[topic] = relevant + sorted((d for d in judged if judged[d] < threshold), key=lambda d: -judged[d])
     gains = {g: 2.0 ** g - 1 for g in range(threshold, 4)} if exponential else None
     with tempfile.TemporaryDirectory() as tmp:
         m = campaign_matrix(Path(tmp), qrels, {"ideal": ideal}, threshold=threshold)

@@ -267,23 +267,28 @@ def test_trec8_published_vs_reproduced(trec8):
 
 
 def test_the_seeds_measures_in_every_experiment(tmp_path, shared_data):
-    """config/measures.yaml: nDCG, RR, Sakai's Q/O/P/P+ and ASL (lower is better) scored,
-    compared, tested for discriminative power, stability and swap sensitivity."""
+    """config/measures.yaml: nDCG, RR, Sakai's Q/O/P/P+, ASL (lower is better) and
+    trec_eval's recall, Rprec, bpref, set_F and success scored, compared, tested for
+    discriminative power, stability and swap sensitivity."""
     workdir = _copy_workflow(tmp_path / "measures")
     _ok(_snakemake(workdir, "--cores", "2", "--configfile", "config/measures.yaml",
                    "--config", f"data_root={shared_data}", timeout=300))
     tables = workdir / "results" / "demo" / "tables"
     scores = pd.read_parquet(workdir / "results" / "demo" / "scores.parquet")
+    trec_eval_everyday = {"Recall@100", "Rprec", "Bpref", "SetF", "Success@10"}
     assert {"nDCG@10", "RR", "Q@100", "O@100", "Pmeasure@100", "Pplus@100", "ASL", "ASL_g1@10"} <= set(scores["measure"])
+    assert trec_eval_everyday <= set(scores["measure"])
     tau = pd.read_csv(tables / "kendall_tau.csv", dtype={"alpha": str}).set_index("measure")
     # ASL ranks runs lower-is-better: against AP the agreement is positive, not negative.
     assert tau.loc["ASL", "tau"] > 0.5 and tau.loc["Q@100", "tau"] > 0.8
+    assert tau.loc["Bpref", "tau"] > 0.5 and tau.loc["Rprec", "tau"] > 0.5
     dp = pd.read_csv(tables / "discriminative_power.csv")
-    assert {"ASL", "Pmeasure@100", "RR"} <= set(dp["measure"])
+    assert {"ASL", "Pmeasure@100", "RR"} | trec_eval_everyday <= set(dp["measure"])
     stab = pd.read_csv(tables / "stability.csv")
     assert stab.loc[stab["measure"] == "ASL", "stability"].between(0, 1).all()
+    assert trec_eval_everyday <= set(stab["measure"])
     swap = pd.read_csv(tables / "swap_sensitivity.csv").set_index("measure")
-    assert {"Q@100", "AP@100", "Pmeasure@100", "O@100", "RR"} <= set(swap.index)
+    assert {"Q@100", "AP@100", "Pmeasure@100", "O@100", "RR", "Bpref"} <= set(swap.index)
     assert swap.loc["ASL", "required_difference"] > 1  # ASL differences are in ranks
     reordering = pd.read_csv(tables / "asl_reordering.csv")
     assert list(reordering["step"]) == ["atomize_P", "harmonic_mean_within_topic", "harmonic_mean_across_topics",

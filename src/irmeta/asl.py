@@ -86,7 +86,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple, Sequence
 import numpy as np
 import pandas as pd
 
-from .metrics import MeasureDefinition, average_precision, exact_mean, register
+from .metrics import MeasureDefinition, average_precision, exact_mean, measure_depth, register
 from .ranking import RelevanceMatrix
 
 if TYPE_CHECKING:
@@ -139,6 +139,12 @@ def _depth(matrix: RelevanceMatrix, cutoff: int | None) -> int:
     return matrix.depth if cutoff is None else min(int(cutoff), matrix.depth)
 
 
+def _padded_depth(matrix: RelevanceMatrix, cutoff: int | None, unretrieved: str) -> int:
+    """k of ``unretrieved="depth"``: the cutoff, else the depth the runs were cut to
+    (not the deepest list scored alongside, which would tie a run's ASL to the others)."""
+    return measure_depth(matrix, cutoff, "ASL padded to the depth") if unretrieved == "depth" else 0
+
+
 def _check_unretrieved(unretrieved: str) -> None:
     if unretrieved not in UNRETRIEVED_CHOICES:
         raise ValueError(f"unretrieved must be one of {', '.join(UNRETRIEVED_CHOICES)}, not {unretrieved!r}")
@@ -184,7 +190,7 @@ def atomized_search_lengths(matrix: RelevanceMatrix, cutoff: int | None = None, 
     column_of_row = np.full(len(matrix.qrels_grade), -1, dtype=np.int64)
     column_of_row[rows] = np.arange(len(rows))
 
-    missing = unretrieved_value(found, returned, k, unretrieved)  # (S, Q)
+    missing = unretrieved_value(found, returned, _padded_depth(matrix, cutoff, unretrieved), unretrieved)  # (S, Q)
     values = missing[:, topic].astype(np.int64)  # every document missing, then overwrite the found ones
     s, q, i = np.nonzero(rel)
     if len(s):
@@ -225,7 +231,8 @@ def asl_totals(matrix: RelevanceMatrix, cutoff: int | None = None, *, first: int
             keep = rel
         rank_sum = keep @ ranks if k else np.zeros_like(found)
         count = np.broadcast_to(np.minimum(n_rel, first), found.shape)
-    total = rank_sum - taken * (taken - 1) // 2 + (count - taken) * unretrieved_value(found, returned, k, unretrieved)
+    missing = unretrieved_value(found, returned, _padded_depth(matrix, cutoff, unretrieved), unretrieved)
+    total = rank_sum - taken * (taken - 1) // 2 + (count - taken) * missing
     return total.astype(np.int64), np.ascontiguousarray(count)
 
 

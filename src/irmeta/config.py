@@ -133,7 +133,15 @@ def _describe(error) -> str:
         return f"the value {error.instance!r} is not allowed where it is"
     if error.validator == "oneOf" and path == "runs":
         return f"key 'runs': {error.instance!r} is neither a path nor a list of paths"
+    item_of = str(error.absolute_path[0]) if len(error.absolute_path) == 2 else ""
+    hint = _VALUE_HINTS.get(item_of)
+    if hint and error.validator in ("oneOf", "pattern", "minimum", "maximum", "type"):
+        return f"{where}: {error.instance!r} is not {hint}"
     return f"{where}: {' '.join(error.message.split())}"
+
+
+# What an item of a list key must be, for errors that jsonschema words as regexes.
+_VALUE_HINTS = {"alphas": "an alpha: a number >= 0, or 1/R"}
 
 
 def validate(data: Any, schema_name: str, *, source: str | Path, schema_dir: str | Path | None = None) -> dict:
@@ -178,11 +186,28 @@ def check_measures(measures: Iterable[str], source: str | Path = "config") -> No
             raise ConfigError(f"{source}: key 'measures': {exc}") from None
 
 
+def check_alphas(alphas: Iterable[Any], measures: Iterable[str], source: str | Path = "config") -> None:
+    """Every alpha is one :func:`irmeta.metrics.parse_alpha` accepts (>= 0, or 1/R), and in
+    [0, 1] when a [0, 1] form of eq. 4 is among the measures."""
+    from .metrics import check_unit_alphas, parse_alpha, parse_measure
+
+    alphas = list(alphas)
+    try:
+        for alpha in alphas:
+            parse_alpha(alpha)
+        for measure in measures:
+            if parse_measure(measure).family.endswith("_rareness_norm"):
+                check_unit_alphas(alphas, measure)
+    except ValueError as exc:
+        raise ConfigError(f"{source}: key 'alphas': {exc}") from None
+
+
 def validate_config(config: Mapping[str, Any], source: str | Path = "config",
                     schema_dir: str | Path | None = None) -> dict:
     """The workflow configuration checked, defaults filled in (a copy)."""
     checked = validate(config, CONFIG_SCHEMA, source=source, schema_dir=schema_dir)
     check_measures(checked["measures"], source)
+    check_alphas(checked["alphas"], checked["measures"], source)
     return checked
 
 

@@ -13,8 +13,10 @@ with numpy reductions over whole (runs, topics, ranks) arrays. Registered names:
     descending, cut at k); 0 when the ideal is 0. Current trec_eval and
     pytrec_eval-terrier discount by log2(r + 1); some older trec_eval sources of
     ``m_ndcg_cut.c`` used the JK discount below instead (rank 1 undiscounted). Without
-    ``@k`` the ideal is cut at the matrix depth; trec_eval's uncut ``ndcg`` differs
-    only for a topic with more positive-gain judgments than that depth.
+    ``@k``, trec_eval's ``ndcg``: the whole run against the ideal over every positive
+    judged gain of the topic (not cut at any depth). Gains, as trec_eval's, ignore the
+    relevance threshold: a judged document graded 1 gains 1 even at threshold 2
+    (trec_eval -l 2 changes no ndcg).
 ``DCG_jk``, ``nDCG_jk``
     Järvelin and Kekäläinen's original discount with base 2, as the IR lecture
     (seed 003) writes it: DCG_p = rel_1 + sum_{i=2..p} rel_i / log2(i).
@@ -36,15 +38,15 @@ with numpy reductions over whole (runs, topics, ranks) arrays. Registered names:
     so Sakai's P-measure is registered as ``Pmeasure`` and the P+-measure as ``Pplus``.
     beta = 0 turns BR(r) into precision count(r)/r: Q becomes AP, O becomes RR.
 
-Gains (option ``gains``): the default gain of a document is its grade when it is
-relevant (judged, grade >= the matrix threshold), else 0, so negative grades (spam)
-and judged non-relevant ones gain nothing; with threshold 1 that is trec_eval's
-``ndcg_cut`` (gain = grade for grades > 0; at a higher threshold trec_eval still
-gives lower positive grades their gain: pass ``{1: 1, 2: 2, ...}`` for that). A
-mapping ``{grade: gain}`` (e.g. ``{1: 1, 2: 3}``) sets the gain of judged documents
-by grade instead, 0 for grades it does not name; gains must be finite and >= 0. The
-relevance flags that Q, O, P, RR and the R of Q use stay ``grade >= threshold``
-whatever the gains.
+Gains (option ``gains``): by default the DCG family gives a judged document its
+grade when positive, whatever the relevance threshold (trec_eval's ``ndcg`` and
+``ndcg_cut``: -l changes no gain), and Sakai's measures the grade of relevant
+documents (grade >= the threshold) only, as their relevance flags count them. Negative
+grades (spam) and unjudged documents gain nothing. A mapping ``{grade: gain}`` (e.g.
+``{1: 1, 2: 3}``) sets the gain of judged documents by grade instead, 0 for grades it
+does not name (trec_eval's ``ndcg.1=1,2=3`` keeps gain = grade for levels it does not
+name); gains must be finite and >= 0. The relevance flags that Q, O, P, RR and the R
+of Q use stay ``grade >= threshold`` whatever the gains.
 """
 
 from __future__ import annotations
@@ -116,7 +118,7 @@ def _mapped(grades: np.ndarray, table: dict[int, float]) -> np.ndarray:
 
 
 def gain_of(matrix: RelevanceMatrix, gains: GainMap | None = None, *,
-            depth: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+            depth: int | None = None, below_threshold: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Gains of the ranked cells and the topics' ideal gain lists.
 
     Returns ``(cell, ideal)``: ``cell`` (runs, topics, depth) float64, the gain of the
@@ -124,14 +126,19 @@ def gain_of(matrix: RelevanceMatrix, gains: GainMap | None = None, *,
     ``ideal`` (topics, M) float64, each topic's positive judged gains sorted
     descending and padded with 0, M the most any topic has (from the qrels, so
     relevant documents no run found count). ``depth`` cuts the cells (default: all).
+    Default gains are the grade of relevant documents (grade >= the threshold), or with
+    ``below_threshold`` of every judged document with a positive grade (trec_eval's
+    ndcg, whose gains -l does not change).
     """
     table = normalise_gains(gains)
     d = matrix.depth if depth is None else max(0, min(depth, matrix.depth))
+    grade = matrix.grade[:, :, :d]
     if table is None:
-        cell = np.where(matrix.relevant[:, :, :d], matrix.grade[:, :, :d], 0).astype(np.float64)
-        judged_gain = np.where(matrix.qrels_grade >= matrix.threshold, matrix.qrels_grade, 0).astype(np.float64)
+        floor = 1 if below_threshold else max(matrix.threshold, 1)
+        cell = np.where((matrix.judgment[:, :, :d] >= 0) & (grade >= floor), grade, 0).astype(np.float64)
+        judged_gain = np.where(matrix.qrels_grade >= floor, matrix.qrels_grade, 0).astype(np.float64)
     else:
-        cell = np.where(matrix.judgment[:, :, :d] >= 0, _mapped(matrix.grade[:, :, :d], table), 0.0)
+        cell = np.where(matrix.judgment[:, :, :d] >= 0, _mapped(grade, table), 0.0)
         judged_gain = _mapped(matrix.qrels_grade, table)
     n_topics = len(matrix.topics)
     keep = judged_gain > 0
@@ -191,12 +198,14 @@ def _log2_denominators(n: int, convention: str) -> np.ndarray:
 def _dcg(matrix: RelevanceMatrix, cutoff: int | None, gains: GainMap | None, convention: str,
          normalised: bool) -> np.ndarray:
     k, d = _cutoff(matrix, cutoff)
-    cell, ideal = gain_of(matrix, gains, depth=d)
+    cell, ideal = gain_of(matrix, gains, depth=d, below_threshold=True)
     # Summed in rank order, gain / log2(.), as trec_eval's loop does.
     value = _last(np.cumsum(cell / _log2_denominators(d, convention), axis=2))
     if not normalised:
         return value
-    m = min(k, ideal.shape[1])
+    # ndcg_cut_k cuts the ideal list at k; uncut ndcg takes every positive judged gain,
+    # however short the runs are.
+    m = ideal.shape[1] if cutoff is None else min(k, ideal.shape[1])
     best = _last(np.cumsum(ideal[:, :m] / _log2_denominators(m, convention), axis=1))
     best = np.broadcast_to(best, value.shape)
     return np.divide(value, best, out=np.zeros_like(value), where=best > 0)

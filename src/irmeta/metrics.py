@@ -78,15 +78,21 @@ def register(definition: MeasureDefinition) -> MeasureDefinition:
 
 
 _MEASURE = re.compile(r"^(?P<family>[A-Za-z][A-Za-z0-9_+]*)(?:@(?P<cutoff>\d+))?$")
-_ALIASES = {"map": "AP", "MAP": "AP", "P_": "P", "recip_rank": "RR", "ndcg": "nDCG"}
-# trec_eval's names with a cutoff: P_10, map_cut_100, ndcg_cut_10; ASL@g1-10 (Alex et al.).
+MAX_CUTOFF = 2**31 - 1  # ranks are int32
+# trec_eval's names (and ir_measures' R@k) -> irmeta's families.
+_ALIASES = {"map": "AP", "MAP": "AP", "P_": "P", "recip_rank": "RR", "ndcg": "nDCG", "R": "Recall",
+            "bpref": "Bpref", "set_P": "SetP", "set_recall": "SetR", "set_F": "SetF"}
+# trec_eval's names with a cutoff: P_10, map_cut_100, ndcg_cut_10, recall_100, success_10;
+# ASL@g1-10 (Alex et al.).
 _SPELLINGS = [(re.compile(r"P_(\d+)"), "P@{}"), (re.compile(r"map_cut_(\d+)"), "AP@{}"),
-              (re.compile(r"ndcg_cut_(\d+)"), "nDCG@{}"), (re.compile(r"ASL@g1-(\d+)"), "ASL_g1@{}")]
+              (re.compile(r"ndcg_cut_(\d+)"), "nDCG@{}"), (re.compile(r"recall_(\d+)"), "Recall@{}"),
+              (re.compile(r"success_(\d+)"), "Success@{}"), (re.compile(r"ASL@g1-(\d+)"), "ASL_g1@{}")]
 
 
 def parse_measure(text: str | Measure) -> Measure:
     """``"P@100"`` -> ``Measure("P", 100)``; also accepts trec_eval's names (``P_100``,
-    ``map``, ``map_cut_100``, ``ndcg_cut_10``, ``recip_rank``) and ``ASL@g1-10``."""
+    ``map``, ``map_cut_100``, ``ndcg``, ``ndcg_cut_10``, ``recip_rank``, ``recall_100``,
+    ``Rprec``, ``bpref``, ``set_P``, ``set_recall``, ``set_F``, ``success_10``) and ``ASL@g1-10``."""
     if isinstance(text, Measure):
         return text
     raw = text.strip()
@@ -104,12 +110,31 @@ def parse_measure(text: str | Measure) -> Measure:
     cutoff = match.group("cutoff")
     if cutoff is not None and int(cutoff) < 1:
         raise ValueError(f"measure {text!r}: the cutoff must be at least 1")
+    if cutoff is not None and int(cutoff) > MAX_CUTOFF:
+        raise ValueError(f"measure {text!r}: the cutoff must be at most {MAX_CUTOFF}")
     return Measure(family, int(cutoff) if cutoff is not None else None)
 
 
+def measure_depth(matrix: RelevanceMatrix, cutoff: int | None, what: str = "a measure without @k") -> int:
+    """k of a measure that needs one (P divides by it): its cutoff, else the depth the
+    runs were cut to (trec_eval -M), never the deepest list among the runs scored
+    together, so a run's score does not depend on the other runs."""
+    if cutoff is not None:
+        return int(cutoff)
+    if matrix.run_depth is None:
+        raise ValueError(f"{what} needs the depth k the runs were cut to, and these runs were read without "
+                         f"one: write @k, or read the runs with a depth (--depth, or depth: in the collection)")
+    return matrix.run_depth
+
+
+def top_ranks(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+    """Relevance flags of the top ``cutoff`` ranks (every rank of the matrix for None)."""
+    return matrix.relevant if cutoff is None else matrix.relevant[:, :, :cutoff]
+
+
 def _cut(matrix: RelevanceMatrix, cutoff: int | None) -> tuple[np.ndarray, int]:
-    """Relevance flags of the top ``cutoff`` ranks, and the cutoff itself."""
-    k = matrix.depth if cutoff is None else cutoff
+    """Relevance flags of the top k ranks, and k (:func:`measure_depth`)."""
+    k = measure_depth(matrix, cutoff)
     return matrix.relevant[:, :, :k], k
 
 
@@ -120,9 +145,8 @@ def precision(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
 
 
 def relevant_count(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
-    """Relevant documents in the top k, as integers (exact ties for P@k)."""
-    rel, _ = _cut(matrix, cutoff)
-    return rel.sum(axis=2, dtype=np.int64)
+    """Relevant documents in the top k (all the run returned for None), as integers."""
+    return top_ranks(matrix, cutoff).sum(axis=2, dtype=np.int64)
 
 
 def precision_at_relevant_ranks(rel: np.ndarray) -> np.ndarray:
@@ -138,7 +162,7 @@ def average_precision(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray
     trec_eval ``map`` with ``-M k``: the sum runs in rank order, as trec_eval's loop,
     so results agree to the last bit. A topic with N_R = 0 scores 0.
     """
-    rel, _ = _cut(matrix, cutoff)
+    rel = top_ranks(matrix, cutoff)
     total = np.cumsum(precision_at_relevant_ranks(rel), axis=2)[:, :, -1] if rel.shape[2] else np.zeros(rel.shape[:2])
     return divide_by_relevant(total, matrix.n_relevant)
 
@@ -161,7 +185,13 @@ Alpha = float | str
 
 
 def parse_alpha(value: Alpha) -> Alpha:
-    """A rarity weight: a number, or ``"1/R"`` for alpha = 1/N_R per topic."""
+    """A rarity weight: a number >= 0, or ``"1/R"`` for alpha = 1/N_R per topic.
+
+    Eq. 1 and 3, Rel (1 + alpha R), take any alpha >= 0 (above 1, rarity weighs more
+    than relevance; eq. 4 at alpha in [0, 1) is eq. 1 at alpha S / ((1 - alpha)(S - 1))).
+    The [0, 1] forms of eq. 4 are convex combinations and take alpha in [0, 1] only:
+    :func:`check_unit_alphas`.
+    """
     if isinstance(value, str):
         text = value.strip()
         if text.replace(" ", "") in ("1/R", "1/N_R"):
@@ -170,10 +200,21 @@ def parse_alpha(value: Alpha) -> Alpha:
             value = float(text)
         except ValueError:
             raise ValueError(f"alpha {value!r} is neither a number nor 1/R") from None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"alpha {value!r} is neither a number nor 1/R")
     alpha = float(value)
-    if not np.isfinite(alpha):
-        raise ValueError(f"alpha must be finite, not {value!r}")
+    if not 0.0 <= alpha < np.inf:  # also refuses NaN
+        raise ValueError(f"alpha {value!r} is not a finite number >= 0")
     return alpha
+
+
+def check_unit_alphas(alphas: Sequence[Alpha], measure: str) -> None:
+    """Alphas of a [0, 1] form (eq. 4): (1 - alpha) Rel + alpha Rel R' leaves [0, 1] for alpha > 1."""
+    for a in alphas:
+        value = parse_alpha(a)
+        if value != PER_TOPIC_ALPHA and value > 1.0:
+            raise ValueError(f"alpha {a!r} is outside [0, 1], the range of {measure} (eq. 4 is a convex "
+                             f"combination; only P_rareness and AP_rareness take alpha > 1)")
 
 
 def alpha_label(alpha: Alpha) -> str:
@@ -236,6 +277,8 @@ def _rarity_for(matrix: RelevanceMatrix, k: int, rarity: "Rarity | None", rarity
 def _rareness(matrix: RelevanceMatrix, cutoff: int | None, *, kind: str, normalised: bool,
               alphas: Sequence[Alpha] = (0.0,), rarity: "Rarity | None" = None,
               rarity_depth: int | None = None, **_: object) -> np.ndarray:
+    if normalised:
+        check_unit_alphas(alphas, f"{kind}_rareness_norm")
     rel, k = _cut(matrix, cutoff)
     found = _rarity_for(matrix, k, rarity, rarity_depth)
     weight = found.per_cell(matrix, found.rarity_prime if normalised else found.rarity, rel.shape[2])
@@ -341,6 +384,7 @@ def counted_means(matrix: RelevanceMatrix, measure: Measure, averaging: Averagin
         numerator = (1.0 + a) * (s * hits) - a * shared
         denominator = k * s * n_topics
     else:
+        check_unit_alphas(alphas, measure.family)
         if s < 2:
             raise ValueError("R'(d) needs at least two runs (S - 1 > 0)")
         numerator = (1.0 - a) * ((s - 1) * hits) + a * (s * hits - shared)
@@ -385,7 +429,7 @@ def evaluate(matrix: RelevanceMatrix, measures: Iterable[str | Measure], *,
 
 
 def _cutoff(matrix: RelevanceMatrix, measure: Measure) -> int:
-    return matrix.depth if measure.cutoff is None else measure.cutoff
+    return measure_depth(matrix, measure.cutoff)
 
 
 def _mean_row(matrix: RelevanceMatrix, block: np.ndarray, mode: Averaging, counted: np.ndarray | None,
@@ -450,5 +494,6 @@ def score_table(
     table["alpha"] = table["alpha"].astype("string")
     table["averaging"] = table["averaging"].astype("string")
     return table
+from . import binary  # noqa: E402,F401  (registers trec_eval's other binary measures)
 from . import graded  # noqa: E402,F401  (registers the graded measures)
 from . import asl  # noqa: E402,F401  (registers ASL)

@@ -44,6 +44,10 @@ class RelevanceMatrix:
     qrels_grade: np.ndarray  # (J,) int64
     judgment: np.ndarray  # (S, Q, D) int32: row of the qrels judging the document, -1 if unjudged
     ignored_topics: dict[str, list[str]] = field(default_factory=dict)
+    # The depth the runs were cut to when read (trec_eval -M), None if uncut. Measures
+    # without a cutoff that need one (P divides by k) use it, never the matrix depth,
+    # which is the deepest list among the runs scored together.
+    run_depth: int | None = None
 
     @property
     def shape(self) -> tuple[int, int, int]:
@@ -68,6 +72,7 @@ class RelevanceMatrix:
             qrels_topic=self.qrels_topic, qrels_doc=self.qrels_doc, qrels_grade=self.qrels_grade,
             judgment=self.judgment[idx],
             ignored_topics={self.runs[i]: self.ignored_topics.get(self.runs[i], []) for i in idx},
+            run_depth=self.run_depth,
         )
 
 
@@ -132,5 +137,10 @@ def relevance_matrix(runs: Runs, qrels: Qrels, *, depth: int | None = None, thre
         runs=list(runs.names), topics=topics, doc=doc, grade=grade, relevant=relevant,
         n_relevant=n_relevant, length=length, threshold=threshold, docids=docids,
         qrels_topic=judged_topic, qrels_doc=qrels_doc, qrels_grade=qrels.grade.astype(np.int64),
-        judgment=judgment, ignored_topics=ignored,
+        judgment=judgment, ignored_topics=ignored, run_depth=_cut_depth(runs.depth, depth),
     )
+
+
+def _cut_depth(read: int | None, kept: int | None) -> int | None:
+    """The depth the runs are cut to: at reading (``-M``) and again when joined."""
+    return min((d for d in (read, kept) if d is not None), default=None)

@@ -1,0 +1,111 @@
+"""trec_eval's other binary-relevance measures, vectorised over runs and topics.
+
+Each maps a :class:`~irmeta.ranking.RelevanceMatrix` to per-topic scores (runs, topics)
+with trec_eval's arithmetic (trec_eval 9, ``m_*.c``). "Relevant" is judged with grade
+>= the threshold (trec_eval -l), N_R the topic's relevant documents in the qrels, and
+``@k`` cuts the runs at rank k first, as ``AP@k`` does (trec_eval -M k); without it the
+whole run counts. Registered names (trec_eval's in brackets):
+
+``Recall@k`` (``recall_k``; ir_measures' ``R@k``)
+    relevant documents in the top k / N_R; 0 when N_R = 0.
+``Rprec`` (``Rprec``)
+    relevant documents in the top N_R / N_R: precision at the rank where it equals
+    recall; 0 when N_R = 0.
+``Bpref`` (``bpref``; Buckley and Voorhees, SIGIR 2004)
+    (1/N_R) sum over the relevant documents returned of
+    1 - min(n, N_R) / min(N_N, N_R), n the judged non-relevant documents ranked above,
+    N_N the topic's judged non-relevant documents (0 <= grade < threshold); a term is 1
+    when n = 0. Unjudged documents and negative grades (trec_eval's "unjudged in the
+    pool") count neither way.
+``SetP``, ``SetR``, ``SetF`` (``set_P``, ``set_recall``, ``set_F``)
+    the returned list as a set: relevant returned / returned, relevant returned / N_R,
+    and their harmonic mean 2 P R / (P + R) (trec_eval's default ``set_F.1``); 0 when
+    the numerator is 0.
+``Success@k`` (``success_k``)
+    1 if a relevant document is in the top k, else 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .metrics import MeasureDefinition, divide_by_relevant, register, relevant_count, top_ranks
+from .ranking import RelevanceMatrix
+
+__all__ = ["recall", "r_precision", "bpref", "set_precision", "set_recall", "set_f", "success"]
+
+
+def recall(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+    """Recall@k = |relevant in top k| / N_R (trec_eval ``recall_k``)."""
+    return divide_by_relevant(relevant_count(matrix, cutoff).astype(np.float64), matrix.n_relevant)
+
+
+def r_precision(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+    """Rprec = |relevant in top N_R| / N_R (trec_eval ``Rprec``)."""
+    rel = top_ranks(matrix, cutoff)
+    ranks = np.arange(rel.shape[2])
+    within = ranks[None, :] < matrix.n_relevant[:, None]  # (topics, ranks): the top N_R
+    hits = (rel & within[None]).sum(axis=2, dtype=np.int64)
+    return divide_by_relevant(hits.astype(np.float64), matrix.n_relevant)
+
+
+def judged_nonrelevant(matrix: RelevanceMatrix) -> np.ndarray:
+    """(runs, topics, depth) bool: judged with 0 <= grade < threshold (bpref's non-relevant)."""
+    return (matrix.judgment >= 0) & (matrix.grade >= 0) & (matrix.grade < matrix.threshold)
+
+
+def bpref(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+    """Bpref = (1/N_R) sum_{relevant r} (1 - min(n_r, N_R) / min(N_N, N_R)) (trec_eval ``bpref``)."""
+    rel = top_ranks(matrix, cutoff)
+    depth = rel.shape[2]
+    above = np.cumsum(judged_nonrelevant(matrix)[:, :, :depth], axis=2, dtype=np.int64)
+    graded = matrix.qrels_grade
+    n_nonrel = np.bincount(matrix.qrels_topic[(graded >= 0) & (graded < matrix.threshold)],
+                           minlength=len(matrix.topics))
+    n_rel = matrix.n_relevant
+    denominator = np.minimum(n_nonrel, n_rel).astype(np.float64)[None, :, None]
+    with np.errstate(divide="ignore", invalid="ignore"):  # n > 0 implies a positive denominator
+        term = np.where(above > 0, 1.0 - np.minimum(above, n_rel[None, :, None]) / denominator, 1.0)
+    # Summed in rank order, as trec_eval's loop adds the terms.
+    total = np.cumsum(np.where(rel, term, 0.0), axis=2)[:, :, -1] if depth else np.zeros(rel.shape[:2])
+    return divide_by_relevant(total, n_rel)
+
+
+def _set_counts(matrix: RelevanceMatrix, cutoff: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Relevant documents returned and documents returned (in the top k), as float64."""
+    returned = matrix.length if cutoff is None else np.minimum(matrix.length, cutoff)
+    return relevant_count(matrix, cutoff).astype(np.float64), returned.astype(np.float64)
+
+
+def set_precision(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+    """SetP = relevant returned / returned (trec_eval ``set_P``); 0 for an empty list."""
+    hits, returned = _set_counts(matrix, cutoff)
+    return np.divide(hits, returned, out=np.zeros_like(hits), where=returned > 0)
+
+
+def set_recall(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+    """SetR = relevant returned / N_R (trec_eval ``set_recall``)."""
+    return recall(matrix, cutoff)
+
+
+def set_f(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+    """SetF = (x + 1) P R / (x P + R) with x = 1 (trec_eval ``set_F``); 0 with no relevant returned."""
+    hits, _ = _set_counts(matrix, cutoff)
+    p, r = set_precision(matrix, cutoff), set_recall(matrix, cutoff)
+    x = 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(hits > 0, (x + 1.0) * p * r / (x * p + r), 0.0)
+
+
+def success(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+    """Success@k = 1 if a relevant document is in the top k, else 0 (trec_eval ``success_k``)."""
+    return top_ranks(matrix, cutoff).any(axis=2).astype(np.float64)
+
+
+register(MeasureDefinition("Recall", recall, "recall at k: relevant in the top k / N_R (trec_eval recall_k)"))
+register(MeasureDefinition("Rprec", r_precision, "precision at rank N_R (trec_eval Rprec)"))
+register(MeasureDefinition("Bpref", bpref, "binary preference over judged documents (trec_eval bpref)"))
+register(MeasureDefinition("SetP", set_precision, "relevant returned / returned (trec_eval set_P)"))
+register(MeasureDefinition("SetR", set_recall, "relevant returned / N_R (trec_eval set_recall)"))
+register(MeasureDefinition("SetF", set_f, "harmonic mean of SetP and SetR (trec_eval set_F)"))
+register(MeasureDefinition("Success", success, "1 if a relevant document is in the top k (trec_eval success_k)"))

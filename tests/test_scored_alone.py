@@ -1,0 +1,100 @@
+"""A run's score does not depend on the runs scored beside it.
+
+Every registered measure, per topic and averaged, bit for bit: scored from its own file
+alone, and with the other runs of a random campaign (whose lists are longer or shorter,
+so the matrix depth changes). The rareness measures are the exception by definition:
+S_d counts the runs that retrieve a document, so they are left out here (their
+dependence on the run set is what the system-subsampling experiment measures).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from irmeta import io
+from irmeta.metrics import MEASURES, score_table
+from irmeta.ranking import relevance_matrix
+from campaigns import write
+
+FAMILIES = sorted(name for name, d in MEASURES.items() if not d.uses_alpha)
+NEEDS_CUTOFF = {"ASL_g1"}  # @n is the number of relevant documents, not a depth
+
+_doc = st.sampled_from([f"d{i}" for i in range(12)] + ["u1", "u2", "u3"])
+
+
+@st.composite
+def campaigns(draw):
+    qrels = {}
+    for t in range(draw(st.integers(1, 4))):
+        judged = draw(st.lists(_doc, min_size=1, max_size=10, unique=True))
+        qrels[str(t + 1)] = {d: draw(st.integers(-2, 3)) for d in judged}
+    runs = {}
+    for r in range(draw(st.integers(2, 4))):
+        topics = draw(st.lists(st.sampled_from(sorted(qrels) + ["77"]), min_size=1, max_size=5, unique=True))
+        runs[f"run{r}"] = {t: draw(st.lists(_doc, min_size=1, max_size=15, unique=True)) for t in topics}
+    return qrels, runs
+
+
+def measures_at(cutoffs: list[int | None]) -> list[str]:
+    names = []
+    for family in FAMILIES:
+        for k in cutoffs:
+            if k is None and family in NEEDS_CUTOFF:
+                continue
+            names.append(family if k is None else f"{family}@{k}")
+    return names
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(campaign=campaigns(), cutoffs=st.lists(st.one_of(st.none(), st.integers(1, 18)), min_size=1, max_size=2,
+                                               unique=True),
+       depth=st.integers(1, 16), threshold=st.sampled_from([1, 2]),
+       gains=st.sampled_from([None, {1: 1, 2: 3, 3: 7}]), beta=st.sampled_from([1.0, 0.5]),
+       unretrieved=st.sampled_from(["paper", "plus_one", "depth"]))
+def test_alone_equals_together(campaign, cutoffs, depth, threshold, gains, beta, unretrieved):
+    qrels, runs = campaign
+    measures = measures_at(cutoffs)
+    options = {"gains": gains, "beta": beta, "asl_unretrieved": unretrieved}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        q = io.read_qrels(write(root / "qrels", "".join(f"{t} 0 {d} {g}\n" for t, j in qrels.items()
+                                                      for d, g in j.items())))
+        paths = {name: write(root / "runs" / name, "".join(f"{t} Q0 {d} {i} {len(docs) - i} {name}\n"
+                                                          for t, docs in lists.items() for i, d in enumerate(docs)))
+                 for name, lists in runs.items()}
+        together = score_table(relevance_matrix(io.read_runs(list(paths.values()), depth=depth), q,
+                                                threshold=threshold), measures, **options)
+        for name, path in paths.items():
+            alone = score_table(relevance_matrix(io.read_runs(path, depth=depth), q, threshold=threshold),
+                                measures, **options)
+            mine = together[together["run"] == name].reset_index(drop=True)
+            assert alone[["measure", "qid", "averaging"]].equals(mine[["measure", "qid", "averaging"]])
+            same = alone["value"].to_numpy() == mine["value"].to_numpy()
+            assert same.all(), alone[~same].assign(together=mine["value"][~same]).head().to_string()
+
+
+def test_every_family_is_covered():
+    assert {"P", "AP", "nDCG", "Recall", "Bpref", "SetF", "Success", "ASL", "Q"} <= set(FAMILIES)
+    assert not {"P_rareness", "AP_rareness"} & set(FAMILIES)
+
+
+def test_uncut_runs_need_a_cutoff_where_k_divides(tmp_path):
+    """Without a depth there is no k for P: an error, alone or together, never the depth
+    of the deepest list scored alongside (which made P depend on the other runs)."""
+    q = io.read_qrels(write(tmp_path / "qrels", "1 0 a 1\n"))
+    runs = io.read_runs([write(tmp_path / "r1", "1 Q0 a 1 2 r1\n"),
+                         write(tmp_path / "r2", "1 Q0 a 1 2 r2\n1 Q0 b 2 1 r2\n")])
+    m = relevance_matrix(runs, q)
+    with pytest.raises(ValueError, match="depth k the runs were cut to"):
+        score_table(m, ["P"])
+    with pytest.raises(ValueError, match="ASL padded to the depth"):
+        score_table(m, ["ASL"], asl_unretrieved="depth")
+    # Measures that need no k are defined on uncut runs.
+    table = score_table(m, ["AP", "nDCG", "SetP", "ASL"], averaging=("all",), per_topic=False)
+    assert np.isfinite(table["value"]).all()

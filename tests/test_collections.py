@@ -17,6 +17,7 @@ import pandas as pd
 import pytest
 
 from irmeta.download import DownloadError, download_qrels, sha256_of
+from irmeta.ranking import load_matrix
 from irmeta.simulate import simulate_campaign
 from test_workflow import _copy_workflow, _ok, _snakemake
 
@@ -117,8 +118,8 @@ def test_clef_tar_collection_runs_end_to_end(tmp_path, shared_data):
     _ok(_snakemake(workdir, "--cores", "2", "--config", f"data_root={shared_data}", "collections=[clef_tar2017]",
                    timeout=600))
     results = workdir / "results" / "clef_tar2017"
-    runs = pd.read_parquet(results / "runs.parquet", columns=["run", "rank"])
-    assert runs["run"].nunique() == 19 and runs["rank"].max() > 10_000
+    judged = load_matrix(results / "judged.npz")
+    assert judged.n_runs == 19 and judged.length.max() > 10_000
     tau = pd.read_csv(results / "tables" / "kendall_tau.csv", dtype={"alpha": str})
     assert (tau.loc[tau["alpha"] == "0", "tau"] == 1.0).all()
 
@@ -146,7 +147,7 @@ def test_wrong_campaigns_fail_with_one_line_naming_the_file(case, tmp_path, shar
     expected = {"one_run": "a campaign needs at least two", "no_shared_topic": "share no topic",
                 "missing_qrels": "key 'qrels'"}[case]
     assert expected in text, text[-3000:]
-    assert not (workdir / "results" / "bad" / "runs.parquet").exists()
+    assert not (workdir / "results" / "bad" / "judged.npz").exists()
 
 
 def test_paper_config_runs_what_is_present_and_names_what_is_missing(tmp_path, shared_data):

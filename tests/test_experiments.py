@@ -473,8 +473,9 @@ def test_synthetic_matches_appending_the_run_on_trec8(tmp_path, trec8_matrix, to
     docid = trec8_matrix.docids.to_pylist()
     lists = {}
     for s, name in enumerate(trec8_matrix.runs):
-        codes = trec8_matrix.doc[s, q, :k]
-        lists[name] = [docid[c] for c in codes if c >= 0]
+        # the matrix keeps judged documents; an unjudged one stands in under a name no qrels judge
+        rows = trec8_matrix.judgment[s, q, :min(k, int(trec8_matrix.length[s, q]))]
+        lists[name] = [docid[j] if j >= 0 else f"unjudged-{s}-{r}" for r, j in enumerate(rows.tolist())]
     on_topic = np.flatnonzero(trec8_matrix.qrels_topic == q)
     judged = {docid[trec8_matrix.qrels_doc[j]]: int(trec8_matrix.qrels_grade[j]) for j in on_topic}
     relevant = [d for d, g in judged.items() if g >= 1]

@@ -266,16 +266,21 @@ TREC_EVAL_CUTOFFS = (1, 3, 5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 def matrix_run_dicts(matrix) -> dict[str, dict[str, dict[str, float]]]:
     """{run: {topic: {docid: depth - position}}} from the matrix: trec_eval's order as
-    scores (never the raw scores, whose near-ties pytrec_eval breaks otherwise)."""
+    scores (never the raw scores, whose near-ties pytrec_eval breaks otherwise). The
+    matrix keeps judged documents only; an unjudged rank gets a name no qrels judge,
+    which every trec_eval measure reads as the unjudged document it stood for."""
     docids = np.asarray(matrix.docids.to_pylist(), dtype=object)
     score = (matrix.depth - np.arange(matrix.depth, dtype=np.float64)).tolist()
+    judgment = matrix.judgment
     out: dict[str, dict[str, dict[str, float]]] = {}
     for s, name in enumerate(matrix.runs):
         out[name] = {}
         for q, topic in enumerate(matrix.topics):
             n = int(matrix.length[s, q])
             if n:
-                out[name][topic] = dict(zip(docids[matrix.doc[s, q, :n]].tolist(), score[:n]))
+                rows = judgment[s, q, :n]
+                names = [docids[j] if j >= 0 else f"unjudged-{r}" for r, j in enumerate(rows.tolist())]
+                out[name][topic] = dict(zip(names, score[:n]))
     return out
 
 

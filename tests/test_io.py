@@ -533,10 +533,9 @@ def test_ingest_writes_nothing_when_a_run_is_bad(tmp_path):
     bad = write(d / "bad.gz", RUN_TEXT + "402 Q0 DOC-Z 3 NaN tagA\n", gz=True)
     out = tmp_path / "out"
     with pytest.raises(io.TrecFormatError) as excinfo:
-        ingest_collection(qrels=qrels, runs=d, runs_out=out / "runs.parquet", qrels_out=out / "qrels.parquet")
+        ingest_collection(qrels=qrels, runs=d, out=out / "judged.npz")
     assert_trec_error(excinfo, bad, 6, "'NaN'")
-    assert not (out / "runs.parquet").exists()
-    assert not (out / "qrels.parquet").exists()
+    assert not (out / "judged.npz").exists()
     assert not out.exists() or not any(out.iterdir())
 
 
@@ -548,7 +547,7 @@ def test_ingest_writes_nothing_when_qrels_are_bad(tmp_path):
     write(d / "good.gz", RUN_TEXT, gz=True)
     out = tmp_path / "out"
     with pytest.raises(io.TrecFormatError, match="judged twice"):
-        ingest_collection(qrels=qrels, runs=d, runs_out=out / "runs.parquet", qrels_out=out / "qrels.parquet")
+        ingest_collection(qrels=qrels, runs=d, out=out / "judged.npz")
     assert not out.exists() or not any(out.iterdir())
 
 
@@ -559,7 +558,7 @@ def test_ingest_writes_nothing_when_no_topic_is_shared(tmp_path):
     run = write(tmp_path / "runs" / "r.gz", RUN_TEXT, gz=True)
     out = tmp_path / "out"
     with pytest.raises(ValueError, match="share no topic"):
-        ingest_collection(qrels=qrels, runs=run, runs_out=out / "runs.parquet", qrels_out=out / "qrels.parquet")
+        ingest_collection(qrels=qrels, runs=run, out=out / "judged.npz")
     assert not out.exists() or not any(out.iterdir())
 
 
@@ -570,17 +569,23 @@ def test_ingest_round_trip(tmp_path):
     d = tmp_path / "runs"
     write(d / "r.gz", RUN_TEXT + "404 Q0 DOC-A 1 1 tagA\n401 Q0 DOC-A 9 0 tagA\n", gz=True)
     out = tmp_path / "out"
-    summary = ingest_collection(qrels=qrels, runs=d, runs_out=out / "runs.parquet",
-                                qrels_out=out / "qrels.parquet", duplicates="first")
+    summary = ingest_collection(qrels=qrels, runs=d, out=out / "judged.npz", duplicates="first")
     assert summary["runs"] == 1
-    assert summary["rows"] == 6
+    assert summary["documents"] == 5  # topic 404 is not judged, the second DOC-A of 401 dropped
     assert summary["qrels_topics"] == 3
     assert summary["run_topics_not_in_qrels"] == ["404"]
     assert summary["dropped_duplicates"] == {"r": 1}
-    assert sorted(p.name for p in out.iterdir()) == ["qrels.parquet", "runs.parquet"]
-    loaded = io.load_runs(out / "runs.parquet")
-    assert rows(loaded) == RUN_ROWS[:3] + RUN_ROWS[3:] + [("r", "404", "DOC-A", 1, 1.0)]
-    assert qrels_rows(io.load_qrels(out / "qrels.parquet"))[-1] == ("403", "DOC-A", 1)
+    assert sorted(p.name for p in out.iterdir()) == ["judged.npz"]
+    from irmeta.ranking import load_matrix, matrix_settings
+
+    m = load_matrix(out / "judged.npz")
+    assert m.runs == ["r"] and m.topics == ["401", "402", "403"] and m.length.tolist() == [[3, 2, 0]]
+    assert m.ignored_topics == {"r": ["404"]}
+    # judged postings: 401 DOC-A rank 1 (relevant), DOC-B rank 2 (grade 0); 402 DOC-A rank 2 (grade 2)
+    assert m.relevant[0].tolist() == [[True, False, False], [False, True, False], [False, False, False]]
+    assert m.grade[0].tolist() == [[1, 0, 0], [0, 2, 0], [0, 0, 0]]
+    assert m.docids[int(m.judgment[0, 1, 1])].as_py() == "DOC-A" and m.qrels_grade[-1] == 1
+    assert matrix_settings(out / "judged.npz")["settings"]["dropped_duplicates"] == {"r": 1}
 
 
 # ------------------------------------------------------------- parquet round trip
@@ -836,3 +841,38 @@ def test_score_parsing_is_correctly_rounded(digits, point, exponent, sign):
             return
         runs = io.read_runs(path)
     assert bits(float(runs.score[0])) == bits(value)
+
+
+# ------------------------------------------- fast (Arrow CSV) and general paths agree
+
+_field = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc")), min_size=1, max_size=6)
+_score_text = st.one_of(st.sampled_from(["0", "-0", "1", "+2.5", ".5", "5.", "1e-3", "1E+05", "-7.25", "3.0e2",
+                                         "0.1", "0.30000000000000004", "1e308", "2e-308"]),
+                        st.floats(allow_nan=False, allow_infinity=False).map(repr))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.lists(st.tuples(_field, _field, _score_text, _field), min_size=1, max_size=12),
+       delimiter=st.sampled_from(["\t", " "]), extra=st.booleans(), final_newline=st.booleans())
+def test_fast_columns_equal_the_tokeniser(rows, delimiter, extra, final_newline):
+    """Arrow's CSV reader (plain files) reads exactly the qids, docids and scores the
+    general numpy tokeniser reads, to the bit."""
+    text = "\n".join(delimiter.join([q, "Q0", d, "0", s, t] + (["x"] if extra else [])) for q, d, s, t in rows)
+    data = (text + ("\n" if final_newline else "")).encode("utf-8")
+    fast = io._fast_columns(data)
+    general = io._general_columns(Path("f"), data)
+    assert fast is not None
+    assert fast.qid.to_pylist() == general.qid.to_pylist()
+    assert fast.docid.to_pylist() == general.docid.to_pylist()
+    assert fast.score.tobytes() == general.score.tobytes()
+    assert fast.tag == general.tag
+
+
+@pytest.mark.parametrize("text", ["1 Q0 d 0 1 t\n1 Q0  e 0 2 t\n", " 1 Q0 d 0 1 t\n", "1\tQ0 d\t0\t1\tt\n",
+                                  "1 Q0 d 0 1 t\r\n", "1 Q0 d 0 nan t\n", "1 Q0 d 0 1 t\n1 Q0 e 0 2\n",
+                                  "1 Q0 d 0 0x1p3 t\n", "1 Q0 d 0 1e999 t\n", "1\t\tQ0\td\t0\t1\tt\n"])
+def test_unusual_files_take_the_general_path(text):
+    """Doubled or mixed delimiters, leading ones, carriage returns, non-finite or
+    non-decimal scores, short lines: the fast path declines, the general path reads or
+    words the error with its line."""
+    assert io._fast_columns(text.encode()) is None

@@ -187,10 +187,15 @@ def test_negative_grades_never_relevant(campaign):
 def test_unjudged_documents_are_not_relevant(campaign):
     runs, qrels = campaign
     m = relevance_matrix(runs, qrels, depth=10, threshold=0)
-    # x1 is unjudged (grade 0 in the matrix) yet not relevant even at threshold 0.
-    x1 = m.docids.to_pylist().index("x1")
-    where = m.doc == x1
-    assert where.any() and not m.relevant[where].any()
+    # x1 is unjudged (no qrels row, grade 0 in the dense view) yet not relevant even at
+    # threshold 0: the matrix keeps judged documents only, unjudged ones are counted.
+    x1 = runs.docids.to_pylist().index("x1")
+    rows = np.flatnonzero(runs.docid == x1)
+    assert len(rows)
+    for row in rows:
+        s, q, r = runs.run[row], m.topics.index(runs.topics[runs.qid[row]]), runs.rank[row] - 1
+        assert m.judgment[s, q, r] == -1 and m.grade[s, q, r] == 0 and not m.relevant[s, q, r]
+        assert m.length[s, q] > r
 
 
 def test_mean_scores_both_averagings(matrix):
@@ -356,7 +361,8 @@ def test_parse_measure_accepts(text, family, cutoff):
         ("P@1.5", "cannot read measure"),
         ("@10", "cannot read measure"),
         ("", "cannot read measure"),
-        ("bpref", "unknown measure"),
+        ("bpref_10", "unknown measure"),
+        ("P@99999999999999999999", "cutoff must be at most 2147483647"),
     ],
 )
 def test_parse_measure_rejects(text, fragment):

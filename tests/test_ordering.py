@@ -160,7 +160,7 @@ def test_unjudged_run_topics_are_dropped_and_reported(tmp_path):
     m = relevance_matrix(runs, qrels, depth=10)
     assert m.topics == ["1", "3"]  # the qrels' topics
     assert m.ignored_topics == {"a": ["2", "99"]}
-    assert m.doc.shape[:2] == (2, 2)
+    assert m.shape[:2] == (2, 2)
     assert m.length.tolist() == [[2, 0], [0, 1]]
     assert m.returned.tolist() == [[True, False], [False, True]]
     # Dropped topics leave no trace in the scores: run a has 1 relevant in the top 1 of topic 1.
@@ -173,7 +173,7 @@ def test_relevance_matrix_follows_trec_order(tmp_path):
     runs = io.read_runs(write(tmp_path / "r", lines(("DOC10", "1"), ("DOC9", "1"))))
     m = relevance_matrix(runs, qrels, depth=2)
     docids = m.docids.to_pylist()
-    assert [docids[d] for d in m.doc[0, 0]] == ["DOC9", "DOC10"]
+    assert [docids[j] for j in m.judgment[0, 0]] == ["DOC9", "DOC10"]  # qrels rows, in trec order
     assert m.relevant[0, 0].tolist() == [True, False]
     assert precision(m, 1)[0, 0] == 1.0
 
@@ -186,7 +186,7 @@ def test_relevance_matrix_depth_cut(tmp_path):
     assert deep.depth == 3 and cut.depth == 2
     assert average_precision(deep, None)[0, 0] == pytest.approx(1 / 3)
     assert average_precision(cut, None)[0, 0] == 0.0
-    assert (cut.doc[0, 0] >= 0).all() and cut.length[0, 0] == 2
+    assert cut.judgment[0, 0].tolist() == [-1, -1] and cut.length[0, 0] == 2  # a, b: unjudged
 
 
 def test_relevance_matrix_pads_short_lists(tmp_path):
@@ -194,6 +194,6 @@ def test_relevance_matrix_pads_short_lists(tmp_path):
     runs = io.read_runs(write(tmp_path / "r", lines(("a", "1")) + lines(("b", "3"), ("z", "2"), ("a", "1"), qid="2")))
     m = relevance_matrix(runs, qrels, depth=5)
     assert m.depth == 3  # no deeper than the deepest list
-    assert m.doc[0, 0].tolist()[1:] == [-1, -1]
+    assert m.judgment[0, 0].tolist()[1:] == [-1, -1]
     assert not m.relevant[0, 0, 1:].any()
     assert np.array_equal(m.length, [[1, 3]])

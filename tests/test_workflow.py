@@ -6,7 +6,6 @@ irmeta installed in the same environment.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -14,14 +13,15 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-import pyarrow.parquet as pq
 import pytest
+
+from irmeta.ranking import load_matrix, matrix_settings
 
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = Path(sys.executable).parent / "snakemake"
-TABLES = ("runs", "qrels", "scores", "rarity")
+OUTPUTS = ("judged.npz", "scores.parquet", "scores.npz", "rarity.parquet")
 
 
 def _copy_workflow(dest: Path) -> Path:
@@ -80,17 +80,17 @@ def test_dry_run_all_collections_with_relative_data_root(tmp_path, shared_data):
 
 
 def test_demo_outputs(demo):
-    for table in TABLES:
-        assert (demo / "results" / "demo" / f"{table}.parquet").is_file()
+    for name in OUTPUTS:
+        assert (demo / "results" / "demo" / name).is_file()
     campaign = demo / "results" / "demo" / "campaign"
     assert (campaign / "qrels.txt").is_file() and (campaign / "run_groups.tsv").is_file()
     assert len(list((campaign / "runs").glob("*.gz"))) == 24
     for rule in ("simulate_campaign", "ingest_collection", "score_runs", "compute_rarity"):
         assert (demo / "results" / "logs" / rule / "demo.log").stat().st_size > 0
 
-    runs = pd.read_parquet(demo / "results" / "demo" / "runs.parquet")
-    assert runs["run"].nunique() == 24 and runs["qid"].nunique() == 25
-    assert runs["rank"].max() <= 100
+    judged = load_matrix(demo / "results" / "demo" / "judged.npz")
+    assert judged.n_runs == 24 and judged.n_topics == 25
+    assert judged.length.max() <= 100
 
     scores = pd.read_parquet(demo / "results" / "demo" / "scores.parquet")
     classic = scores[scores["measure"].isin(["P@100", "AP@100"])]
@@ -122,12 +122,12 @@ def test_demo_rerun_has_nothing_to_do(demo):
 
 def test_trec8_scores_match_trec_eval(trec8, shared_data):
     results = trec8 / "results" / "trec8"
-    for table in TABLES:
-        assert (results / f"{table}.parquet").is_file()
-    runs = pd.read_parquet(results / "runs.parquet", columns=["run", "qid", "rank"])
-    assert runs["run"].nunique() == 129 and runs["qid"].nunique() == 50
-    assert runs["rank"].max() == 1000
-    settings = json.loads(pq.read_schema(results / "runs.parquet").metadata[b"irmeta"])
+    for name in OUTPUTS:
+        assert (results / name).is_file()
+    judged = load_matrix(results / "judged.npz")
+    assert judged.n_runs == 129 and judged.n_topics == 50
+    assert judged.length.max() == 1000
+    settings = matrix_settings(results / "judged.npz")["settings"]
     assert settings["depth"] == 1000 and settings["duplicates"] == "error"
 
     # Rarity listed at the scoring cutoff and at the full depth (the paper's Table 4).

@@ -87,7 +87,7 @@ import numpy as np
 import pandas as pd
 
 from .metrics import MeasureDefinition, average_precision, exact_mean, measure_depth, register
-from .ranking import RelevanceMatrix
+from .ranking import Postings, RelevanceMatrix
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -133,10 +133,10 @@ class AtomizedSearchLengths(NamedTuple):
     qrels_row: np.ndarray
 
 
-def _depth(matrix: RelevanceMatrix, cutoff: int | None) -> int:
+def _depth(cutoff: int | None) -> int | None:
     if cutoff is not None and cutoff < 1:
         raise ValueError(f"the ASL depth must be at least 1, not {cutoff}")
-    return matrix.depth if cutoff is None else min(int(cutoff), matrix.depth)
+    return None if cutoff is None else int(cutoff)
 
 
 def _padded_depth(matrix: RelevanceMatrix, cutoff: int | None, unretrieved: str) -> int:
@@ -164,12 +164,12 @@ def unretrieved_value(found: np.ndarray, returned: np.ndarray, k: int, unretriev
     return k - found + 1
 
 
-def _cells(matrix: RelevanceMatrix, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Relevance flags of the top k, relevant documents found and documents returned there."""
-    rel = matrix.relevant[:, :, :k]
-    found = rel.sum(axis=2, dtype=np.int64)
-    returned = np.minimum(matrix.length, k).astype(np.int64)
-    return rel, found, returned
+def _cells(matrix: RelevanceMatrix, k: int | None) -> tuple[Postings, np.ndarray, np.ndarray]:
+    """Relevant postings of the top k, relevant documents found and documents returned there."""
+    hits = matrix.hits.top(k)
+    found = matrix.cell_counts(hits)
+    returned = (matrix.length if k is None else np.minimum(matrix.length, k)).astype(np.int64)
+    return hits, found, returned
 
 
 def atomized_search_lengths(matrix: RelevanceMatrix, cutoff: int | None = None, *,
@@ -178,13 +178,10 @@ def atomized_search_lengths(matrix: RelevanceMatrix, cutoff: int | None = None, 
 
     A relevant document returned at rank r (1-based, r <= k) with j relevant documents
     above it gets r - j (eq. 2); one not returned in the top k gets
-    :func:`unretrieved_value` (eq. 3: irrel_q). Vectorised: the relevant cells of the
-    (runs, topics, ranks) array come out of ``np.nonzero`` in rank order within each
-    (run, topic), so j is a cell's position in its group.
+    :func:`unretrieved_value` (eq. 3: irrel_q). j is a posting's position in its cell.
     """
-    k = _depth(matrix, cutoff)
-    rel, found, returned = _cells(matrix, k)
-    n_runs, n_topics = found.shape
+    k = _depth(cutoff)
+    hits, found, returned = _cells(matrix, k)
     rows = np.flatnonzero(matrix.qrels_grade >= matrix.threshold)
     topic = matrix.qrels_topic[rows]
     column_of_row = np.full(len(matrix.qrels_grade), -1, dtype=np.int64)
@@ -192,12 +189,7 @@ def atomized_search_lengths(matrix: RelevanceMatrix, cutoff: int | None = None, 
 
     missing = unretrieved_value(found, returned, _padded_depth(matrix, cutoff, unretrieved), unretrieved)  # (S, Q)
     values = missing[:, topic].astype(np.int64)  # every document missing, then overwrite the found ones
-    s, q, i = np.nonzero(rel)
-    if len(s):
-        group = s * n_topics + q
-        starts = np.concatenate([[0], np.cumsum(np.bincount(group, minlength=n_runs * n_topics))[:-1]])
-        above = np.arange(len(s)) - starts[group]  # relevant documents ranked above the cell
-        values[s, column_of_row[matrix.judgment[s, q, i]]] = i + 1 - above  # eq. 2
+    values[matrix.run_of(hits), column_of_row[hits.judgment]] = hits.rank - hits.position  # eq. 2
     return AtomizedSearchLengths(values, topic, rows)
 
 
@@ -210,27 +202,22 @@ def asl_totals(matrix: RelevanceMatrix, cutoff: int | None = None, *, first: int
 
     All n_q relevant documents (``first=None``, eq. 4), or the first min(first, n_q) in
     the run's order (eq. 5). Returned documents are summed as sum(rank) - t(t - 1)/2 over
-    the first t of them (their relevant-above counts are 0, 1, ..., t - 1), so the full
-    ASL needs no cumulative sum.
+    the first t of them (their relevant-above counts are 0, 1, ..., t - 1).
     """
-    k = _depth(matrix, cutoff)
-    rel, found, returned = _cells(matrix, k)
+    k = _depth(cutoff)
+    hits, found, returned = _cells(matrix, k)
     n_rel = matrix.n_relevant.astype(np.int64)[None, :]
-    ranks = np.arange(1, k + 1, dtype=np.int64)
     if first is None:
-        taken = found
-        rank_sum = rel @ ranks if k else np.zeros_like(found)
+        taken, kept = found, hits.rank
         count = np.broadcast_to(n_rel, found.shape)
     else:
         if first < 1:
             raise ValueError(f"ASL_g1@n needs n >= 1, not {first}")
         taken = np.minimum(found, first)
-        if k and (found > first).any():
-            keep = rel & (np.cumsum(rel, axis=2, dtype=np.int32) <= first)
-        else:
-            keep = rel
-        rank_sum = keep @ ranks if k else np.zeros_like(found)
+        within = hits.position < first
+        kept = np.where(within, hits.rank, 0)
         count = np.broadcast_to(np.minimum(n_rel, first), found.shape)
+    rank_sum = matrix.grid(np.rint(np.bincount(hits.cell, weights=kept, minlength=hits.n_cells)).astype(np.int64))
     missing = unretrieved_value(found, returned, _padded_depth(matrix, cutoff, unretrieved), unretrieved)
     total = rank_sum - taken * (taken - 1) // 2 + (count - taken) * missing
     return total.astype(np.int64), np.ascontiguousarray(count)

@@ -42,33 +42,30 @@ def recall(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
 
 def r_precision(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
     """Rprec = |relevant in top N_R| / N_R (trec_eval ``Rprec``)."""
-    rel = top_ranks(matrix, cutoff)
-    ranks = np.arange(rel.shape[2])
-    within = ranks[None, :] < matrix.n_relevant[:, None]  # (topics, ranks): the top N_R
-    hits = (rel & within[None]).sum(axis=2, dtype=np.int64)
-    return divide_by_relevant(hits.astype(np.float64), matrix.n_relevant)
-
-
-def judged_nonrelevant(matrix: RelevanceMatrix) -> np.ndarray:
-    """(runs, topics, depth) bool: judged with 0 <= grade < threshold (bpref's non-relevant)."""
-    return (matrix.judgment >= 0) & (matrix.grade >= 0) & (matrix.grade < matrix.threshold)
+    hits = top_ranks(matrix, cutoff)
+    within = hits.rank <= matrix.n_relevant[matrix.topic_of(hits)]  # the top N_R
+    count = np.bincount(hits.cell[within], minlength=hits.n_cells)
+    return divide_by_relevant(matrix.grid(count).astype(np.float64), matrix.n_relevant)
 
 
 def bpref(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
     """Bpref = (1/N_R) sum_{relevant r} (1 - min(n_r, N_R) / min(N_N, N_R)) (trec_eval ``bpref``)."""
-    rel = top_ranks(matrix, cutoff)
-    depth = rel.shape[2]
-    above = np.cumsum(judged_nonrelevant(matrix)[:, :, :depth], axis=2, dtype=np.int64)
+    hits = top_ranks(matrix, cutoff)
+    misses = matrix.misses.top(cutoff)
+    nonrel = matrix.grade_of(misses) >= 0  # negative grades: in the pool, unjudged
+    span = np.int64(max(int(hits.rank.max(initial=0)), int(misses.rank.max(initial=0))) + 1)
+    keys = misses.cell[nonrel] * span + misses.rank[nonrel]  # sorted: cells, then ranks
+    above = np.searchsorted(keys, hits.cell * span + hits.rank) - np.searchsorted(keys, hits.cell * span)
     graded = matrix.qrels_grade
     n_nonrel = np.bincount(matrix.qrels_topic[(graded >= 0) & (graded < matrix.threshold)],
-                           minlength=len(matrix.topics))
+                           minlength=matrix.n_topics)
     n_rel = matrix.n_relevant
-    denominator = np.minimum(n_nonrel, n_rel).astype(np.float64)[None, :, None]
+    topic = matrix.topic_of(hits)
+    denominator = np.minimum(n_nonrel, n_rel)[topic].astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):  # n > 0 implies a positive denominator
-        term = np.where(above > 0, 1.0 - np.minimum(above, n_rel[None, :, None]) / denominator, 1.0)
+        term = np.where(above > 0, 1.0 - np.minimum(above, n_rel[topic]) / denominator, 1.0)
     # Summed in rank order, as trec_eval's loop adds the terms.
-    total = np.cumsum(np.where(rel, term, 0.0), axis=2)[:, :, -1] if depth else np.zeros(rel.shape[:2])
-    return divide_by_relevant(total, n_rel)
+    return divide_by_relevant(matrix.grid(hits.ordered_sums(term)), n_rel)
 
 
 def _set_counts(matrix: RelevanceMatrix, cutoff: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -99,7 +96,7 @@ def set_f(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
 
 def success(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
     """Success@k = 1 if a relevant document is in the top k, else 0 (trec_eval ``success_k``)."""
-    return top_ranks(matrix, cutoff).any(axis=2).astype(np.float64)
+    return (relevant_count(matrix, cutoff) > 0).astype(np.float64)
 
 
 register(MeasureDefinition("Recall", recall, "recall at k: relevant in the top k / N_R (trec_eval recall_k)"))

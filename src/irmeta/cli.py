@@ -21,23 +21,19 @@ from typing import Sequence
 from . import __version__
 from . import io
 from .metrics import MEASURES, parse_alpha, parse_measure, score_table
-from .pipeline import matrix_depth
-from .ranking import relevance_matrix
+from .ranking import judge_runs
 
 
 def _score(args: argparse.Namespace) -> int:
     measures = [parse_measure(m) for m in (args.measure or ["P@10", "AP"])]
     qrels = io.read_qrels(args.qrels)
-    runs = io.read_runs(args.runs, depth=args.depth, duplicates=args.duplicates, run_name=args.run_name)
-    depth = matrix_depth([str(m) for m in measures], args.rarity_depth)
-    matrix = relevance_matrix(runs, qrels, depth=depth, threshold=args.threshold)
+    matrix, reading = judge_runs(args.runs, qrels, depth=args.depth, threshold=args.threshold,
+                                 duplicates=args.duplicates, run_name=args.run_name)
     for run, topics in sorted(matrix.ignored_topics.items()):
         print(f"irmeta: {run}: {len(topics)} topic(s) not in the qrels ignored: {' '.join(topics)}",
               file=sys.stderr)
-    for run, n in runs.dropped_duplicates.items():
-        if n:
-            print(f"irmeta: {run}: {n} duplicate document(s) dropped (kept the best-ranked copy)",
-                  file=sys.stderr)
+    for run, n in reading["dropped_duplicates"].items():
+        print(f"irmeta: {run}: {n} duplicate document(s) dropped (kept the best-ranked copy)", file=sys.stderr)
     alphas = [parse_alpha(a) for a in (args.alpha or ["0", "0.25", "0.5", "0.75", "1"])]
     options = {"beta": args.beta, "asl_unretrieved": args.asl_unretrieved}
     if args.gains:

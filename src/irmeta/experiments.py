@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from . import statistics as st
-from .metrics import _cut, alpha_label, average_precision, divide_by_relevant, parse_measure
+from .metrics import Scores, _cut, alpha_label, average_precision, parse_measure, tail_weights
 from .progress import Progress
 from .rarity import document_rarity
 from .ranking import RelevanceMatrix
@@ -70,31 +70,33 @@ def co_retrieval(matrix: RelevanceMatrix, measure: str) -> CoRetrieval:
     """Build :class:`CoRetrieval` for ``P_rareness@k`` or ``AP_rareness@k``.
 
     P: the weight of a relevant document at rank i is 1/k (eq. 1), kept as a count;
-    AP: it is W_i / N_R with W_i = sum_{j>=i, j<=k} rel_j / j (eq. 3 rearranged).
+    AP: it is W_i / N_R with W_i = sum_{j>=i, j<=k} rel_j / j (eq. 3 rearranged). The
+    (runs, relevant documents) incidence is sparse: its products cost what the runs
+    retrieved, not runs x documents.
     """
+    from scipy import sparse
+
     m = parse_measure(measure)
     if m.family not in ("P_rareness", "AP_rareness"):
         raise ValueError(f"system subsampling is defined for P_rareness and AP_rareness, not {measure}")
-    rel, k = _cut(matrix, m.cutoff)
-    n_runs, n_topics, depth = rel.shape
-    found = document_rarity(matrix, depth=depth)
-    index = found.index_of_judgment[np.where(rel, matrix.judgment[:, :, :depth], 0)]
-    run_index = np.broadcast_to(np.arange(n_runs)[:, None, None], rel.shape)
-    # Per run: a dense vector over relevant judgments of its hits (and weights).
-    hits = np.zeros((n_runs, len(found.n_retrieving)), dtype=np.int64)
-    hits[run_index[rel], index[rel]] = 1
+    hits, k = _cut(matrix, m.cutoff)
+    n_runs, n_topics = matrix.n_runs, matrix.n_topics
+    found = document_rarity(matrix, depth=min(k, matrix.run_depth or matrix.depth))
+    shape = (n_runs, len(found.n_retrieving))
+    where = (matrix.run_of(hits), found.index_of_judgment[hits.judgment])
+    incidence = sparse.csr_matrix((np.ones(len(hits), dtype=np.int64), where), shape=shape)
     if m.family == "P_rareness":
-        own = hits.sum(axis=1)
+        own = np.asarray(incidence.sum(axis=1)).reshape(-1)
         base = own / (k * n_topics)
-        return CoRetrieval(base=base, own=own, pair=hits @ hits.T, n_topics=n_topics, scale=k)
-    ranks = np.arange(1, depth + 1, dtype=np.float64)
-    tail = np.cumsum((rel / ranks)[:, :, ::-1], axis=2)[:, :, ::-1]
-    weight = divide_by_relevant(np.where(rel, tail, 0.0).transpose(0, 2, 1), matrix.n_relevant).transpose(0, 2, 1)
-    weights = np.zeros(hits.shape)
-    weights[run_index[rel], index[rel]] = weight[rel]
+        pair = np.asarray((incidence @ incidence.T).todense(), dtype=np.int64)
+        return CoRetrieval(base=base, own=own, pair=pair, n_topics=n_topics, scale=k)
+    n_rel = matrix.n_relevant[matrix.topic_of(hits)].astype(np.float64)
+    weight = np.divide(tail_weights(hits), n_rel, out=np.zeros(len(hits)), where=n_rel > 0)
+    weights = sparse.csr_matrix((weight, where), shape=shape)
     base = average_precision(matrix, m.cutoff)
-    return CoRetrieval(base=np.sort(base, axis=1).sum(axis=1) / n_topics, own=weights.sum(axis=1),
-                       pair=weights @ hits.T.astype(np.float64), n_topics=n_topics)
+    return CoRetrieval(base=np.sort(base, axis=1).sum(axis=1) / n_topics,
+                       own=np.asarray(weights.sum(axis=1)).reshape(-1),
+                       pair=np.asarray((weights @ incidence.T.astype(np.float64)).todense()), n_topics=n_topics)
 
 
 def sample_runs(n_runs: int, n_sample: int, trials: Iterable[int], seed: int) -> np.ndarray:
@@ -164,18 +166,17 @@ def synthetic_rare_common(
     if topic not in matrix.topics:
         raise KeyError(f"topic {topic} is not in the qrels")
     q = matrix.topics.index(topic)
-    k = min(cutoff, matrix.depth)
-    found = document_rarity(matrix, depth=k)
+    k = cutoff
+    found = document_rarity(matrix, depth=min(k, matrix.run_depth or matrix.depth))
     on_topic = np.flatnonzero(found.topic == q)
     s_d = found.n_retrieving[on_topic]
     n_runs = len(matrix.runs)
-    rel = matrix.relevant[:, q, :k]
-    index = found.index_of_judgment[np.where(rel, matrix.judgment[:, q, :k], 0)]
+    hits = matrix.hits.top(k).cells(np.arange(n_runs) * matrix.n_topics + q)
     # (runs, relevant documents of the topic) incidence of the real runs' top k
-    incidence = np.zeros((n_runs, len(found.n_retrieving)), dtype=np.int64)
-    runs_idx = np.broadcast_to(np.arange(n_runs)[:, None], rel.shape)
-    incidence[runs_idx[rel], index[rel]] = 1
-    incidence = incidence[:, on_topic]
+    column = np.full(len(found.n_retrieving), -1, dtype=np.int64)
+    column[on_topic] = np.arange(len(on_topic))
+    incidence = np.zeros((n_runs, len(on_topic)), dtype=np.int64)
+    incidence[hits.cell, column[found.index_of_judgment[hits.judgment]]] = 1
     count = incidence.sum(axis=1)
 
     common_order = np.lexsort((found.doc[on_topic], -s_d))  # most common first
@@ -229,11 +230,18 @@ class ScoreMatrix:
         return self.measure, self.alpha or ""
 
 
-def score_matrices(scores: pd.DataFrame, measures: Sequence[str] | None = None,
+def score_matrices(scores: pd.DataFrame | Scores, measures: Sequence[str] | None = None,
                    alphas: Sequence[str] | None = None) -> list[ScoreMatrix]:
-    """The per-topic rows of a scores table as (runs, topics) matrices, one per
-    (measure, alpha); runs and topics in the table's order (every qrels topic, a topic
-    a run did not return scoring 0: the paper's averaging over all topics)."""
+    """The per-topic scores as (runs, topics) matrices, one per (measure, alpha): from
+    :class:`~irmeta.metrics.Scores` (as loaded from ``scores.npz``), or from the per-topic
+    rows of a long scores table, runs and topics in the table's order (every qrels topic,
+    a topic a run did not return scoring 0: the paper's averaging over all topics)."""
+    if isinstance(scores, Scores):
+        wanted = None if alphas is None else {alpha_label(a) for a in alphas}
+        return [ScoreMatrix(measure=m, alpha=a, runs=scores.runs, topics=scores.topics, values=scores.per_topic[i],
+                            higher_is_better=parse_measure(m).higher_is_better)
+                for i, (m, a) in enumerate(zip(scores.measures, scores.alphas))
+                if (measures is None or m in measures) and (a is None or wanted is None or a in wanted)]
     per_topic = scores[scores["averaging"].isna()]
     if measures is not None:
         per_topic = per_topic[per_topic["measure"].isin(list(measures))]
@@ -263,11 +271,12 @@ def mean_table(scores: pd.DataFrame, averaging: str = "all_topics") -> pd.DataFr
 # --------------------------------------------------------------------- Kendall tau
 
 
-def kendall_tau_table(scores: pd.DataFrame, comparisons: Sequence[dict], averaging: str = "all_topics") -> pd.DataFrame:
+def kendall_tau_table(scores: pd.DataFrame | Scores, comparisons: Sequence[dict],
+                      averaging: str = "all_topics") -> pd.DataFrame:
     """Figure 2: for each measure and alpha, tau-b and tau_AP between the runs' means
     and the baseline's (tau_AP with the baseline as the reference ranking). Each
     measure ranks runs in its own direction, so tau is positive when they agree."""
-    means = mean_table(scores, averaging)
+    means = scores.mean_frame(averaging) if isinstance(scores, Scores) else mean_table(scores, averaging)
     rows = []
     for comparison in comparisons:
         measure, baseline = comparison["measure"], comparison["baseline"]
@@ -376,20 +385,22 @@ def discriminative_power_table(
 
 def stability_shard(matrices: Sequence[ScoreMatrix], *, topics_per_trial: int, trials: Iterable[int], seed: int,
                     fuzziness: Sequence[dict]) -> pd.DataFrame:
-    """Per-pair wins and ties over the given trials, for every matrix and fuzziness setting."""
+    """Per-pair wins and ties over the given trials, for every matrix and fuzziness setting:
+    the topic subsets are drawn once, each matrix's trial means computed once."""
     trials = list(trials)
     frames = []
-    progress = Progress(len(matrices) * len(fuzziness), f"stability, {len(trials)} trials")
+    progress = Progress(len(matrices), f"stability, {len(trials)} trials")
+    subsets = st.draw_topic_subsets(len(matrices[0].topics), topics_per_trial, trials, seed) if matrices else None
     for m in matrices:
+        means = st.trial_means(m.values, subsets)
         for setting in fuzziness:
-            progress.advance()
-            wins_a, wins_b, ties = st.stability_counts(
-                m.values, topics_per_trial, trials, seed, fuzziness=setting["value"], mode=setting["mode"],
-                higher_is_better=m.higher_is_better)
+            wins_a, wins_b, ties = st.stability_counts_of_means(
+                means, fuzziness=setting["value"], mode=setting["mode"], higher_is_better=m.higher_is_better)
             frames.append(pd.DataFrame({
                 "measure": m.measure, "alpha": m.alpha or "", "fuzziness_mode": setting["mode"],
                 "fuzziness": float(setting["value"]), "pair": np.arange(len(wins_a)),
                 "wins_a": wins_a, "wins_b": wins_b, "ties": ties}))
+        progress.advance()
     return pd.concat(frames, ignore_index=True)
 
 
@@ -445,10 +456,11 @@ def swap_shard(matrices: Sequence[ScoreMatrix], *, trials: Iterable[int], seed: 
     trials = list(trials)
     frames = []
     progress = Progress(len(matrices), f"swap method, {len(trials)} trials")
+    sets = st.draw_topic_pairs(len(matrices[0].topics), trials, seed, sampling, topic_set_size) if matrices else None
     for m in matrices:
         bins, comparisons, swaps = st.swap_counts(m.values, trials, seed, sampling=sampling,
                                                   topic_set_size=topic_set_size, bin_width=bin_width,
-                                                  higher_is_better=m.higher_is_better)
+                                                  higher_is_better=m.higher_is_better, topic_sets=sets)
         frames.append(pd.DataFrame({"measure": m.measure, "alpha": m.alpha or "", "bin": bins,
                                     "comparisons": comparisons, "swaps": swaps}))
         progress.advance()

@@ -57,12 +57,12 @@ from typing import Mapping
 import numpy as np
 
 from .metrics import MeasureDefinition, divide_by_relevant, register
-from .ranking import RelevanceMatrix
+from .ranking import Postings, RelevanceMatrix
 
 GainMap = Mapping[int, float]
 
 __all__ = [
-    "gain_of", "normalise_gains", "reciprocal_rank", "dcg", "ndcg", "dcg_jk", "ndcg_jk",
+    "gain_of", "judgment_gains", "ideal_gains", "normalise_gains", "reciprocal_rank", "dcg", "ndcg", "dcg_jk", "ndcg_jk",
     "q_measure", "o_measure", "p_measure", "p_plus_measure",
 ]
 
@@ -117,58 +117,72 @@ def _mapped(grades: np.ndarray, table: dict[int, float]) -> np.ndarray:
     return np.where(keys[pos] == grades, values[pos], 0.0)
 
 
-def gain_of(matrix: RelevanceMatrix, gains: GainMap | None = None, *,
-            depth: int | None = None, below_threshold: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Gains of the ranked cells and the topics' ideal gain lists.
+def judgment_gains(matrix: RelevanceMatrix, gains: GainMap | None = None, *,
+                   below_threshold: bool = False) -> np.ndarray:
+    """(J,) float64: the gain of each judged document (qrels row).
 
-    Returns ``(cell, ideal)``: ``cell`` (runs, topics, depth) float64, the gain of the
-    document at each rank (0 past the end of a list and for unjudged documents);
-    ``ideal`` (topics, M) float64, each topic's positive judged gains sorted
-    descending and padded with 0, M the most any topic has (from the qrels, so
-    relevant documents no run found count). ``depth`` cuts the cells (default: all).
     Default gains are the grade of relevant documents (grade >= the threshold), or with
     ``below_threshold`` of every judged document with a positive grade (trec_eval's
-    ndcg, whose gains -l does not change).
+    ndcg, whose gains -l does not change); a gain map sets them by grade instead.
     """
     table = normalise_gains(gains)
-    d = matrix.depth if depth is None else max(0, min(depth, matrix.depth))
-    grade = matrix.grade[:, :, :d]
     if table is None:
         floor = 1 if below_threshold else max(matrix.threshold, 1)
-        cell = np.where((matrix.judgment[:, :, :d] >= 0) & (grade >= floor), grade, 0).astype(np.float64)
-        judged_gain = np.where(matrix.qrels_grade >= floor, matrix.qrels_grade, 0).astype(np.float64)
-    else:
-        cell = np.where(matrix.judgment[:, :, :d] >= 0, _mapped(grade, table), 0.0)
-        judged_gain = _mapped(matrix.qrels_grade, table)
-    n_topics = len(matrix.topics)
-    keep = judged_gain > 0
-    topic, value = matrix.qrels_topic[keep], judged_gain[keep]
+        return np.where(matrix.qrels_grade >= floor, matrix.qrels_grade, 0).astype(np.float64)
+    return _mapped(matrix.qrels_grade, table)
+
+
+def ideal_gains(matrix: RelevanceMatrix, gain: np.ndarray) -> np.ndarray:
+    """(topics, M) float64: each topic's positive judged gains sorted descending, padded
+    with 0, M the most any topic has (from the qrels: relevant documents no run found
+    count)."""
+    keep = gain > 0
+    topic, value = matrix.qrels_topic[keep], gain[keep]
     order = np.lexsort((-value, topic))  # by topic, then gain descending
     topic, value = topic[order], value[order]
-    counts = np.bincount(topic, minlength=n_topics)
+    counts = np.bincount(topic, minlength=matrix.n_topics)
     starts = np.cumsum(counts) - counts
-    ideal = np.zeros((n_topics, int(counts.max(initial=0))), dtype=np.float64)
+    ideal = np.zeros((matrix.n_topics, int(counts.max(initial=0))), dtype=np.float64)
     ideal[topic, np.arange(len(topic)) - starts[topic]] = value
-    return cell, ideal
+    return ideal
 
 
-def _ideal_cut(ideal: np.ndarray, k: int) -> np.ndarray:
-    """The ideal gain lists as exactly k columns (cut, or padded with 0)."""
-    if ideal.shape[1] >= k:
-        return ideal[:, :k]
-    return np.pad(ideal, ((0, 0), (0, k - ideal.shape[1])))
+def gain_of(matrix: RelevanceMatrix, gains: GainMap | None = None, *,
+            depth: int | None = None, below_threshold: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Dense gains of a small campaign: ``(cell, ideal)``, ``cell`` (runs, topics, depth)
+    the gain at each rank (0 past the end of a list and for unjudged documents), ``ideal``
+    as :func:`ideal_gains`. ``depth`` cuts the cells (default: all). The measures read
+    :func:`judgment_gains` on the postings instead."""
+    gain = judgment_gains(matrix, gains, below_threshold=below_threshold)
+    d = matrix.depth if depth is None else max(0, min(depth, matrix.depth))
+    judgment = matrix.judgment[:, :, :d]
+    cell = np.where(judgment >= 0, gain[np.maximum(judgment, 0)], 0.0) if len(gain) else np.zeros(judgment.shape)
+    return cell, ideal_gains(matrix, gain)
 
 
-def _cutoff(matrix: RelevanceMatrix, cutoff: int | None) -> tuple[int, int]:
-    """(k, d): the cutoff and the ranks of the matrix it covers (d = min(k, depth))."""
-    k = matrix.depth if cutoff is None else int(cutoff)
-    if k < 1:
+def _gain_postings(matrix: RelevanceMatrix, gain: np.ndarray, cutoff: int | None) -> Postings:
+    """The postings that can carry a gain within the top ``cutoff``: the relevant ones,
+    and the other judged ones too when a grade below the threshold has a gain."""
+    if (gain[matrix.qrels_grade < matrix.threshold] > 0).any():
+        return matrix.judged.top(cutoff)
+    return matrix.hits.top(cutoff)
+
+
+def _check_cutoff(cutoff: int | None) -> None:
+    if cutoff is not None and int(cutoff) < 1:
         raise ValueError(f"the cutoff must be at least 1, not {cutoff!r}")
-    return k, min(k, matrix.depth)
 
 
 def _last(cumulative: np.ndarray) -> np.ndarray:
     return cumulative[..., -1] if cumulative.shape[-1] else np.zeros(cumulative.shape[:-1])
+
+
+def _at_first(matrix: RelevanceMatrix, postings: Postings, values: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """(runs, topics): ``values`` at one posting per cell (``index``, -1: none), 0 elsewhere."""
+    out = np.zeros(postings.n_cells, dtype=np.float64)
+    has = index >= 0
+    out[has] = values[index[has]]
+    return matrix.grid(out)
 
 
 # ---------------------------------------------------------------------- reciprocal rank
@@ -179,10 +193,9 @@ def reciprocal_rank(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainM
 
     Gains play no part (``gains`` is accepted and ignored, for a uniform signature).
     """
-    _, d = _cutoff(matrix, cutoff)
-    rel = matrix.relevant[:, :, :d]
-    first = np.argmax(rel, axis=2)
-    return np.where(rel.any(axis=2), 1.0 / (first + 1.0), 0.0)
+    _check_cutoff(cutoff)
+    hits = matrix.hits.top(cutoff)
+    return _at_first(matrix, hits, 1.0 / hits.rank.astype(np.float64), hits.first())
 
 
 # ------------------------------------------------------------------------------ DCG
@@ -197,15 +210,19 @@ def _log2_denominators(n: int, convention: str) -> np.ndarray:
 
 def _dcg(matrix: RelevanceMatrix, cutoff: int | None, gains: GainMap | None, convention: str,
          normalised: bool) -> np.ndarray:
-    k, d = _cutoff(matrix, cutoff)
-    cell, ideal = gain_of(matrix, gains, depth=d, below_threshold=True)
+    _check_cutoff(cutoff)
+    gain = judgment_gains(matrix, gains, below_threshold=True)
+    postings = _gain_postings(matrix, gain, cutoff)
+    deepest = int(postings.rank.max(initial=0))
     # Summed in rank order, gain / log2(.), as trec_eval's loop does.
-    value = _last(np.cumsum(cell / _log2_denominators(d, convention), axis=2))
+    terms = gain[postings.judgment] / _log2_denominators(deepest, convention)[postings.rank - 1]
+    value = matrix.grid(postings.ordered_sums(terms))
     if not normalised:
         return value
     # ndcg_cut_k cuts the ideal list at k; uncut ndcg takes every positive judged gain,
     # however short the runs are.
-    m = ideal.shape[1] if cutoff is None else min(k, ideal.shape[1])
+    ideal = ideal_gains(matrix, gain)
+    m = ideal.shape[1] if cutoff is None else min(int(cutoff), ideal.shape[1])
     best = _last(np.cumsum(ideal[:, :m] / _log2_denominators(m, convention), axis=1))
     best = np.broadcast_to(best, value.shape)
     return np.divide(value, best, out=np.zeros_like(value), where=best > 0)
@@ -241,61 +258,65 @@ def _check_beta(beta: float) -> float:
     return b
 
 
-def _blended(matrix: RelevanceMatrix, cutoff: int | None, gains: GainMap | None, beta: float):
-    """(rel, count, BR) over the top min(k, depth) ranks: BR(r) of every rank."""
+def _blended(matrix: RelevanceMatrix, cutoff: int | None, gains: GainMap | None,
+             beta: float) -> tuple[Postings, np.ndarray]:
+    """The relevant postings within the top k and BR(r) at each of them."""
     b = _check_beta(beta)
-    _, d = _cutoff(matrix, cutoff)
-    rel = matrix.relevant[:, :, :d]
-    cell, ideal = gain_of(matrix, gains, depth=d)
-    cg = np.cumsum(cell, axis=2)
-    count = np.cumsum(rel, axis=2, dtype=np.int64)
-    ideal_cg = np.cumsum(_ideal_cut(ideal, d), axis=1)  # cg*(r), flat past the last gain
-    ranks = np.arange(1, d + 1, dtype=np.float64)
-    br = (b * cg + count) / (b * ideal_cg[None] + ranks)
-    return rel, count, br
-
-
-def _at(values: np.ndarray, index: np.ndarray) -> np.ndarray:
-    return np.take_along_axis(values, index[..., None], axis=2)[..., 0]
+    _check_cutoff(cutoff)
+    hits = matrix.hits.top(cutoff)
+    gain = judgment_gains(matrix, gains)
+    carriers = _gain_postings(matrix, gain, cutoff)
+    cg = carriers.running_sums(gain[carriers.judgment])  # cg(r), summed in rank order
+    if carriers is not hits:  # the relevant ones among every judged posting, in the same order
+        cg = cg[matrix.qrels_grade[carriers.judgment] >= matrix.threshold]
+    count = hits.position + 1
+    ideal_cg = np.cumsum(ideal_gains(matrix, gain), axis=1)  # cg*(r), flat past the last gain
+    if ideal_cg.shape[1]:
+        best = ideal_cg[matrix.topic_of(hits), np.minimum(hits.rank, ideal_cg.shape[1]) - 1]
+    else:
+        best = np.zeros(len(hits))
+    br = (b * cg + count) / (b * best + hits.rank.astype(np.float64))
+    return hits, br
 
 
 def q_measure(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None,
               beta: float = 1.0) -> np.ndarray:
     """Q@k = (1/R) sum_{r<=k} isrel(r) BR(r) (Sakai 2006, section 2); 0 when R = 0."""
-    rel, _, br = _blended(matrix, cutoff, gains, beta)
-    total = _last(np.cumsum(np.where(rel, br, 0.0), axis=2))  # rank order, as AP
-    return divide_by_relevant(total, matrix.n_relevant)
+    hits, br = _blended(matrix, cutoff, gains, beta)
+    return divide_by_relevant(matrix.grid(hits.ordered_sums(br)), matrix.n_relevant)  # rank order, as AP
 
 
 def o_measure(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None,
               beta: float = 1.0) -> np.ndarray:
     """O@k = BR(r_1), r_1 the first relevant rank within k; 0 if none (Sakai 2006, section 2)."""
-    rel, _, br = _blended(matrix, cutoff, gains, beta)
-    return np.where(rel.any(axis=2), _at(br, np.argmax(rel, axis=2)), 0.0)
+    hits, br = _blended(matrix, cutoff, gains, beta)
+    return _at_first(matrix, hits, br, hits.first())
 
 
-def _preferred_rank(matrix: RelevanceMatrix, rel: np.ndarray) -> np.ndarray:
-    """0-based r_p: the highest relevance level in the top ranks, the nearest the top."""
-    level = np.where(rel, matrix.grade[:, :, :rel.shape[2]], np.iinfo(np.int32).min)
-    return np.argmax(level, axis=2)  # argmax returns the first of equal maxima
+def _preferred(matrix: RelevanceMatrix, hits: Postings) -> np.ndarray:
+    """(cells,) index of r_p's posting: the highest relevance level, the nearest the top
+    (-1 for a cell without a relevant posting)."""
+    if not len(hits):
+        return np.full(hits.n_cells, -1, dtype=np.int64)
+    order = np.lexsort((hits.position, -matrix.grade_of(hits), hits.cell))  # cells stay in place
+    return np.where(hits.counts > 0, order[np.minimum(hits.start[:-1], len(hits) - 1)], -1)
 
 
 def p_measure(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None,
               beta: float = 1.0) -> np.ndarray:
     """Sakai's P-measure @k = BR(r_p); 0 with no relevant document in the top k."""
-    rel, _, br = _blended(matrix, cutoff, gains, beta)
-    return np.where(rel.any(axis=2), _at(br, _preferred_rank(matrix, rel)), 0.0)
+    hits, br = _blended(matrix, cutoff, gains, beta)
+    return _at_first(matrix, hits, br, _preferred(matrix, hits))
 
 
 def p_plus_measure(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None,
                    beta: float = 1.0) -> np.ndarray:
     """Sakai's P+-measure @k = sum_{r<=r_p} isrel(r) BR(r) / count(r_p); 0 with none."""
-    rel, count, br = _blended(matrix, cutoff, gains, beta)
-    has = rel.any(axis=2)
-    rp = _preferred_rank(matrix, rel)
-    total = _at(np.cumsum(np.where(rel, br, 0.0), axis=2), rp)
-    n = _at(count, rp).astype(np.float64)
-    return np.divide(total, n, out=np.zeros_like(total), where=has & (n > 0))
+    hits, br = _blended(matrix, cutoff, gains, beta)
+    rp = _preferred(matrix, hits)
+    total = _at_first(matrix, hits, hits.running_sums(br), rp)
+    n = _at_first(matrix, hits, (hits.position + 1).astype(np.float64), rp)
+    return np.divide(total, n, out=np.zeros_like(total), where=n > 0)
 
 
 # ------------------------------------------------------------------------- registry

@@ -21,12 +21,15 @@ from __future__ import annotations
 import glob
 import gzip
 import json
+import os
 import re
+import tempfile
 import zlib
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Literal, Sequence
+from typing import Callable, Iterable, Iterator, Literal, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -301,46 +304,105 @@ class _RunFile:
 
     path: Path
     name: str
-    qid: pa.Array  # string per kept row
-    docid: pa.Array  # string per kept row
+    qid: pa.DictionaryArray  # per kept row, codes into the file's own topics
+    docid: pa.DictionaryArray  # per kept row, codes into the file's own docids
     score: np.ndarray
     rank: np.ndarray
     dropped: int
 
 
+@dataclass(frozen=True)
+class _RunColumns:
+    """The columns of a run file that trec_eval reads, one row per non-blank line."""
+
+    qid: pa.Array  # string
+    docid: pa.Array  # string
+    score: np.ndarray  # float64, finite
+    tag: str  # the first line's tag
+    line: np.ndarray | None  # 1-based line numbers (None from the fast path: no error to report)
+
+
+def _plain_delimiter(buf: np.ndarray) -> int | None:
+    """The one whitespace byte that separates fields, when the file uses only one (tab or
+    space) and no carriage return, vertical tab or form feed; doubled delimiters show as
+    empty fields later. Anything else goes to the general tokeniser."""
+    if not len(buf) or any(np.count_nonzero(buf == c) for c in (11, 12, 13)):
+        return None
+    tabs, spaces = np.count_nonzero(buf == 9), np.count_nonzero(buf == 32)
+    if tabs and spaces:
+        return None
+    return 9 if tabs else 32
+
+
+_FIELDS = [f"f{i}" for i in range(6)]
+
+
+def _fast_columns(data: bytes) -> _RunColumns | None:
+    """Columns by Arrow's CSV reader for a plain file (one delimiter, six or more non-empty
+    fields on every line, UTF-8, finite scores); None when the file needs the general
+    path (which also words the error, with its line)."""
+    from pyarrow import csv
+
+    delimiter = _plain_delimiter(np.frombuffer(data, dtype=np.uint8))
+    if delimiter is None:
+        return None
+    types = {name: pa.large_string() for name in _FIELDS} | {"f4": pa.float64()}
+    if not data.endswith(b"\n"):  # Arrow's reader wants the last line ended
+        data += b"\n"
+    try:
+        table = csv.read_csv(
+            pa.py_buffer(data),
+            read_options=csv.ReadOptions(autogenerate_column_names=True, use_threads=False,
+                                         block_size=max(1 << 20, len(data) + 1)),
+            parse_options=csv.ParseOptions(delimiter=chr(delimiter), quote_char=False, double_quote=False,
+                                           escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=csv.ConvertOptions(include_columns=_FIELDS, column_types=types,
+                                               strings_can_be_null=False, null_values=[]),
+        )
+    except (pa.ArrowInvalid, KeyError):
+        return None
+    if table.num_rows == 0 or table.schema.names != _FIELDS:
+        return None
+    score = table.column("f4").to_numpy()
+    empty = any(pc.min(pc.binary_length(table.column(name))).as_py() == 0 for name in _FIELDS if name != "f4")
+    if empty or not np.isfinite(score).all():  # doubled or leading delimiters, nan, inf
+        return None
+    return _RunColumns(table.column("f0").combine_chunks(), table.column("f2").combine_chunks(),
+                       np.ascontiguousarray(score), table.column("f5")[0].as_py(), None)
+
+
+def _general_columns(path: Path, data: bytes) -> _RunColumns:
+    lines = _tokenise(data)
+    _check_columns(path, lines, 6, "qid Q0 docid rank score tag")
+    start, end = lines.field(5)
+    tag = bytes(lines.buf[start[0]:end[0]]).decode("utf-8", errors="replace")
+    return _RunColumns(_utf8(path, lines, 0, "qid"), _utf8(path, lines, 2, "docid"),
+                       _parse_numbers(path, lines, 4, "score", _NUMBER, np.float64), tag, lines.number)
+
+
 def _read_run_file(path: Path, run_name: RunNameSource, depth: int | None,
                    duplicates: DuplicatePolicy) -> _RunFile:
-    lines = _tokenise(read_bytes(path))
-    _check_columns(path, lines, 6, "qid Q0 docid rank score tag")
-    if run_name == "tag":
-        start, end = lines.field(5)
-        name = bytes(lines.buf[start[0]:end[0]]).decode("utf-8", errors="replace")
-    else:
-        name = run_name_from_path(path)
-    qid = _utf8(path, lines, 0, "qid")
-    docid = _utf8(path, lines, 2, "docid")
-    score = _parse_numbers(path, lines, 4, "score", _NUMBER, np.float64)
-    line = lines.number
+    data = read_bytes(path)
+    columns = _fast_columns(data) or _general_columns(path, data)
+    name = columns.tag if run_name == "tag" else run_name_from_path(path)
+    qid, docid, score = columns.qid, columns.docid, columns.score
 
     q_enc, d_enc = qid.dictionary_encode(), docid.dictionary_encode()
     q = q_enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     d = d_enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    # Byte order of this file's docids decides ties: trec_eval compares docnos with strcmp.
-    doc_position = np.empty(len(d_enc.dictionary), dtype=np.int64)
-    doc_position[np.asarray(pc.sort_indices(d_enc.dictionary))] = np.arange(len(doc_position))
-    pos = doc_position[d]
-
-    order = None if _in_trec_order(q, score, pos) else np.lexsort((-pos, -score, q))
+    order = trec_order(q, score, d_enc)
     if order is not None:
-        q, d, score, pos, line = q[order], d[order], score[order], pos[order], line[order]
+        q, d, score = q[order], d[order], score[order]
 
-    key = q * len(doc_position) + d
+    key = q * len(d_enc.dictionary) + d
     by_key = np.argsort(key, kind="stable")  # stable: the better-ranked copy comes first
     repeat = np.flatnonzero(np.diff(key[by_key]) == 0)
     keep = None
     if len(repeat):
         first_row, second_row = by_key[repeat[0]], by_key[repeat[0] + 1]
         if duplicates == "error":
+            line = (columns.line if columns.line is not None else _general_columns(path, data).line)
+            line = line if order is None else line[order]
             lo, hi = sorted((int(line[first_row]), int(line[second_row])))
             raise TrecFormatError(
                 path, hi,
@@ -351,30 +413,49 @@ def _read_run_file(path: Path, run_name: RunNameSource, depth: int | None,
         keep = np.ones(len(key), dtype=bool)
         keep[by_key[repeat + 1]] = False
 
-    rows = np.arange(len(q)) if order is None else order
     if keep is not None:
-        q, d, score, rows = q[keep], d[keep], score[keep], rows[keep]
+        q, d, score = q[keep], d[keep], score[keep]
     starts = np.flatnonzero(np.diff(q, prepend=-1))
     rank = np.arange(1, len(q) + 1) - np.repeat(starts, np.diff(np.append(starts, len(q))))
     if depth is not None:
         cut = rank <= depth
-        rows, score, rank = rows[cut], score[cut], rank[cut]
-    take = pa.array(rows)
+        q, d, score, rank = q[cut], d[cut], score[cut], rank[cut]
     return _RunFile(
-        path=path, name=name, qid=qid.take(take), docid=docid.take(take), score=score,
-        rank=rank.astype(np.int32), dropped=int(len(repeat)),
+        path=path, name=name,
+        qid=pa.DictionaryArray.from_arrays(pa.array(q.astype(np.int32)), q_enc.dictionary),
+        docid=pa.DictionaryArray.from_arrays(pa.array(d.astype(np.int32)), d_enc.dictionary),
+        score=score, rank=rank.astype(np.int32), dropped=int(len(repeat)),
     )
 
 
-def _in_trec_order(q: np.ndarray, score: np.ndarray, pos: np.ndarray) -> bool:
-    """Whether rows already are in trec_eval order: topics in blocks, then (score, docid) desc."""
-    same = q[1:] == q[:-1]
-    blocks = 1 + int(np.count_nonzero(~same)) if len(q) else 0
-    if blocks != len(np.unique(q)):
-        return False
-    ds = score[1:] - score[:-1]
-    ordered = (ds < 0) | ((score[1:] == score[:-1]) & (pos[1:] < pos[:-1]))
-    return bool(np.all(ordered | ~same))
+def trec_order(topic: np.ndarray, score: np.ndarray, docid: pa.DictionaryArray) -> np.ndarray | None:
+    """Row order of trec_eval: topics in blocks, score descending, ties by docid descending
+    as byte strings (trec_eval compares docnos with strcmp); None when the rows already are.
+
+    Numbers are sorted first; docids only for the rows that tie on a score, so the string
+    sort costs what the ties are, not the file.
+    """
+    blocks = np.flatnonzero(topic[1:] != topic[:-1])
+    grouped = len(blocks) + 1 == len(np.unique(topic)) if len(topic) else True
+    same = topic[1:] == topic[:-1]
+    descending = grouped and bool(np.all((score[1:] <= score[:-1]) | ~same))
+    order = None if descending else np.lexsort((-score, topic))
+    t, sc = (topic, score) if order is None else (topic[order], score[order])
+    tied = np.flatnonzero((t[1:] == t[:-1]) & (sc[1:] == sc[:-1]))
+    if not len(tied):
+        return order
+    rows = np.union1d(tied, tied + 1)  # every row of a run of equal (topic, score)
+    group = np.cumsum(np.concatenate([[1], np.diff(rows) != 1]) | np.concatenate(
+        [[True], (t[rows[1:]] != t[rows[:-1]]) | (sc[rows[1:]] != sc[rows[:-1]])]))
+    at = rows if order is None else order[rows]
+    names = docid.dictionary.take(pa.array(docid.indices.to_numpy(zero_copy_only=False)[at]))
+    within = np.asarray(pc.sort_indices(pa.table({"g": group, "d": names}),
+                                        sort_keys=[("g", "ascending"), ("d", "descending")]))
+    if order is None and np.array_equal(within, np.arange(len(rows))):
+        return None
+    full = np.arange(len(topic)) if order is None else order.copy()
+    full[rows] = at[within]
+    return full
 
 
 @dataclass(frozen=True)
@@ -538,8 +619,10 @@ def _assemble(parsed: list[_RunFile], *, depth: int | None, duplicates: Duplicat
     """Concatenate per-file rows; one docid vocabulary; rows sorted by run, topic, rank."""
     sizes = np.array([len(f.score) for f in parsed], dtype=np.int64)
     run = np.repeat(np.arange(len(parsed), dtype=np.int32), sizes)
-    qid_enc = pa.chunked_array([f.qid for f in parsed], pa.large_string()).dictionary_encode().combine_chunks()
-    doc_enc = pa.chunked_array([f.docid for f in parsed], pa.large_string()).dictionary_encode().combine_chunks()
+    qid_enc = pa.chunked_array([f.qid.dictionary_decode() for f in parsed],
+                               pa.large_string()).dictionary_encode().combine_chunks()
+    doc_enc = pa.chunked_array([f.docid.dictionary_decode() for f in parsed],
+                               pa.large_string()).dictionary_encode().combine_chunks()
     topics = sort_topics(qid_enc.dictionary.to_pylist())
     topic_code = np.asarray(pc.index_in(qid_enc.dictionary, value_set=pa.array(topics, pa.large_string())))
     qid = topic_code[qid_enc.indices.to_numpy(zero_copy_only=False)].astype(np.int32)
@@ -563,16 +646,33 @@ def _assemble(parsed: list[_RunFile], *, depth: int | None, duplicates: Duplicat
 # ------------------------------------------------------------------------- parquet
 
 
-def write_table(table: pa.Table, path: str | Path) -> None:
-    """Write Parquet atomically: a temporary file renamed into place, so no partial output."""
+@contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A temporary path beside ``path`` (a unique name, so concurrent writers never share
+    one) to write to; renamed to ``path`` when the block ends, removed if it fails, so a
+    reader never sees a partial file."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    tmp = Path(name)
     try:
-        pq.write_table(table, tmp, compression="zstd")
+        yield tmp
         tmp.replace(path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def atomic_save_npz(path: str | Path, arrays: dict[str, np.ndarray]) -> None:
+    """Arrays to an uncompressed ``.npz`` (each member loads on its own), atomically."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as stream:
+        np.savez(stream, **arrays)
+
+
+def write_table(table: pa.Table, path: str | Path) -> None:
+    """Write Parquet atomically: a temporary file renamed into place, so no partial output."""
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
 
 
 def write_runs(runs: Runs, path: str | Path) -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Literal, Sequence
 import numpy as np
 import pandas as pd
 
-from .ranking import RelevanceMatrix
+from .ranking import Postings, RelevanceMatrix
 
 if TYPE_CHECKING:
     from .rarity import Rarity
@@ -127,33 +127,31 @@ def measure_depth(matrix: RelevanceMatrix, cutoff: int | None, what: str = "a me
     return matrix.run_depth
 
 
-def top_ranks(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
-    """Relevance flags of the top ``cutoff`` ranks (every rank of the matrix for None)."""
-    return matrix.relevant if cutoff is None else matrix.relevant[:, :, :cutoff]
+def top_ranks(matrix: RelevanceMatrix, cutoff: int | None) -> Postings:
+    """The relevant postings within the top ``cutoff`` ranks (all for None)."""
+    return matrix.hits.top(cutoff)
 
 
-def _cut(matrix: RelevanceMatrix, cutoff: int | None) -> tuple[np.ndarray, int]:
-    """Relevance flags of the top k ranks, and k (:func:`measure_depth`)."""
+def _cut(matrix: RelevanceMatrix, cutoff: int | None) -> tuple[Postings, int]:
+    """The relevant postings within the top k ranks, and k (:func:`measure_depth`)."""
     k = measure_depth(matrix, cutoff)
-    return matrix.relevant[:, :, :k], k
+    return matrix.hits.top(k), k
 
 
 def precision(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
     """P@k = |relevant in top k| / k (trec_eval ``P_k``; missing ranks count as non-relevant)."""
-    rel, k = _cut(matrix, cutoff)
-    return rel.sum(axis=2, dtype=np.int64) / k
+    hits, k = _cut(matrix, cutoff)
+    return matrix.cell_counts(hits) / k
 
 
 def relevant_count(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
     """Relevant documents in the top k (all the run returned for None), as integers."""
-    return top_ranks(matrix, cutoff).sum(axis=2, dtype=np.int64)
+    return matrix.cell_counts(top_ranks(matrix, cutoff))
 
 
-def precision_at_relevant_ranks(rel: np.ndarray) -> np.ndarray:
-    """rel(d_i) * |relevant in top i| / i for every rank i: AP's summands."""
-    hits = np.cumsum(rel, axis=2, dtype=np.int64)
-    ranks = np.arange(1, rel.shape[2] + 1, dtype=np.float64)
-    return np.where(rel, hits / ranks, 0.0)
+def precision_at_relevant_ranks(hits: Postings) -> np.ndarray:
+    """|relevant in top i| / i at each relevant posting's rank i: AP's summands."""
+    return (hits.position + 1) / hits.rank.astype(np.float64)
 
 
 def average_precision(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
@@ -162,8 +160,8 @@ def average_precision(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray
     trec_eval ``map`` with ``-M k``: the sum runs in rank order, as trec_eval's loop,
     so results agree to the last bit. A topic with N_R = 0 scores 0.
     """
-    rel = top_ranks(matrix, cutoff)
-    total = np.cumsum(precision_at_relevant_ranks(rel), axis=2)[:, :, -1] if rel.shape[2] else np.zeros(rel.shape[:2])
+    hits = top_ranks(matrix, cutoff)
+    total = matrix.grid(hits.ordered_sums(precision_at_relevant_ranks(hits)))
     return divide_by_relevant(total, matrix.n_relevant)
 
 
@@ -234,24 +232,26 @@ def alpha_weights(alphas: Sequence[Alpha], n_relevant: np.ndarray) -> np.ndarray
     return np.asarray(rows, dtype=np.float64).reshape(len(rows), 1, len(n_relevant))
 
 
-def precision_rarity_term(rel: np.ndarray, weight: np.ndarray, k: int) -> np.ndarray:
-    """(1/k) sum_{i<=k} rel(d_i) w(d_i): the part of eq. 1 (or eq. 4) that alpha scales."""
-    return np.cumsum(np.where(rel, weight, 0.0), axis=2)[:, :, -1] / k if rel.shape[2] else np.zeros(rel.shape[:2])
+def precision_rarity_term(matrix: RelevanceMatrix, hits: Postings, weight: np.ndarray, k: int) -> np.ndarray:
+    """(1/k) sum_{i<=k} rel(d_i) w(d_i): the part of eq. 1 (or eq. 4) that alpha scales;
+    ``weight`` per posting of ``hits``."""
+    return matrix.grid(hits.ordered_sums(weight)) / k
 
 
-def average_precision_rarity_term(rel: np.ndarray, weight: np.ndarray, n_relevant: np.ndarray) -> np.ndarray:
+def average_precision_rarity_term(matrix: RelevanceMatrix, hits: Postings, weight: np.ndarray) -> np.ndarray:
     """The part of eq. 3 that alpha scales.
 
     AP_rareness = AP + alpha (1/N_R) sum_i rel_i (1/i) sum_{j<=i} rel_j R_j
                 = AP + alpha (1/N_R) sum_j rel_j R_j W_j,   W_j = sum_{i=j..k} rel_i / i,
     so the weights W do not depend on rarity (and subsampling trials are dot products).
     """
-    if not rel.shape[2]:
-        return np.zeros(rel.shape[:2])
-    ranks = np.arange(1, rel.shape[2] + 1, dtype=np.float64)
-    tail = np.cumsum((rel / ranks)[:, :, ::-1], axis=2)[:, :, ::-1]
-    total = np.cumsum(np.where(rel, weight * tail, 0.0), axis=2)[:, :, -1]
-    return divide_by_relevant(total, n_relevant)
+    total = matrix.grid(hits.ordered_sums(weight * tail_weights(hits)))
+    return divide_by_relevant(total, matrix.n_relevant)
+
+
+def tail_weights(hits: Postings) -> np.ndarray:
+    """W_j = sum_{i >= j} rel_i / i at each relevant posting j, summed from the deepest up."""
+    return hits.running_sums(1.0 / hits.rank.astype(np.float64), reverse=True)
 
 
 def _rarity_for(matrix: RelevanceMatrix, k: int, rarity: "Rarity | None", rarity_depth: int | None,
@@ -269,8 +269,8 @@ def _rarity_for(matrix: RelevanceMatrix, k: int, rarity: "Rarity | None", rarity
             f"below it would count as found by no run"
         )
     cache = {} if cache is None else cache
-    if depth not in cache:
-        cache[depth] = document_rarity(matrix, depth=min(depth, matrix.depth))
+    if depth not in cache:  # no run holds a document below the depth it was cut to
+        cache[depth] = document_rarity(matrix, depth=min(depth, matrix.run_depth or matrix.depth))
     return cache[depth]
 
 
@@ -279,15 +279,15 @@ def _rareness(matrix: RelevanceMatrix, cutoff: int | None, *, kind: str, normali
               rarity_depth: int | None = None, **_: object) -> np.ndarray:
     if normalised:
         check_unit_alphas(alphas, f"{kind}_rareness_norm")
-    rel, k = _cut(matrix, cutoff)
+    hits, k = _cut(matrix, cutoff)
     found = _rarity_for(matrix, k, rarity, rarity_depth)
-    weight = found.per_cell(matrix, found.rarity_prime if normalised else found.rarity, rel.shape[2])
+    weight = found.per_posting(hits, found.rarity_prime if normalised else found.rarity)
     if kind == "P":
         base = precision(matrix, cutoff)
-        term = precision_rarity_term(rel, weight, k)
+        term = precision_rarity_term(matrix, hits, weight, k)
     else:
         base = average_precision(matrix, cutoff)
-        term = average_precision_rarity_term(rel, weight, matrix.n_relevant)
+        term = average_precision_rarity_term(matrix, hits, weight)
     a = alpha_weights(alphas, matrix.n_relevant)
     if normalised:  # eq. 4: (1 - alpha) Rel + alpha Rel R'
         return (1.0 - a) * base[None] + a * term[None]
@@ -368,16 +368,16 @@ def counted_means(matrix: RelevanceMatrix, measure: Measure, averaging: Averagin
     """
     if measure.family not in _COUNTED:
         return None
-    rel, k = _cut(matrix, measure.cutoff)
+    top, k = _cut(matrix, measure.cutoff)
     mask = _topic_mask(matrix, averaging)
     n_topics = mask.sum(axis=1)
-    hits = np.where(mask, rel.sum(axis=2, dtype=np.int64), 0).sum(axis=1)  # C
+    hits = np.where(mask, matrix.cell_counts(top), 0).sum(axis=1)  # C
     if not measure.uses_alpha:
         return _safe_divide(hits.astype(np.float64), (k * n_topics).astype(np.float64))
     found = _rarity_for(matrix, k, rarity, rarity_depth)
     s = found.n_systems
-    per_cell = found.per_cell(matrix, found.n_retrieving.astype(np.float64), rel.shape[2]).astype(np.int64)
-    shared = np.where(mask, np.where(rel, per_cell, 0).sum(axis=2), 0).sum(axis=1)  # D
+    s_d = np.bincount(top.cell, weights=found.per_posting(top, found.n_retrieving), minlength=top.n_cells)
+    shared = np.where(mask, matrix.grid(np.rint(s_d).astype(np.int64)), 0).sum(axis=1)  # D
     a = np.asarray([np.nan if parse_alpha(x) == PER_TOPIC_ALPHA else parse_alpha(x) for x in alphas],
                    dtype=np.float64)[:, None]
     if measure.family == "P_rareness":
@@ -441,6 +441,86 @@ def _mean_row(matrix: RelevanceMatrix, block: np.ndarray, mode: Averaging, count
     return mean_scores(matrix, block, mode)
 
 
+@dataclass(frozen=True, eq=False)
+class Scores:
+    """Scores of several measures as arrays: block ``i`` is ``measures[i]`` at ``alphas[i]``
+    (None for a measure without one); ``per_topic`` (blocks, runs, topics), every qrels
+    topic (0 where the run returned nothing); ``means`` per averaging name
+    (``all_topics``, ``returned_topics``): (blocks, runs)."""
+
+    runs: list[str]
+    topics: list[str]
+    measures: list[str]
+    alphas: list[str | None]
+    per_topic: np.ndarray
+    means: dict[str, np.ndarray]
+
+    def block(self, measure: str, alpha: str | None = None) -> int:
+        for i, (m, a) in enumerate(zip(self.measures, self.alphas)):
+            if m == measure and (a or None) == (alpha or None):
+                return i
+        raise KeyError(f"no scores of {measure} at alpha {alpha}")
+
+    def mean_frame(self, averaging: str = "all_topics") -> pd.DataFrame:
+        """Runs' means: one row per run, one column per (measure, alpha label, '' for none)."""
+        columns = pd.MultiIndex.from_arrays([self.measures, [a or "" for a in self.alphas]],
+                                            names=["measure", "alpha"])
+        return pd.DataFrame(self.means[averaging].T, index=pd.Index(self.runs, name="run"), columns=columns)
+
+    def to_frame(self, per_topic: bool = True) -> pd.DataFrame:
+        """Long table: run, qid, measure, alpha, value, averaging (see :func:`score_table`)."""
+        n_runs, n_topics = len(self.runs), len(self.topics)
+        frames = []
+        for i, (measure, alpha) in enumerate(zip(self.measures, self.alphas)):
+            if per_topic:
+                frames.append(pd.DataFrame({
+                    "run": np.repeat(self.runs, n_topics), "qid": np.tile(self.topics, n_runs),
+                    "measure": measure, "alpha": alpha, "value": self.per_topic[i].reshape(-1), "averaging": None,
+                }))
+            for name, means in self.means.items():
+                frames.append(pd.DataFrame({"run": self.runs, "qid": "all", "measure": measure, "alpha": alpha,
+                                            "value": means[i], "averaging": name}))
+        table = pd.concat(frames, ignore_index=True)
+        table["alpha"] = table["alpha"].astype("string")
+        table["averaging"] = table["averaging"].astype("string")
+        return table
+
+
+def score_arrays(
+    matrix: RelevanceMatrix,
+    measures: Sequence[str | Measure],
+    *,
+    averaging: Sequence[Averaging] = ("all", "returned"),
+    **options,
+) -> Scores:
+    """Every measure (and alpha) scored on every run and qrels topic, with its means.
+
+    Means of the precision family come from integer totals (:func:`counted_means`), the
+    others are sorted sums (:func:`exact_mean`); rarity is counted once per depth.
+    """
+    alphas = options.get("alphas", (0.0,))
+    rarities: dict[int, "Rarity"] = {}  # S_d counted once per depth, for scores and means
+    names, labels, blocks = [], [], []
+    means: dict[str, list[np.ndarray]] = {AVERAGING_NAMES[mode]: [] for mode in averaging}
+    for item in measures:
+        measure = parse_measure(item)
+        found = (_rarity_for(matrix, _cutoff(matrix, measure), options.get("rarity"), options.get("rarity_depth"),
+                             rarities) if measure.uses_alpha else None)
+        values = evaluate(matrix, [measure], **dict(options, rarity=found))[measure]
+        stacked = values if measure.uses_alpha else values[None]
+        counted = {mode: counted_means(matrix, measure, mode, alphas=alphas, rarity=found) for mode in averaging}
+        for a_index, alpha in enumerate([alpha_label(a) for a in alphas] if measure.uses_alpha else [None]):
+            names.append(str(measure))
+            labels.append(alpha)
+            blocks.append(stacked[a_index])
+            for mode in averaging:
+                means[AVERAGING_NAMES[mode]].append(_mean_row(matrix, stacked[a_index], mode, counted[mode], a_index))
+    shape = (0, matrix.n_runs, matrix.n_topics)
+    return Scores(runs=list(matrix.runs), topics=list(matrix.topics), measures=names, alphas=labels,
+                  per_topic=np.stack(blocks) if blocks else np.zeros(shape),
+                  means={k: np.stack(v) if v else np.zeros(shape[:2]) for k, v in means.items()})
+
+
 def score_table(
     matrix: RelevanceMatrix,
     measures: Sequence[str | Measure],
@@ -458,42 +538,9 @@ def score_table(
     the precision family come from integer totals (:func:`counted_means`), the others
     are sorted sums (:func:`exact_mean`).
     """
-    frames = []
-    n_runs, n_topics = len(matrix.runs), len(matrix.topics)
-    alphas = options.get("alphas", (0.0,))
-    rarities: dict[int, "Rarity"] = {}  # S_d counted once per depth, for scores and means
-    for item in measures:
-        measure = parse_measure(item)
-        found = (_rarity_for(matrix, _cutoff(matrix, measure), options.get("rarity"), options.get("rarity_depth"),
-                             rarities) if measure.uses_alpha else None)
-        values = evaluate(matrix, [measure], **dict(options, rarity=found))[measure]
-        stacked = values if measure.uses_alpha else values[None]
-        labels = [alpha_label(a) for a in alphas] if measure.uses_alpha else [None]
-        counted = {mode: counted_means(matrix, measure, mode, alphas=alphas, rarity=found) for mode in averaging}
-        for a_index, alpha in enumerate(labels):
-            block = stacked[a_index]
-            if per_topic:
-                frames.append(pd.DataFrame({
-                    "run": np.repeat(matrix.runs, n_topics),
-                    "qid": np.tile(matrix.topics, n_runs),
-                    "measure": str(measure),
-                    "alpha": alpha,
-                    "value": block.reshape(-1),
-                    "averaging": None,
-                }))
-            for mode in averaging:
-                frames.append(pd.DataFrame({
-                    "run": matrix.runs,
-                    "qid": "all",
-                    "measure": str(measure),
-                    "alpha": alpha,
-                    "value": _mean_row(matrix, block, mode, counted[mode], a_index),
-                    "averaging": AVERAGING_NAMES[mode],
-                }))
-    table = pd.concat(frames, ignore_index=True)
-    table["alpha"] = table["alpha"].astype("string")
-    table["averaging"] = table["averaging"].astype("string")
-    return table
+    return score_arrays(matrix, measures, averaging=averaging, **options).to_frame(per_topic)
+
+
 from . import binary  # noqa: E402,F401  (registers trec_eval's other binary measures)
 from . import graded  # noqa: E402,F401  (registers the graded measures)
 from . import asl  # noqa: E402,F401  (registers ASL)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .ranking import RelevanceMatrix
+from .ranking import Postings, RelevanceMatrix
 
 
 @dataclass(frozen=True)
@@ -47,15 +47,9 @@ class Rarity:
             raise ValueError("R'(d) needs at least two runs (S - 1 > 0)")
         return 1.0 - (self.n_retrieving - 1) / (self.n_systems - 1)
 
-    def per_cell(self, matrix: RelevanceMatrix, values: np.ndarray, depth: int) -> np.ndarray:
-        """``values`` (one per relevant judgment) laid out on the (run, topic, rank) cells
-        of ``matrix``'s top ``depth``; 0 on cells holding no relevant document."""
-        judgment = matrix.judgment[:, :, :depth]
-        rel = matrix.relevant[:, :, :depth]
-        if len(values) == 0:  # no relevant judgment: no cell holds a relevant document
-            return np.zeros(rel.shape, dtype=np.float64)
-        index = self.index_of_judgment[np.where(rel, judgment, 0)]
-        return np.where(rel, values[np.maximum(index, 0)], 0.0)
+    def per_posting(self, hits: Postings, values: np.ndarray) -> np.ndarray:
+        """``values`` (one per relevant judgment) at each relevant posting of ``hits``."""
+        return np.asarray(values)[self.index_of_judgment[hits.judgment]]
 
     def table(self, matrix: RelevanceMatrix) -> pd.DataFrame:
         """One row per relevant judgment: qid, docid, grade, n_retrieving, rarity, rarity_prime."""
@@ -76,20 +70,23 @@ def relevant_judgments(matrix: RelevanceMatrix) -> np.ndarray:
 
 
 def document_rarity(matrix: RelevanceMatrix, depth: int | None = None, runs: np.ndarray | None = None) -> Rarity:
-    """Count S_d for every relevant judgment over ``runs`` (indices; default all) at ``depth``.
+    """Count S_d for every relevant judgment over ``runs`` (indices; default all) at ``depth``
+    (default: the depth the runs were cut to, else all they returned).
 
     S is the number of runs counted. No file is re-read: counts come from the matrix.
     """
-    d = matrix.depth if depth is None else depth
-    if d > matrix.depth:
-        raise ValueError(f"rarity depth {d} exceeds the depth the runs were kept to ({matrix.depth})")
+    kept = matrix.run_depth or matrix.depth
+    d = kept if depth is None else depth
+    if d > kept:
+        raise ValueError(f"rarity depth {d} exceeds the depth the runs were kept to ({kept})")
     rows = relevant_judgments(matrix)
     index_of = np.full(len(matrix.qrels_grade), -1, dtype=np.int64)
     index_of[rows] = np.arange(len(rows))
-    judgment = matrix.judgment if runs is None else matrix.judgment[np.asarray(runs)]
-    rel = matrix.relevant if runs is None else matrix.relevant[np.asarray(runs)]
-    hits = judgment[:, :, :d][rel[:, :, :d]]
-    n_retrieving = np.bincount(index_of[hits], minlength=len(rows)).astype(np.int64)
+    hits = matrix.hits.top(d)
+    if runs is not None:
+        hits = hits.cells((np.asarray(runs, dtype=np.int64)[:, None] * matrix.n_topics
+                           + np.arange(matrix.n_topics)).reshape(-1))
+    n_retrieving = np.bincount(index_of[hits.judgment], minlength=len(rows)).astype(np.int64)
     n_systems = len(matrix.runs) if runs is None else len(np.asarray(runs))
     if n_systems < 1:
         raise ValueError("rarity needs at least one run")

@@ -29,7 +29,6 @@ import warnings
 from typing import Iterable, Literal, Sequence
 
 import numpy as np
-from scipy import stats
 
 from .metrics import exact_mean
 
@@ -55,8 +54,15 @@ __all__ = [
     "stability",
 ]
 
-_TRIAL_BATCH = 256  # trials per vectorised block: bounds memory at (batch, runs, topics)
-_PAIR_BATCH = 1024  # pairs per vectorised block in stability: bounds memory at (batch, trials)
+# Bytes one vectorised temporary may take: trials (and pairs) are processed in blocks
+# of this size, so a job's memory does not grow with the number of trials, runs or
+# topics beyond the (runs, trials) means it keeps (8 MB for 1,000 x 1,000).
+BLOCK_BYTES = 64 * 2**20
+
+
+def block_size(per_item_bytes: int, budget: int = BLOCK_BYTES) -> int:
+    """How many items of ``per_item_bytes`` fit a vectorised block (at least one)."""
+    return max(1, budget // max(1, per_item_bytes))
 
 
 # --------------------------------------------------------------------------- inputs
@@ -211,6 +217,8 @@ def paper_pairwise_pvalues(scores: np.ndarray) -> np.ndarray:
     correction for the number of pairs (PROTOCOL.md). Edge cases statsmodels leaves
     NaN: a pair of constant runs gets p = 1 when equal, 0 otherwise.
     """
+    from scipy import stats  # here, not at the top: it adds a second to every job's start
+
     m = _score_matrix(scores, min_topics=2)
     n_topics = m.shape[1]
     means = exact_mean(m)
@@ -253,6 +261,8 @@ def tukey_hsd_pvalues(scores: np.ndarray) -> np.ndarray:
     8256 pairs of 129 runs); each distinct q is evaluated once. To count significant
     pairs use :func:`tukey_hsd_significant`, which needs only the critical values.
     """
+    from scipy import stats  # here, not at the top: it adds a second to every job's start
+
     q, k, df = tukey_hsd_statistics(scores)
     distinct, where = np.unique(q, return_inverse=True)
     return np.minimum(stats.studentized_range.sf(distinct, k, df), 1.0)[where]
@@ -260,6 +270,8 @@ def tukey_hsd_pvalues(scores: np.ndarray) -> np.ndarray:
 
 def tukey_hsd_critical_values(n_runs: int, df: int, levels: Iterable[float] = (0.05, 0.01)) -> dict[float, float]:
     """q_crit = ``studentized_range.ppf(1 - level, n_runs, df)`` for each level."""
+    from scipy import stats  # here, not at the top: it adds a second to every job's start
+
     return {float(level): float(stats.studentized_range.ppf(1.0 - level, n_runs, df)) for level in levels}
 
 
@@ -301,20 +313,21 @@ def randomised_tukey_hsd_null(scores: np.ndarray, trials: Trials, seed: int) -> 
 def randomised_tukey_hsd_null_many(stack: np.ndarray, trials: Trials, seed: int) -> np.ndarray:
     """:func:`randomised_tukey_hsd_null` of several (runs, topics) matrices at once,
     (matrices, trials): every matrix sees the same permutations (common random numbers),
-    drawn and sorted once per trial."""
+    drawn and sorted once per trial; trials go in blocks of :data:`BLOCK_BYTES`."""
     stack = np.asarray(stack, dtype=np.float64)
     n_matrices, n_runs, n_topics = stack.shape
     trial_ids = _trial_indices(trials)
     by_topic = np.ascontiguousarray(np.swapaxes(stack, 1, 2))  # (M, topics, runs): permute the last axis
     null = np.empty((n_matrices, len(trial_ids)))
-    batch = max(1, _TRIAL_BATCH // max(1, n_matrices // 4))
+    batch = block_size(n_runs * n_topics * 8)
     for start in range(0, len(trial_ids), batch):
         block = trial_ids[start : start + batch]
         order = np.argsort(_permuted_keys(seed, block, n_topics, n_runs), axis=-1, kind="stable")
-        # (M, b, topics, runs) -> (M, b, runs, topics), contiguous for the sorted sums
-        permuted = np.take_along_axis(by_topic[:, None, :, :], order[None], axis=-1)
-        means = exact_mean(np.ascontiguousarray(np.swapaxes(permuted, 2, 3)))  # (M, b, runs)
-        null[:, start : start + len(block)] = means.max(axis=2) - means.min(axis=2)
+        for i in range(n_matrices):
+            # (b, topics, runs) -> (b, runs, topics), contiguous for the sorted sums
+            permuted = np.take_along_axis(by_topic[i][None], order, axis=-1)
+            means = exact_mean(np.ascontiguousarray(np.swapaxes(permuted, 1, 2)))  # (b, runs)
+            null[i, start : start + len(block)] = means.max(axis=1) - means.min(axis=1)
     return null
 
 
@@ -388,22 +401,38 @@ def stability_counts(
     real difference of means; it reads "exceeds" as in real arithmetic. Pass 0 for a
     plain float comparison.
     """
+    m = _score_matrix(scores)
+    means = trial_means(m, draw_topic_subsets(m.shape[1], topics_per_trial, trials, seed))
+    return stability_counts_of_means(means, fuzziness, mode, higher_is_better, tolerance=tolerance)
+
+
+def trial_means(scores: np.ndarray, subsets: np.ndarray) -> np.ndarray:
+    """(runs, trials): each run's exact mean over each trial's topics (``subsets``
+    (trials, c) topic indices), so identical runs tie exactly in every trial; trials go
+    in blocks of :data:`BLOCK_BYTES`."""
+    m = _score_matrix(scores)
+    means = np.zeros((len(m), len(subsets)))
+    batch = block_size(len(m) * subsets.shape[1] * 8)
+    for start in range(0, len(subsets), batch):
+        means[:, start : start + batch] = exact_mean(m[:, subsets[start : start + batch]])
+    return means
+
+
+def stability_counts_of_means(means: np.ndarray, fuzziness: float = 0.05, mode: FuzzinessMode = "absolute",
+                              higher_is_better: bool = True, *,
+                              tolerance: float = 1e-12) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`stability_counts` from the (runs, trials) means of :func:`trial_means`."""
     if mode not in ("absolute", "relative"):
         raise ValueError(f"mode must be 'absolute' or 'relative', not {mode!r}")
-    m = _score_matrix(scores)
-    subsets = draw_topic_subsets(m.shape[1], topics_per_trial, trials, seed)
-    n_trials = len(subsets)
-    # (runs, trials): exact means, so identical runs tie exactly in every trial
-    means = np.zeros((len(m), n_trials))
-    for start in range(0, n_trials, _TRIAL_BATCH):
-        means[:, start : start + _TRIAL_BATCH] = exact_mean(m[:, subsets[start : start + _TRIAL_BATCH]])
+    n_trials = means.shape[1]
     if not higher_is_better:
         means = -means  # exact; relative thresholds use |mean|, unchanged
-    a, b = run_pairs(len(m))
+    a, b = run_pairs(len(means))
     wins_a = np.empty(len(a), dtype=np.int64)
     wins_b = np.empty(len(a), dtype=np.int64)
-    for start in range(0, len(a), _PAIR_BATCH):
-        pa, pb = a[start : start + _PAIR_BATCH], b[start : start + _PAIR_BATCH]
+    batch = block_size(n_trials * 8 * 3)
+    for start in range(0, len(a), batch):
+        pa, pb = a[start : start + batch], b[start : start + batch]
         diff = means[pa] - means[pb]  # (batch, trials)
         if mode == "absolute":
             threshold = fuzziness + tolerance
@@ -458,8 +487,8 @@ def draw_topic_pairs(n_topics: int, trials: Trials, seed: int, sampling: SwapSam
 
 
 def swap_counts(scores: np.ndarray, trials: Trials, seed: int, *, sampling: SwapSampling = "bootstrap",
-                topic_set_size: int | None = None, bin_width: float = 0.01,
-                higher_is_better: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                topic_set_size: int | None = None, bin_width: float = 0.01, higher_is_better: bool = True,
+                topic_sets: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The swap method's counts (Voorhees and Buckley 2002, as Sakai 2006 uses it).
 
     Each trial draws two topic sets (:func:`draw_topic_pairs`); for every run pair, d1
@@ -468,33 +497,35 @@ def swap_counts(scores: np.ndarray, trials: Trials, seed: int, *, sampling: Swap
     confirm, never discriminated); it is a swap when d2 does not have d1's sign (a tie on
     the second set counts as a swap: the first set's verdict was not confirmed). Returns
     (bins, comparisons per bin, swaps per bin), the bins that occur, ascending; shards
-    add up bin by bin.
+    add up bin by bin. ``topic_sets``: the two sets already drawn by
+    :func:`draw_topic_pairs` for these trials (shared by every matrix of a shard).
     """
     m = _score_matrix(scores)
     if not higher_is_better:
         m = -m
-    first, second = draw_topic_pairs(m.shape[1], trials, seed, sampling, topic_set_size)
+    first, second = topic_sets or draw_topic_pairs(m.shape[1], trials, seed, sampling, topic_set_size)
     a, b = run_pairs(len(m))
-    bins_all, swaps_all = [], []
-    for start in range(0, len(first), _TRIAL_BATCH):
-        block = slice(start, start + _TRIAL_BATCH)
+    comparisons = np.zeros(0, dtype=np.int64)  # by bin + 1 (bin -1 first)
+    swaps = np.zeros(0, dtype=np.int64)
+    batch = block_size(max(len(m) * first.shape[1], len(a) * 4) * 8)
+    for start in range(0, len(first), batch):
+        block = slice(start, start + batch)
         m1 = exact_mean(m[:, first[block]]).T  # (b, runs)
         m2 = exact_mean(m[:, second[block]]).T
         d1 = m1[:, a] - m1[:, b]
         d2 = m2[:, a] - m2[:, b]
-        swapped = (d1 != 0) & (np.sign(d2) != np.sign(d1))
+        swapped = ((d1 != 0) & (np.sign(d2) != np.sign(d1))).ravel()
         # Bins of |d1|; a hair's tolerance so a difference on a bin edge is not split by rounding.
-        bins = np.where(d1 == 0, -1, np.floor(np.abs(d1) / bin_width + 1e-9)).astype(np.int64).ravel()
-        bins_all.append(bins)
-        swaps_all.append(swapped.ravel())
-    if not bins_all:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
-    bins = np.concatenate(bins_all)
-    swapped = np.concatenate(swaps_all)
-    present = np.unique(bins)
-    index = np.searchsorted(present, bins)
-    return (present, np.bincount(index, minlength=len(present)).astype(np.int64),
-            np.bincount(index, weights=swapped, minlength=len(present)).astype(np.int64))
+        index = np.where(d1 == 0, 0, np.floor(np.abs(d1) / bin_width + 1e-9) + 1).astype(np.int64).ravel()
+        counted = np.bincount(index)  # counted per block: memory stays at one block
+        swapped_counts = np.bincount(index[swapped], minlength=len(counted))
+        if len(counted) > len(comparisons):
+            comparisons = np.pad(comparisons, (0, len(counted) - len(comparisons)))
+            swaps = np.pad(swaps, (0, len(counted) - len(swaps)))
+        comparisons[:len(counted)] += counted
+        swaps[:len(counted)] += swapped_counts
+    present = np.flatnonzero(comparisons)
+    return present - 1, comparisons[present], swaps[present]
 
 
 def swap_sensitivity(bins: np.ndarray, comparisons: np.ndarray, swaps: np.ndarray, *, bin_width: float = 0.01,

@@ -103,9 +103,9 @@ def all_targets():
             ext=["png", "pdf"],
         ),
     ] + expand(
-        "results/{collection}/{table}.parquet",
+        "results/{collection}/{table}",
         collection=list(COLLECTIONS),
-        table=["runs", "qrels", "scores", "rarity"],
+        table=["judged.npz", "scores.parquet", "scores.npz", "rarity.parquet"],
     ) + expand(
         "results/{collection}/tables/{table}.csv",
         collection=list(COLLECTIONS),
@@ -218,7 +218,7 @@ def ingest_input(wildcards):
 
 
 def ingest_options(wildcards):
-    """depth, duplicates and run_name: how irmeta.io.read_runs reads the collection."""
+    """depth, duplicates and run_name: how irmeta.ranking.judge_runs reads the collection."""
     return COLLECTIONS[wildcards.collection].ingest_options()
 
 

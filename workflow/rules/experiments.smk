@@ -6,7 +6,7 @@
 rule tabulate_kendall_tau:
     """Figure 2: Kendall tau-b and tau_AP of each measure and alpha against its baseline."""
     input:
-        scores="results/{collection}/scores.parquet",
+        scores="results/{collection}/scores.npz",
     output:
         table=report(
             "results/{collection}/tables/kendall_tau.csv",
@@ -34,7 +34,7 @@ rule tabulate_kendall_tau:
 rule sample_permutation_null:
     """Randomised Tukey HSD: max mean difference of permuted matrices, one shard of trials."""
     input:
-        scores="results/{collection}/scores.parquet",
+        scores="results/{collection}/scores.npz",
     output:
         null="results/{collection}/shards/permutation_null/{shard}.parquet",
     params:
@@ -58,7 +58,7 @@ rule sample_permutation_null:
 rule tabulate_discriminative_power:
     """Table 1: significant run pairs by paper_pairwise, tukey_hsd and randomised_tukey_hsd."""
     input:
-        scores="results/{collection}/scores.parquet",
+        scores="results/{collection}/scores.npz",
         null=permutation_null_shards,
     output:
         table=report(
@@ -89,7 +89,7 @@ rule tabulate_discriminative_power:
 rule sample_stability:
     """Buckley-Voorhees: per-pair wins and ties over one shard of topic-subset trials."""
     input:
-        scores="results/{collection}/scores.parquet",
+        scores="results/{collection}/scores.npz",
     output:
         counts="results/{collection}/shards/stability/{shard}.parquet",
     params:
@@ -144,8 +144,7 @@ rule tabulate_stability:
 rule sample_system_subsets:
     """Algorithm 1: tau per trial with rarity from N sampled runs alone, one shard of trials."""
     input:
-        runs="results/{collection}/runs.parquet",
-        qrels="results/{collection}/qrels.parquet",
+        judged="results/{collection}/judged.npz",
     output:
         taus="results/{collection}/shards/system_subsampling/{shard}.parquet",
     params:
@@ -154,7 +153,6 @@ rule sample_system_subsets:
         largest=EXPERIMENTS["system_subsampling"]["largest"],
         trials=lambda wildcards: shard_range(EXPERIMENTS["system_subsampling"]["trials"], wildcards),
         seed=EXPERIMENTS["seed"] + 2,
-        threshold=relevance_threshold,
     log:
         "results/logs/sample_system_subsets/{collection}.{shard}.log",
     benchmark:
@@ -198,8 +196,7 @@ rule tabulate_system_subsampling:
 rule simulate_rare_common:
     """Figure 1: rank of hypothetical S_rare and S_common systems on one topic against D."""
     input:
-        runs="results/{collection}/runs.parquet",
-        qrels="results/{collection}/qrels.parquet",
+        judged="results/{collection}/judged.npz",
     output:
         table=report(
             "results/{collection}/tables/synthetic_rare_common.csv",
@@ -211,7 +208,6 @@ rule simulate_rare_common:
     params:
         settings=EXPERIMENTS["synthetic"],
         topic=lambda wildcards: COLLECTIONS[wildcards.collection].synthetic_topic,
-        threshold=relevance_threshold,
     log:
         "results/logs/simulate_rare_common/{collection}.log",
     benchmark:
@@ -257,7 +253,7 @@ rule list_rarity:
 rule sample_swaps:
     """Swap method: per-bin comparisons and swaps of two topic sets, one shard of trials."""
     input:
-        scores="results/{collection}/scores.parquet",
+        scores="results/{collection}/scores.npz",
     output:
         counts="results/{collection}/shards/swap/{shard}.parquet",
     params:
@@ -284,7 +280,7 @@ rule tabulate_swap_sensitivity:
     """Sakai's Table 1: difference required for a 95% sure comparison, share discriminated."""
     input:
         counts=swap_shards,
-        scores="results/{collection}/scores.parquet",
+        scores="results/{collection}/scores.npz",
     output:
         table=report(
             "results/{collection}/tables/swap_sensitivity.csv",
@@ -314,8 +310,7 @@ rule analyse_asl:
     """Atomized Search Length analyses: MAP-to-ASL re-ordering (Table 2 of Alex et al.),
     RRIE between two runs, per-document ASL histograms (Figures 5 and 6)."""
     input:
-        runs="results/{collection}/runs.parquet",
-        qrels="results/{collection}/qrels.parquet",
+        judged="results/{collection}/judged.npz",
     output:
         reordering=report(
             "results/{collection}/tables/asl_reordering.csv",
@@ -342,7 +337,6 @@ rule analyse_asl:
         pdfs=expand("results/{{collection}}/figures/{figure}.pdf", figure=["asl_histogram", "asl_difference"]),
     params:
         settings=EXPERIMENTS["asl"],
-        threshold=relevance_threshold,
     log:
         "results/logs/analyse_asl/{collection}.log",
     benchmark:

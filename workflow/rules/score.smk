@@ -1,25 +1,24 @@
 rule score_runs:
-    """Every run on every qrels topic with the configured measures: per-topic rows and means."""
+    """Every run on every qrels topic with the configured measures: the long table
+    (per-topic rows and means) and the score matrices the experiments read."""
     input:
-        runs="results/{collection}/runs.parquet",
-        qrels="results/{collection}/qrels.parquet",
+        judged="results/{collection}/judged.npz",
     output:
         scores="results/{collection}/scores.parquet",
+        arrays="results/{collection}/scores.npz",
     params:
         measures=config["measures"],
         averaging=config["averaging"],
         alphas=config["alphas"],
         rarity_depth=config["rarity_depth"],
         measure_options=config["measure_options"],
-        threshold=relevance_threshold,
     log:
         "results/logs/score_runs/{collection}.log",
     benchmark:
         "results/benchmarks/score_runs/{collection}.tsv"
-    # The dense (runs, topics, depth) arrays are numpy reductions on one core.
+    # Numpy reductions over the postings, on one core.
     threads: 1
     resources:
-        # TREC-8 at depth 100 (63 MB runs.parquet) peaks at about 0.9 GB.
         mem_mb=mem_mb_from_input(20),
         runtime=30,
     conda:
@@ -31,13 +30,11 @@ rule score_runs:
 rule compute_rarity:
     """S_d, R(d) and R'(d) of every relevant document, at the rarity depth and at the runs' full depth."""
     input:
-        runs="results/{collection}/runs.parquet",
-        qrels="results/{collection}/qrels.parquet",
+        judged="results/{collection}/judged.npz",
     output:
         rarity="results/{collection}/rarity.parquet",
     params:
         depths=rarity_listing_depths,
-        threshold=relevance_threshold,
     log:
         "results/logs/compute_rarity/{collection}.log",
     benchmark:

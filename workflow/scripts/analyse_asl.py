@@ -3,13 +3,14 @@
 from pathlib import Path
 
 from irmeta import asl
-from irmeta.pipeline import load_matrix, log_to, run_script, write_csv
+from irmeta.pipeline import log_to, run_script, write_csv
+from irmeta.ranking import load_matrix
 
 
 def main(smk) -> None:
     log = log_to(smk.log[0])
     settings = dict(smk.params.settings)
-    matrix = load_matrix(smk.input.runs, smk.input.qrels, threshold=smk.params.threshold, depth=None)
+    matrix = load_matrix(smk.input.judged)
     out = asl.asl_analysis(matrix, unretrieved=settings["unretrieved"], pair=settings["pair"])
     write_csv(out["reordering"], smk.output.reordering)
     write_csv(out["rrie"], smk.output.rrie)

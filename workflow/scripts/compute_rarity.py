@@ -5,14 +5,8 @@ from irmeta.pipeline import log_to, rarity_collection, run_script
 
 def main(smk) -> None:
     log = log_to(smk.log[0])
-    log.info("rarity of %s at depths %s", smk.input.runs, smk.params.depths)
-    rarity_collection(
-        runs=smk.input.runs,
-        qrels=smk.input.qrels,
-        out=smk.output.rarity,
-        depths=list(smk.params.depths),
-        threshold=smk.params.threshold,
-    )
+    log.info("rarity of %s at depths %s", smk.input.judged, smk.params.depths)
+    rarity_collection(matrix=smk.input.judged, out=smk.output.rarity, depths=list(smk.params.depths))
     log.info("wrote %s", smk.output.rarity)
 
 

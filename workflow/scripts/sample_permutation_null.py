@@ -1,15 +1,13 @@
 """Rule sample_permutation_null: one shard of the randomised Tukey HSD's null distribution."""
 
-import pandas as pd
-
 from irmeta.experiments import randomised_null_shard, score_matrices
-from irmeta.pipeline import log_to, run_script, write_frame
+from irmeta.pipeline import load_scores, log_to, run_script, write_frame
 
 
 def main(smk) -> None:
     log = log_to(smk.log[0])
     first, last = smk.params.trials
-    matrices = score_matrices(pd.read_parquet(smk.input.scores), list(smk.params.measures))
+    matrices = score_matrices(load_scores(smk.input.scores, list(smk.params.measures)))
     log.info("permutation trials %d..%d for %d score matrices", first, last - 1, len(matrices))
     null = randomised_null_shard(matrices, range(first, last), smk.params.seed)
     write_frame(null, smk.output.null, {"trials": [first, last], "seed": smk.params.seed})

@@ -1,17 +1,15 @@
 """Rule sample_swaps: one shard of the swap method's trials (per-bin comparisons and swaps)."""
 
-import pandas as pd
-
 from irmeta.experiments import score_matrices, swap_shard
-from irmeta.pipeline import log_to, run_script, write_frame
+from irmeta.pipeline import load_scores, log_to, run_script, write_frame
 
 
 def main(smk) -> None:
     log = log_to(smk.log[0])
     first, last = smk.params.trials
     settings = dict(smk.params.settings)
-    matrices = score_matrices(pd.read_parquet(smk.input.scores), list(smk.params.measures),
-                              alphas=list(smk.params.alphas))
+    matrices = score_matrices(load_scores(smk.input.scores, list(smk.params.measures),
+                                       alphas=list(smk.params.alphas)))
     log.info("swap trials %d..%d for %d score matrices, %s", first, last - 1, len(matrices), settings)
     counts = swap_shard(matrices, trials=range(first, last), seed=smk.params.seed, sampling=settings["sampling"],
                         topic_set_size=settings["topic_set_size"], bin_width=settings["bin_width"])

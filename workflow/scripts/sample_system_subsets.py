@@ -1,15 +1,14 @@
 """Rule sample_system_subsets: one shard of Algorithm 1's trials (tau per trial)."""
 
 from irmeta.experiments import subsampling_shard, subsampling_sizes
-from irmeta.metrics import parse_measure
-from irmeta.pipeline import load_matrix, log_to, run_script, write_frame
+from irmeta.pipeline import log_to, run_script, write_frame
+from irmeta.ranking import load_matrix
 
 
 def main(smk) -> None:
     log = log_to(smk.log[0])
     first, last = smk.params.trials
-    depth = max(parse_measure(m).cutoff or 0 for m in smk.params.measures) or None
-    matrix = load_matrix(smk.input.runs, smk.input.qrels, threshold=smk.params.threshold, depth=depth)
+    matrix = load_matrix(smk.input.judged)
     sizes = subsampling_sizes(len(matrix.runs), smk.params.largest)
     log.info("system subsampling trials %d..%d, N in %s, alpha %s", first, last - 1, sizes, smk.params.alpha)
     taus = subsampling_shard(matrix, list(smk.params.measures), sizes=sizes, trials=range(first, last),

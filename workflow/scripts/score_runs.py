@@ -1,5 +1,4 @@
-"""Rule score_runs: the long scores table with irmeta.pipeline.score_collection."""
-
+"""Rule score_runs: the scores of every run with irmeta.pipeline.score_collection."""
 
 from irmeta.pipeline import log_to, run_script, score_collection
 
@@ -7,21 +6,19 @@ from irmeta.pipeline import log_to, run_script, score_collection
 def main(smk) -> None:
     log = log_to(smk.log[0])
     measures, averaging = list(smk.params.measures), list(smk.params.averaging)
-    log.info("scoring %s: measures %s, threshold %s, averaging %s",
-             smk.input.runs, measures, smk.params.threshold, averaging)
+    log.info("scoring %s: measures %s, averaging %s", smk.input.judged, measures, averaging)
     score_collection(
-        runs=smk.input.runs,
-        qrels=smk.input.qrels,
+        matrix=smk.input.judged,
         out=smk.output.scores,
+        arrays_out=smk.output.arrays,
         measures=measures,
-        threshold=smk.params.threshold,
         averaging=averaging,
         # Only measures that take a rarity weight read the grid; P and AP ignore it.
         alphas=list(smk.params.alphas),
         rarity_depth=smk.params.rarity_depth,
         measure_options=dict(smk.params.measure_options),
     )
-    log.info("wrote %s", smk.output.scores)
+    log.info("wrote %s and %s", smk.output.scores, smk.output.arrays)
 
 
 run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

@@ -5,14 +5,15 @@ import pandas as pd
 
 from irmeta.experiments import synthetic_rare_common
 from irmeta.metrics import parse_measure
-from irmeta.pipeline import load_matrix, log_to, run_script, write_csv
+from irmeta.pipeline import log_to, run_script, write_csv
+from irmeta.ranking import load_matrix
 
 
 def main(smk) -> None:
     log = log_to(smk.log[0])
     settings = dict(smk.params.settings)
     cutoff = parse_measure(settings["measure"]).cutoff
-    matrix = load_matrix(smk.input.runs, smk.input.qrels, threshold=smk.params.threshold, depth=cutoff)
+    matrix = load_matrix(smk.input.judged)
     # Default topic: the one with the most relevant documents (first such in topic order).
     topic = smk.params.topic or matrix.topics[int(np.argmax(matrix.n_relevant))]
     log.info("synthetic rare/common on topic %s (%d relevant), %s", topic,

@@ -3,12 +3,12 @@
 import pandas as pd
 
 from irmeta.experiments import discriminative_power_table, score_matrices
-from irmeta.pipeline import log_to, run_script, write_csv
+from irmeta.pipeline import load_scores, log_to, run_script, write_csv
 
 
 def main(smk) -> None:
     log = log_to(smk.log[0])
-    matrices = score_matrices(pd.read_parquet(smk.input.scores), list(smk.params.measures))
+    matrices = score_matrices(load_scores(smk.input.scores, list(smk.params.measures)))
     null = pd.concat([pd.read_parquet(p) for p in smk.input.null], ignore_index=True) if smk.input.null else None
     table = discriminative_power_table(matrices, methods=list(smk.params.methods),
                                        levels=list(smk.params.levels), null=null)

@@ -3,13 +3,13 @@
 import pandas as pd
 
 from irmeta.experiments import swap_table
-from irmeta.pipeline import log_to, run_script, write_csv
+from irmeta.pipeline import load_scores, log_to, run_script, write_csv
 
 
 def main(smk) -> None:
     log = log_to(smk.log[0])
     settings = dict(smk.params.settings)
-    n_topics = pd.read_parquet(smk.input.scores, columns=["qid"])["qid"].nunique() - 1  # minus "all"
+    n_topics = len(load_scores(smk.input.scores, measures=[]).topics)
     size = settings["topic_set_size"] or (n_topics if settings["sampling"] == "bootstrap" else n_topics // 2)
     table = swap_table([pd.read_parquet(p) for p in smk.input.counts], trials=settings["trials"],
                        sampling=settings["sampling"], topic_set_size=size, bin_width=settings["bin_width"],

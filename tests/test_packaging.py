@@ -48,3 +48,11 @@ def test_environment_python_matches_requires_python():
 def test_console_script_declared():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert project["scripts"]["irmeta"] == "irmeta.cli:main"
+
+
+def test_report_dependency_declared_for_a_plain_install():
+    """``snakemake --report`` imports pygments, which neither snakemake nor irmeta's other
+    dependencies pull in (only pytest did): a plain ``pip install`` must get it."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "pygments" in dict(_split(s) for s in project["dependencies"])
+    assert "pygments" in _environment()

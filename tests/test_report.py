@@ -64,6 +64,12 @@ def test_report_opens_in_headless_chromium(report, tmp_path):
     # both result categories are in the live DOM.
     assert "irmeta meta-evaluates" in dom.stdout
     assert "Seed 20230402" in dom.stdout
+    # No reStructuredText system message anywhere (captions and the workflow description
+    # are rendered by docutils; a bad one shows "System Message: WARNING/2 ...").
+    for text in (dom.stdout, report.read_text(errors="replace")):
+        for marker in ("System Message", "system-message"):
+            at = text.find(marker)
+            assert at < 0, text[max(0, at - 300):at + 300]
     for category in ("demo", "Paper"):
         assert category in dom.stdout
     shot = tmp_path / "report.png"

@@ -84,12 +84,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal, NamedTuple, Sequence
 
 import numpy as np
-import pandas as pd
 
 from .metrics import MeasureDefinition, average_precision, exact_mean, measure_depth, register
 from .ranking import Postings, RelevanceMatrix
 
 if TYPE_CHECKING:
+    import pandas as pd
     from matplotlib.figure import Figure
 
 Unretrieved = Literal["paper", "plus_one", "depth"]
@@ -520,32 +520,36 @@ def paired_t_pvalues(per_topic, test: Literal["paired", "independent"] = "paired
     Identical values give p = 1, a constant non-zero difference p = 0; 1 on the diagonal."""
     from scipy import stats
 
+    from .statistics import block_size
+
     x = np.asarray(per_topic, dtype=np.float64)
     n_runs, n = x.shape
     p = np.ones((n_runs, n_runs))
     if n < 2:
         p[~np.eye(n_runs, dtype=bool)] = np.nan
         return p
-    a, b = np.triu_indices(n_runs, 1)
-    if test == "paired":
-        d = x[b] - x[a]
-        mean = d.mean(axis=1)
-        se = d.std(axis=1, ddof=1) / math.sqrt(n)
-        df = n - 1
-    elif test == "independent":
-        mean = x[b].mean(axis=1) - x[a].mean(axis=1)
-        var = (x[a].var(axis=1, ddof=1) + x[b].var(axis=1, ddof=1)) / 2
-        se = np.sqrt(2 * var / n)
-        df = 2 * n - 2
-    else:
+    if test not in ("paired", "independent"):
         raise ValueError(f"test must be 'paired' or 'independent', not {test!r}")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = np.abs(mean) / se
-    # no spread: identical values (0/0) are no evidence (p = 1), a constant shift is certain (p = 0)
-    t = np.where(se == 0, np.where(mean == 0, 0.0, np.inf), t)
-    pair_p = np.minimum(2.0 * stats.t.sf(t, df), 1.0)
-    p[a, b] = pair_p
-    p[b, a] = pair_p
+    a, b = np.triu_indices(n_runs, 1)
+    df = n - 1 if test == "paired" else 2 * n - 2
+    batch = block_size(n * 8 * 2)  # pairs per block: (pairs, topics) differences
+    for start in range(0, len(a), batch):
+        pa, pb = a[start:start + batch], b[start:start + batch]
+        if test == "paired":
+            d = x[pb] - x[pa]
+            mean = d.mean(axis=1)
+            se = d.std(axis=1, ddof=1) / math.sqrt(n)
+        else:
+            mean = x[pb].mean(axis=1) - x[pa].mean(axis=1)
+            var = (x[pa].var(axis=1, ddof=1) + x[pb].var(axis=1, ddof=1)) / 2
+            se = np.sqrt(2 * var / n)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t = np.abs(mean) / se
+        # no spread: identical values (0/0) are no evidence (p = 1), a constant shift is certain (p = 0)
+        t = np.where(se == 0, np.where(mean == 0, 0.0, np.inf), t)
+        pair_p = np.minimum(2.0 * stats.t.sf(t, df), 1.0)
+        p[pa, pb] = pair_p
+        p[pb, pa] = pair_p
     return p
 
 
@@ -652,6 +656,8 @@ def reordering_table(per_topic_map, per_topic_asl=None, *, per_doc_asl=None, doc
     ``per_topic_asl`` (runs, topics) alone, only the cumulative row is computed. When
     both are given, ``per_topic_asl`` must be the topic means of ``per_doc_asl``.
     """
+    import pandas as pd
+
     ap = np.asarray(per_topic_map, dtype=np.float64)
     criteria = {"relative": relative, "alpha": alpha, "test": test}
     if per_doc_asl is None:
@@ -691,6 +697,8 @@ def asl_analysis(matrix: RelevanceMatrix, *, unretrieved: Unretrieved = "plus_on
 
     Topics without a relevant document are left out of every mean (eq. 4).
     """
+    import pandas as pd
+
     found = atomized_search_lengths(matrix, None, unretrieved=unretrieved)
     ap = average_precision(matrix, None)
     keep = matrix.n_relevant > 0

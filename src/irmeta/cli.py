@@ -13,14 +13,16 @@ trec_eval -c; ``returned``: only the topics the run returned, trec_eval's defaul
 from __future__ import annotations
 
 import argparse
-import io as _stdio
 import sys
+import warnings
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
+
+import numpy as np
 
 from . import __version__
 from . import io
-from .metrics import MEASURES, parse_alpha, parse_measure, score_table
+from .metrics import MAX_CUTOFF, MEASURES, Scores, measure_label, parse_alpha, parse_measure, score_arrays
 from .ranking import judge_runs
 
 
@@ -38,25 +40,57 @@ def _score(args: argparse.Namespace) -> int:
     options = {"beta": args.beta, "asl_unretrieved": args.asl_unretrieved}
     if args.gains:
         options["gains"] = _gains(args.gains)
-    table = score_table(matrix, measures, averaging=(args.average,), per_topic=args.per_topic,
-                        alphas=alphas, rarity_depth=args.rarity_depth, **options)
-    # ir_measures' notation for parameters: P_rareness(alpha=0.5)@100
-    with_alpha = table["alpha"].notna()
-    family = table["measure"].str.replace(r"@.*$", "", regex=True)
-    cutoff = table["measure"].str.extract(r"(@\d+)$", expand=False).fillna("")
-    table.loc[with_alpha, "measure"] = (family + "(alpha=" + table["alpha"] + ")" + cutoff)[with_alpha]
-    table = table[["run", "measure", "qid", "value"]]
-    text = _stdio.StringIO()
-    float_format = f"%.{args.digits}f" if args.digits is not None else None
-    table.to_csv(text, sep="\t", index=False, float_format=float_format, lineterminator="\n")
+    scores = score_arrays(matrix, measures, averaging=(args.average,), alphas=alphas,
+                          rarity_depth=args.rarity_depth, **options)
+    text = scores_tsv(scores, per_topic=args.per_topic, digits=args.digits)
     if args.output:
-        out = Path(args.output)
-        tmp = out.with_name(f".{out.name}.tmp")
-        tmp.write_text(text.getvalue())
-        tmp.replace(out)
+        _write_output(args.output, text)
     else:
-        sys.stdout.write(text.getvalue())
+        sys.stdout.buffer.write(text) if hasattr(sys.stdout, "buffer") else sys.stdout.write(text.decode())
+        sys.stdout.flush()
     return 0
+
+
+def _write_output(path: str, text: bytes) -> None:
+    """Write ``text`` to the user's ``--output`` path atomically; a failure names that
+    path (not the temporary one) and leaves nothing behind."""
+    target = Path(path)
+    if target.is_dir():
+        raise IsADirectoryError(21, "is a directory, not a file to write", path)
+    if not target.parent.is_dir():
+        raise FileNotFoundError(2, "its directory does not exist", path)
+    try:
+        with io.atomic_path(target) as tmp:
+            tmp.write_bytes(text)
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot write ({exc.strerror or exc})", path) from None
+
+
+def scores_tsv(scores: Scores, *, per_topic: bool, digits: int | None) -> bytes:
+    """TSV ``run, measure, qid, value``: per measure (and alpha, in ir_measures' notation
+    ``P_rareness(alpha=0.5)@100``) the per-topic rows when asked, then the means (qid
+    ``all``); values at full precision (shortest round trip) or ``digits`` decimals.
+    Built column-wise, not line by line."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n_runs, n_topics = len(scores.runs), len(scores.topics)
+    runs, qids = pa.array(scores.runs, pa.string()), pa.array(scores.topics + ["all"], pa.string())
+    if per_topic:
+        run_rows = np.repeat(np.arange(n_runs), n_topics)
+        qid_rows = np.tile(np.arange(n_topics), n_runs)
+    chunks = [b"run\tmeasure\tqid\tvalue\n"]
+    for i, (measure, alpha) in enumerate(zip(scores.measures, scores.alphas)):
+        parts = [(run_rows, qid_rows, scores.per_topic[i].reshape(-1))] if per_topic else []
+        parts += [(np.arange(n_runs), np.full(n_runs, n_topics), means[i]) for means in scores.means.values()]
+        for run_index, qid_index, values in parts:
+            text = (pc.cast(pa.array(values), pa.string()) if digits is None
+                    else pa.array([f"{v:.{digits}f}" for v in values.tolist()], pa.string()))
+            lines = pc.binary_join_element_wise(runs.take(pa.array(run_index)), measure_label(measure, alpha),
+                                                qids.take(pa.array(qid_index)),
+                                                pc.binary_join_element_wise(text, "\n", ""), "\t")
+            chunks.append(io.joined_bytes(lines))
+    return b"".join(chunks)
 
 
 def _gains(text: str) -> dict[int, float]:
@@ -70,62 +104,137 @@ def _gains(text: str) -> dict[int, float]:
 def _simulate(args: argparse.Namespace) -> int:
     from .simulate import simulate_campaign
 
-    made = simulate_campaign(args.out, seed=args.seed, n_runs=args.runs, n_topics=args.topics, depth=args.depth)
+    def progress(stage: str, done: int, total: int) -> None:
+        print(f"irmeta: simulate: {stage} {done}/{total}", file=sys.stderr, flush=True)
+
+    made = simulate_campaign(args.out, seed=args.seed, n_runs=args.runs, n_topics=args.topics, depth=args.depth,
+                             pool_size=args.pool_size, threads=args.threads, progress=progress)
     print(f"wrote {made['qrels']} and {len(made['runs'])} runs under {Path(args.out) / 'runs'}")
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (with where to look), exit status 2."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer in [low, high]."""
+
+    def read(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < low or (high is not None and value > high):
+            where = f">= {low}" if high is None else f"between {low} and {high}"
+            raise argparse.ArgumentTypeError(f"{text} must be {where}")
+        return value
+
+    read.__name__ = "integer"
+    return read
+
+
+def _finite_non_negative(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text} must be a finite number >= 0")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="irmeta", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = _Parser(prog="irmeta", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"irmeta {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
+    positive = _bounded_int(1, MAX_CUTOFF)
 
-    score = sub.add_parser("score", help="score runs against qrels (TSV: run, measure, qid, value)")
+    score = sub.add_parser("score", help="score runs against qrels (TSV: run, measure, qid, value)",
+                           description=_SCORE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     score.add_argument("--qrels", required=True, help="qrels file (qid iter docid grade), plain or .gz")
     score.add_argument("--runs", required=True, nargs="+", help="run files, directories or globs")
     score.add_argument("--measure", action="append",
-                       help=f"measure, repeatable, e.g. P@100, AP@100 (families: {', '.join(sorted(MEASURES))})")
+                       help=f"measure, repeatable, e.g. P@100, AP@100, or trec_eval's names (P_100, map, ndcg, "
+                            f"bpref, ...); families: {', '.join(sorted(MEASURES))}")
     score.add_argument("--per-topic", action="store_true", help="also print one row per topic")
     score.add_argument("--output", help="write the TSV here instead of standard output")
     score.add_argument("--average", choices=["all", "returned"], default="all",
                        help="mean over every qrels topic (default, trec_eval -c) or over returned topics")
-    score.add_argument("--threshold", type=int, default=1, help="grade at or above which a document is relevant")
-    score.add_argument("--depth", type=int, default=None, help="keep the top N documents of each topic (trec_eval -M)")
+    score.add_argument("--threshold", type=_bounded_int(0), default=1,
+                       help="grade at or above which a document is relevant (trec_eval -l)")
+    score.add_argument("--depth", type=positive, default=None,
+                       help="keep the top N documents of each topic (trec_eval -M)")
     score.add_argument("--duplicates", choices=["error", "first"], default="error",
                        help="a docid twice for a topic: refuse (trec_eval) or keep the best-ranked copy")
     score.add_argument("--run-name", choices=["file", "tag"], default="file",
                        help="name runs by file name (minus .gz) or by their tag column")
     score.add_argument("--alpha", action="append",
-                       help="rarity weight of the rareness measures, repeatable: a number or 1/R "
-                            "(1/N_R per topic); default 0, 0.25, 0.5, 0.75, 1")
-    score.add_argument("--rarity-depth", type=int, default=None,
+                       help="rarity weight of the rareness measures, repeatable: a number >= 0 (<= 1 for the "
+                            "*_norm forms) or 1/R (1/N_R per topic); default 0, 0.25, 0.5, 0.75, 1")
+    score.add_argument("--rarity-depth", type=positive, default=None,
                        help="depth at which S_d (runs retrieving a document) is counted; default: the cutoff")
     score.add_argument("--gains", help="grade:gain pairs of the graded measures (nDCG, Q, O, Pmeasure, "
-                                        "Pplus), e.g. 1:1,2:3; default gain = grade")
-    score.add_argument("--beta", type=float, default=1.0, help="Sakai's blended-ratio beta (Q, O, Pmeasure, Pplus)")
+                                        "Pplus), e.g. 1:1,2:3; grades not named gain 0; default gain = grade")
+    score.add_argument("--beta", type=_finite_non_negative, default=1.0,
+                       help="Sakai's blended-ratio beta (Q, O, Pmeasure, Pplus)")
     score.add_argument("--asl-unretrieved", choices=["paper", "plus_one", "depth"], default="paper",
                        help="ASL of a relevant document not returned: eq. 3 as printed, +1, or padded to the depth")
-    score.add_argument("--digits", type=int, default=None, help="round values to this many decimals")
+    score.add_argument("--digits", type=_bounded_int(0, 17), default=None,
+                       help="round values to this many decimals (0 to 17)")
     score.set_defaults(func=_score)
 
     sim = sub.add_parser("simulate", help="write a synthetic campaign (qrels and runs)")
     sim.add_argument("--out", required=True, help="output directory")
-    sim.add_argument("--seed", type=int, default=42)
-    sim.add_argument("--runs", type=int, default=24, help="number of runs")
-    sim.add_argument("--topics", type=int, default=25, help="number of topics")
-    sim.add_argument("--depth", type=int, default=100, help="documents per topic in each run")
+    sim.add_argument("--seed", type=_bounded_int(0), default=42)
+    sim.add_argument("--runs", type=_bounded_int(2, 100_000), default=24, help="number of runs")
+    sim.add_argument("--topics", type=_bounded_int(1, 1_000_000), default=25, help="number of topics")
+    sim.add_argument("--depth", type=_bounded_int(1, 100_000), default=100, help="documents per topic in each run")
+    sim.add_argument("--pool-size", type=_bounded_int(1, 32767), default=400,
+                     help="candidate documents per topic (runs retrieve from them)")
+    sim.add_argument("--threads", type=_bounded_int(1, 256), default=2, help="threads drawing topics and writing runs")
     sim.set_defaults(func=_simulate)
     return parser
 
 
+_SCORE_HELP = """Score runs against qrels, as trec_eval does: trec_eval's names (P_10, map,
+map_cut_100, ndcg, ndcg_cut_10, recip_rank, recall_100, Rprec, bpref, set_P,
+set_recall, set_F, success_10) give trec_eval's values for the same flags (--depth is
+-M, --threshold is -l, --average all is -c). irmeta's own names go further: @k on a
+measure trec_eval has no cutoff for cuts the run at k first (AP@k is map at -M k);
+nDCG@k is ndcg_cut_k (its ideal list cut at k); P without @k divides by --depth. A
+gain map (--gains) gives grades it does not name gain 0. Rareness measures count
+rarity over the runs given, so they alone depend on which runs are scored together.
+"""
+
+# What reaches the user as one line: bad input (file, line, fault), a path that cannot
+# be read or written, a setting out of range. Anything else is a bug and keeps its traceback.
+_INPUT_ERRORS = (io.TrecFormatError, ValueError, KeyError, OSError)
+
+
+def _message(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return f"{exc.filename}: {exc.strerror or exc}"
+    return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    try:
-        return args.func(args)
-    except (io.TrecFormatError, FileNotFoundError, ValueError, KeyError) as exc:
-        print(f"irmeta: error: {exc}", file=sys.stderr)
-        return 2
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", io.TrecFormatWarning)
+        try:
+            code = args.func(args)
+        except _INPUT_ERRORS as exc:
+            code = 2
+            error = _message(exc)
+        for warning in caught:
+            print(f"irmeta: warning: {warning.message}", file=sys.stderr)
+    if code == 2:
+        print(f"irmeta: error: {' '.join(error.split())}", file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":

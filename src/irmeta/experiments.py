@@ -15,12 +15,15 @@ not depend on how the trials are split into shards.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
+from . import io
 from . import statistics as st
 from .metrics import Scores, _cut, alpha_label, average_precision, parse_measure, tail_weights
 from .progress import Progress
@@ -74,29 +77,46 @@ def co_retrieval(matrix: RelevanceMatrix, measure: str) -> CoRetrieval:
     (runs, relevant documents) incidence is sparse: its products cost what the runs
     retrieved, not runs x documents.
     """
-    from scipy import sparse
-
     m = parse_measure(measure)
     if m.family not in ("P_rareness", "AP_rareness"):
         raise ValueError(f"system subsampling is defined for P_rareness and AP_rareness, not {measure}")
     hits, k = _cut(matrix, m.cutoff)
-    n_runs, n_topics = matrix.n_runs, matrix.n_topics
+    n_topics = matrix.n_topics
     found = document_rarity(matrix, depth=min(k, matrix.run_depth or matrix.depth))
-    shape = (n_runs, len(found.n_retrieving))
-    where = (matrix.run_of(hits), found.index_of_judgment[hits.judgment])
-    incidence = sparse.csr_matrix((np.ones(len(hits), dtype=np.int64), where), shape=shape)
+    run, doc = matrix.run_of(hits), found.index_of_judgment[hits.judgment]
+    ones = np.ones(len(hits))
     if m.family == "P_rareness":
-        own = np.asarray(incidence.sum(axis=1)).reshape(-1)
+        own = np.bincount(run, minlength=matrix.n_runs).astype(np.int64)
         base = own / (k * n_topics)
-        pair = np.asarray((incidence @ incidence.T).todense(), dtype=np.int64)
+        pair = np.rint(_gram(run, doc, ones, ones, matrix.n_runs, len(found.n_retrieving))).astype(np.int64)
         return CoRetrieval(base=base, own=own, pair=pair, n_topics=n_topics, scale=k)
     n_rel = matrix.n_relevant[matrix.topic_of(hits)].astype(np.float64)
     weight = np.divide(tail_weights(hits), n_rel, out=np.zeros(len(hits)), where=n_rel > 0)
-    weights = sparse.csr_matrix((weight, where), shape=shape)
     base = average_precision(matrix, m.cutoff)
     return CoRetrieval(base=np.sort(base, axis=1).sum(axis=1) / n_topics,
-                       own=np.asarray(weights.sum(axis=1)).reshape(-1),
-                       pair=np.asarray((weights @ incidence.T.astype(np.float64)).todense()), n_topics=n_topics)
+                       own=np.bincount(run, weights=weight, minlength=matrix.n_runs),
+                       pair=_gram(run, doc, weight, ones, matrix.n_runs, len(found.n_retrieving)), n_topics=n_topics)
+
+
+def _gram(run: np.ndarray, doc: np.ndarray, left: np.ndarray, right: np.ndarray, n_runs: int,
+          n_docs: int) -> np.ndarray:
+    """(runs, runs): sum over documents of left[s, d] * right[s', d], the (run, document)
+    entries given as postings. Dense products over blocks of documents (BLAS), so memory
+    stays at one (runs, block) pair of matrices; exact for 0/1 counts."""
+    order = np.argsort(doc, kind="stable")
+    run, doc, left, right = run[order], doc[order], left[order], right[order]
+    width = st.block_size(n_runs * 8 * 2)
+    out = np.zeros((n_runs, n_runs))
+    for lo in range(0, n_docs, width):
+        a, b = np.searchsorted(doc, [lo, lo + width])
+        if a == b:
+            continue
+        x = np.zeros((n_runs, min(width, n_docs - lo)))
+        y = np.zeros_like(x)
+        x[run[a:b], doc[a:b] - lo] = left[a:b]
+        y[run[a:b], doc[a:b] - lo] = right[a:b]
+        out += x @ y.T
+    return out
 
 
 def sample_runs(n_runs: int, n_sample: int, trials: Iterable[int], seed: int) -> np.ndarray:
@@ -383,37 +403,71 @@ def discriminative_power_table(
 # ------------------------------------------------------------------------ stability
 
 
+@dataclass(frozen=True, eq=False)
+class StabilityCounts:
+    """Per-pair wins and ties of some stability trials: block ``i`` is ``keys[i]`` (measure,
+    alpha, fuzziness mode, fuzziness), its counts (blocks, pairs) int32 arrays in
+    :func:`irmeta.statistics.run_pairs` order. Shards add up (:meth:`plus`)."""
+
+    keys: list[tuple[str, str, str, float]]
+    wins_a: np.ndarray
+    wins_b: np.ndarray
+    ties: np.ndarray
+    topics_per_trial: int
+
+    def plus(self, other: "StabilityCounts") -> "StabilityCounts":
+        if other.keys != self.keys or other.topics_per_trial != self.topics_per_trial:
+            raise ValueError("stability shards of different measures or topic-subset sizes do not add up")
+        return StabilityCounts(self.keys, self.wins_a + other.wins_a, self.wins_b + other.wins_b,
+                               self.ties + other.ties, self.topics_per_trial)
+
+    def save(self, path: str | Path, settings: dict | None = None) -> None:
+        meta = {"keys": self.keys, "topics_per_trial": self.topics_per_trial, "settings": settings or {}}
+        io.atomic_save_npz(path, {"wins_a": self.wins_a, "wins_b": self.wins_b, "ties": self.ties,
+                                  "meta": np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)})
+
+    @classmethod
+    def load(cls, path: str | Path) -> "StabilityCounts":
+        with np.load(path) as stored:
+            meta = json.loads(stored["meta"].tobytes())
+            return cls([tuple(k) for k in meta["keys"]], stored["wins_a"], stored["wins_b"], stored["ties"],
+                       int(meta["topics_per_trial"]))
+
+
 def stability_shard(matrices: Sequence[ScoreMatrix], *, topics_per_trial: int, trials: Iterable[int], seed: int,
-                    fuzziness: Sequence[dict]) -> pd.DataFrame:
+                    fuzziness: Sequence[dict]) -> StabilityCounts:
     """Per-pair wins and ties over the given trials, for every matrix and fuzziness setting:
     the topic subsets are drawn once, each matrix's trial means computed once."""
     trials = list(trials)
-    frames = []
+    keys, counts = [], []
     progress = Progress(len(matrices), f"stability, {len(trials)} trials")
     subsets = st.draw_topic_subsets(len(matrices[0].topics), topics_per_trial, trials, seed) if matrices else None
     for m in matrices:
         means = st.trial_means(m.values, subsets)
         for setting in fuzziness:
-            wins_a, wins_b, ties = st.stability_counts_of_means(
-                means, fuzziness=setting["value"], mode=setting["mode"], higher_is_better=m.higher_is_better)
-            frames.append(pd.DataFrame({
-                "measure": m.measure, "alpha": m.alpha or "", "fuzziness_mode": setting["mode"],
-                "fuzziness": float(setting["value"]), "pair": np.arange(len(wins_a)),
-                "wins_a": wins_a, "wins_b": wins_b, "ties": ties}))
+            keys.append((m.measure, m.alpha or "", setting["mode"], float(setting["value"])))
+            counts.append(st.stability_counts_of_means(
+                means, fuzziness=setting["value"], mode=setting["mode"], higher_is_better=m.higher_is_better))
         progress.advance()
-    return pd.concat(frames, ignore_index=True)
+    n_pairs = len(st.run_pairs(len(matrices[0].runs))[0]) if matrices else 0
+
+    def stacked(i: int) -> np.ndarray:
+        return np.stack([c[i] for c in counts]).astype(np.int32) if counts else np.zeros((0, n_pairs), np.int32)
+
+    return StabilityCounts(keys, stacked(0), stacked(1), stacked(2), topics_per_trial)
 
 
-def stability_table(shards: Sequence[pd.DataFrame], *, topics_per_trial: int, trials: int, seed: int) -> pd.DataFrame:
+def stability_table(shards: Sequence[StabilityCounts], *, topics_per_trial: int, trials: int,
+                    seed: int) -> pd.DataFrame:
     """Table 2: Buckley-Voorhees stability from the summed per-pair counts of the shards."""
-    counts = pd.concat(list(shards), ignore_index=True)
-    keys = ["measure", "alpha", "fuzziness_mode", "fuzziness"]
-    summed = counts.groupby(keys + ["pair"], sort=False)[["wins_a", "wins_b", "ties"]].sum().reset_index()
+    total = shards[0]
+    for shard in shards[1:]:
+        total = total.plus(shard)
     rows = []
-    for key, block in summed.groupby(keys, sort=False):
-        rows.append(dict(zip(keys, key), topics_per_trial=topics_per_trial, trials=trials, seed=seed,
-                         stability=st.stability(block["wins_a"].to_numpy(), block["wins_b"].to_numpy(),
-                                                block["ties"].to_numpy())))
+    for i, (measure, alpha, mode, value) in enumerate(total.keys):
+        rows.append({"measure": measure, "alpha": alpha, "fuzziness_mode": mode, "fuzziness": value,
+                     "topics_per_trial": topics_per_trial, "trials": trials, "seed": seed,
+                     "stability": st.stability(total.wins_a[i], total.wins_b[i], total.ties[i])})
     return _sort_alpha(pd.DataFrame(rows), ["measure", "alpha", "fuzziness_mode"])
 
 

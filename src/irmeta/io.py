@@ -12,8 +12,11 @@ ties broken by docid descending as byte strings, and only then cut at the depth
 (``trec_eval -M``).  A docid twice for one topic in a run is an error in trec_eval;
 ``duplicates="first"`` keeps the best-ranked copy instead and reports what it dropped.
 
-Each file is read once and tokenised with numpy (no Python loop over lines); strings
-go to pyarrow, which interns docids across all runs with one hash table.
+Each file is read once: plain files (one delimiter, six fields or more) by Arrow's
+multithreaded CSV reader, anything else by a numpy tokeniser that also words every
+error with its line (no Python loop over lines either way). A leading UTF-8
+byte-order mark is dropped with a :class:`TrecFormatWarning` naming the file;
+trec_eval would read it as part of the first qid.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import json
 import os
 import re
 import tempfile
+import warnings
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -44,6 +48,23 @@ _WHITESPACE[[9, 10, 11, 12, 13, 32]] = True
 # A decimal number as strtod reads it, finite spellings only (no nan/inf/hex).
 _NUMBER = r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$"
 _INTEGER = r"^[+-]?\d+$"
+
+
+class TrecFormatWarning(UserWarning):
+    """Input read with a fix it needed (a byte-order mark dropped); names the file."""
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _without_bom(path: str | Path, data: bytes) -> bytes:
+    """The file's bytes without a leading UTF-8 byte-order mark, with a warning. trec_eval
+    would read the mark as part of the first qid (a topic "\\ufeff401" no run shares)."""
+    if not data.startswith(_BOM):
+        return data
+    warnings.warn(TrecFormatWarning(f"{path}:1: starts with a UTF-8 byte-order mark, read without it "
+                                    f"(trec_eval would take it for part of the first topic id)"), stacklevel=3)
+    return data[len(_BOM):]
 
 
 class TrecFormatError(ValueError):
@@ -261,7 +282,7 @@ def sort_topics(topics: Iterable[str]) -> list[str]:
 def read_qrels(path: str | Path) -> Qrels:
     """Read a qrels file (``qid iter docid grade``); a (qid, docid) twice is an error."""
     path = Path(path)
-    lines = _tokenise(read_bytes(path))
+    lines = _tokenise(_without_bom(path, read_bytes(path)))
     _check_columns(path, lines, 4, "qid iter docid grade")
     qid = _utf8(path, lines, 0, "qid")
     docid = _utf8(path, lines, 2, "docid")
@@ -382,7 +403,7 @@ def _general_columns(path: Path, data: bytes) -> _RunColumns:
 
 def _read_run_file(path: Path, run_name: RunNameSource, depth: int | None,
                    duplicates: DuplicatePolicy) -> _RunFile:
-    data = read_bytes(path)
+    data = _without_bom(path, read_bytes(path))
     columns = _fast_columns(data) or _general_columns(path, data)
     name = columns.tag if run_name == "tag" else run_name_from_path(path)
     qid, docid, score = columns.qid, columns.docid, columns.score
@@ -646,6 +667,16 @@ def _assemble(parsed: list[_RunFile], *, depth: int | None, duplicates: Duplicat
 # ------------------------------------------------------------------------- parquet
 
 
+def joined_bytes(strings: pa.Array) -> bytes:
+    """The strings of an Arrow array back to back, as bytes: its data buffer between the
+    first and last offsets, without a Python string per element."""
+    if not len(strings):
+        return b""
+    width = np.int64 if pa.types.is_large_string(strings.type) or pa.types.is_large_binary(strings.type) else np.int32
+    offsets = np.frombuffer(strings.buffers()[1], dtype=width)[strings.offset:strings.offset + len(strings) + 1]
+    return strings.buffers()[2][int(offsets[0]):int(offsets[-1])].to_pybytes()
+
+
 @contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """A temporary path beside ``path`` (a unique name, so concurrent writers never share
@@ -656,6 +687,9 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     tmp = Path(name)
+    umask = os.umask(0)
+    os.umask(umask)
+    tmp.chmod(0o666 & ~umask)  # mkstemp makes it private; the output is an ordinary file
     try:
         yield tmp
         tmp.replace(path)

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable, Literal, Sequence
 
 import numpy as np
-import pandas as pd
 
 from .ranking import Postings, RelevanceMatrix
 
 if TYPE_CHECKING:
+    import pandas as pd
     from .rarity import Rarity
 
 Averaging = Literal["all", "returned"]
@@ -190,6 +190,7 @@ def parse_alpha(value: Alpha) -> Alpha:
     The [0, 1] forms of eq. 4 are convex combinations and take alpha in [0, 1] only:
     :func:`check_unit_alphas`.
     """
+    given = value
     if isinstance(value, str):
         text = value.strip()
         if text.replace(" ", "") in ("1/R", "1/N_R"):
@@ -197,12 +198,12 @@ def parse_alpha(value: Alpha) -> Alpha:
         try:
             value = float(text)
         except ValueError:
-            raise ValueError(f"alpha {value!r} is neither a number nor 1/R") from None
+            raise ValueError(f"alpha {given!r} is neither a number nor 1/R") from None
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"alpha {value!r} is neither a number nor 1/R")
+        raise ValueError(f"alpha {given!r} is neither a number nor 1/R")
     alpha = float(value)
     if not 0.0 <= alpha < np.inf:  # also refuses NaN
-        raise ValueError(f"alpha {value!r} is not a finite number >= 0")
+        raise ValueError(f"alpha {given!r} is not a finite number >= 0")
     return alpha
 
 
@@ -219,6 +220,15 @@ def alpha_label(alpha: Alpha) -> str:
     """Canonical text of an alpha: ``0``, ``0.25``, ``1``, ``1/R`` (shortest round-trip digits)."""
     alpha = parse_alpha(alpha)
     return alpha if isinstance(alpha, str) else np.format_float_positional(alpha, trim="-")
+
+
+def measure_label(measure: str | Measure, alpha: Alpha | None = None) -> str:
+    """A measure's name with its alpha in ir_measures' notation: ``P_rareness(alpha=0.5)@100``."""
+    m = parse_measure(measure)
+    if alpha is None:
+        return str(m)
+    text = f"{m.family}(alpha={alpha_label(alpha)})"
+    return text if m.cutoff is None else f"{text}@{m.cutoff}"
 
 
 def alpha_weights(alphas: Sequence[Alpha], n_relevant: np.ndarray) -> np.ndarray:
@@ -463,12 +473,16 @@ class Scores:
 
     def mean_frame(self, averaging: str = "all_topics") -> pd.DataFrame:
         """Runs' means: one row per run, one column per (measure, alpha label, '' for none)."""
+        import pandas as pd
+
         columns = pd.MultiIndex.from_arrays([self.measures, [a or "" for a in self.alphas]],
                                             names=["measure", "alpha"])
         return pd.DataFrame(self.means[averaging].T, index=pd.Index(self.runs, name="run"), columns=columns)
 
     def to_frame(self, per_topic: bool = True) -> pd.DataFrame:
         """Long table: run, qid, measure, alpha, value, averaging (see :func:`score_table`)."""
+        import pandas as pd
+
         n_runs, n_topics = len(self.runs), len(self.topics)
         frames = []
         for i, (measure, alpha) in enumerate(zip(self.measures, self.alphas)):

@@ -33,6 +33,7 @@ def log_to(path: str | Path) -> logging.Logger:
         os.dup2(stream.fileno(), sys.stderr.fileno())
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, force=True,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.captureWarnings(True)  # a byte-order mark dropped, and the like, in the log too
     return log
 
 

@@ -327,22 +327,32 @@ class _Lookup:
 
 
 @dataclass(frozen=True)
+class _Side:
+    """One run's hits or misses: postings in topic order, ranks ascending, per-topic counts."""
+
+    rank: np.ndarray  # int32
+    judgment: np.ndarray  # int32
+    counts: np.ndarray  # (topics,) int64
+
+
+@dataclass(frozen=True)
 class _JudgedRun:
-    """One run joined to the qrels: its judged postings (topic, rank, row), its list lengths."""
+    """One run joined to the qrels: its relevant and other judged postings, its list lengths."""
 
     name: str
     path: str
-    topic: np.ndarray  # (n,) topic index of each judged document
-    rank: np.ndarray  # (n,) int32
-    judgment: np.ndarray  # (n,) int32
+    hits: _Side
+    misses: _Side
     length: np.ndarray  # (Q,) int32
     ignored: list[str]
     dropped: int
 
 
 def _judge_run(name: str, path: str, qid: pa.Array, docid: pa.Array, rank: np.ndarray, lookup: _Lookup,
-               n_topics: int, depth: int | None, dropped: int = 0) -> _JudgedRun:
-    """Rows of one run (trec_eval order, ranks from 1 per topic) joined to the qrels."""
+               grade: np.ndarray, threshold: int, depth: int | None, dropped: int = 0) -> _JudgedRun:
+    """Rows of one run (trec_eval order, ranks from 1 per topic) joined to the qrels and
+    split at the relevance ``threshold`` (``grade``: the qrels grades)."""
+    n_topics = len(lookup.topics)
     qid_enc = qid.dictionary_encode()
     code_of = lookup.topic_codes(qid_enc.dictionary)
     topic = code_of[np.asarray(qid_enc.indices, dtype=np.int64)] if len(qid) else np.zeros(0, np.int64)
@@ -355,43 +365,58 @@ def _judge_run(name: str, path: str, qid: pa.Array, docid: pa.Array, rank: np.nd
     length = np.bincount(topic, minlength=n_topics).astype(np.int32)
     row = lookup.judge(topic, docid.filter(pa.array(keep)) if not keep.all() else docid)
     judged = row >= 0
-    return _JudgedRun(name, path, topic[judged], rank[judged], row[judged].astype(np.int32), length,
-                      io.sort_topics(ignored), dropped)
+    topic, rank, row = topic[judged], rank[judged], row[judged]
+    order = np.lexsort((rank, topic))  # the run's cells in topic order, ranks ascending
+    topic, rank, row = topic[order], rank[order], row[order].astype(np.int32)
+    relevant = grade[row] >= threshold
+
+    def side(mask: np.ndarray) -> _Side:
+        return _Side(rank[mask], row[mask], np.bincount(topic[mask], minlength=n_topics))
+
+    return _JudgedRun(name, path, side(relevant), side(~relevant), length, io.sort_topics(ignored), dropped)
+
+
+def _concatenate(sides: list[_Side]) -> Postings:
+    """Runs' postings one after the other (each in topic order: cells stay sorted), copied
+    into place run by run."""
+    counts = np.concatenate([side.counts for side in sides]) if sides else np.zeros(0, np.int64)
+    start = _offsets(counts)
+    rank = np.empty(int(start[-1]), dtype=np.int32)
+    judgment = np.empty(int(start[-1]), dtype=np.int32)
+    at = 0
+    for side in sides:
+        rank[at:at + len(side.rank)] = side.rank
+        judgment[at:at + len(side.rank)] = side.judgment
+        at += len(side.rank)
+    return Postings(start, rank, judgment)
 
 
 def _assemble(judged: list[_JudgedRun], qrels: io.Qrels, lookup: _Lookup, topics: list[str], *,
               threshold: int, run_depth: int | None) -> RelevanceMatrix:
-    """Postings of every run, run-major, split into hits and misses at ``threshold``."""
-    if threshold < 0:
-        raise ValueError(f"the relevance threshold must be >= 0 (trec_eval -l), not {threshold}")
-    n_topics = len(topics)
-    grade = qrels.grade.astype(np.int64)
-    cell = np.concatenate([j.topic + s * n_topics for s, j in enumerate(judged)]) if judged else np.zeros(0, np.int64)
-    rank = np.concatenate([j.rank for j in judged]) if judged else np.zeros(0, np.int32)
-    row = np.concatenate([j.judgment for j in judged]) if judged else np.zeros(0, np.int32)
-    order = np.lexsort((rank, cell))
-    cell, rank, row = cell[order], rank[order], row[order]
-    n_cells = len(judged) * n_topics
-    relevant = grade[row] >= threshold
-
-    def postings(mask: np.ndarray) -> Postings:
-        return Postings(_offsets(np.bincount(cell[mask], minlength=n_cells)), rank[mask], row[mask])
-
-    misses = postings(~relevant)
+    """The runs' postings, run-major, as one matrix."""
+    hits = _concatenate([j.hits for j in judged])
+    misses = _concatenate([j.misses for j in judged])
     topic_of_row = np.asarray(pc.index_in(qrels.qid, value_set=lookup.topics), dtype=np.int64)
     return RelevanceMatrix(
         runs=[j.name for j in judged], topics=topics,
-        length=np.stack([j.length for j in judged]) if judged else np.zeros((0, n_topics), np.int32),
-        hits=postings(relevant), misses_loader=lambda: misses, threshold=threshold,
-        qrels_topic=topic_of_row, qrels_grade=grade, docids=qrels.docid, run_depth=run_depth,
-        ignored_topics={j.name: j.ignored for j in judged if j.ignored},
+        length=np.stack([j.length for j in judged]) if judged else np.zeros((0, len(topics)), np.int32),
+        hits=hits, misses_loader=lambda: misses, threshold=threshold,
+        qrels_topic=topic_of_row, qrels_grade=qrels.grade.astype(np.int64), docids=qrels.docid,
+        run_depth=run_depth, ignored_topics={j.name: j.ignored for j in judged if j.ignored},
     )
+
+
+def _check_threshold(threshold: int) -> None:
+    if threshold < 0:
+        raise ValueError(f"the relevance threshold must be >= 0 (trec_eval -l), not {threshold}")
 
 
 def relevance_matrix(runs: io.Runs, qrels: io.Qrels, *, depth: int | None = None,
                      threshold: int = 1) -> RelevanceMatrix:
     """Join runs read by :func:`irmeta.io.read_runs` to the qrels, cut at ``depth``."""
+    _check_threshold(threshold)
     topics = qrels.topics
+    grade = qrels.grade.astype(np.int64)
     lookup = _Lookup.of(qrels, topics)
     qids = pa.array(runs.topics, pa.large_string())
     bounds = np.searchsorted(runs.run, np.arange(runs.n_runs + 1))  # rows are sorted by run
@@ -400,7 +425,7 @@ def relevance_matrix(runs: io.Runs, qrels: io.Qrels, *, depth: int | None = None
         lo, hi = int(bounds[s]), int(bounds[s + 1])
         qid = qids.take(pa.array(runs.qid[lo:hi]))
         docid = runs.docids.take(pa.array(runs.docid[lo:hi]))
-        judged.append(_judge_run(name, "", qid, docid, runs.rank[lo:hi], lookup, len(topics), depth,
+        judged.append(_judge_run(name, "", qid, docid, runs.rank[lo:hi], lookup, grade, threshold, depth,
                                  runs.dropped_duplicates.get(name, 0)))
     return _assemble(judged, qrels, lookup, topics, threshold=threshold, run_depth=_cut_depth(runs.depth, depth))
 
@@ -418,13 +443,15 @@ def judge_runs(paths, qrels: io.Qrels, *, depth: int | None = None, threshold: i
         raise FileNotFoundError("no run file given")
     if depth is not None and depth < 1:
         raise ValueError(f"depth must be a positive integer, not {depth}")
+    _check_threshold(threshold)
     topics = qrels.topics
     lookup = _Lookup.of(qrels, topics)
+    grade = qrels.grade.astype(np.int64)
 
     def load(i_path: tuple[int, Path]) -> _JudgedRun:
         i, path = i_path
         f = io._read_run_file(path, run_name, depth, duplicates)
-        out = _judge_run(f.name, str(path), f.qid, f.docid, f.rank, lookup, len(topics), None, f.dropped)
+        out = _judge_run(f.name, str(path), f.qid, f.docid, f.rank, lookup, grade, threshold, None, f.dropped)
         if progress is not None:
             progress(i + 1, len(files), path)
         return out

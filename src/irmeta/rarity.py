@@ -15,11 +15,14 @@ depth of its own (the paper's Table 4 counted S_d over the runs' full depth, 100
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from .ranking import Postings, RelevanceMatrix
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,8 @@ class Rarity:
 
     def table(self, matrix: RelevanceMatrix) -> pd.DataFrame:
         """One row per relevant judgment: qid, docid, grade, n_retrieving, rarity, rarity_prime."""
+        import pandas as pd
+
         prime = self.rarity_prime if self.n_systems >= 2 else np.full(len(self.doc), np.nan)
         return pd.DataFrame({
             "qid": np.asarray(matrix.topics, dtype=object)[self.topic],
@@ -99,6 +104,8 @@ def document_rarity(matrix: RelevanceMatrix, depth: int | None = None, runs: np.
 
 def rarity_listing(matrix: RelevanceMatrix, depths: list[int]) -> pd.DataFrame:
     """Rarity of every relevant judgment counted at each of ``depths`` (long table, with depth)."""
+    import pandas as pd
+
     frames = []
     for d in depths:
         table = document_rarity(matrix, depth=d).table(matrix)

@@ -27,18 +27,26 @@ documents ``d``:
 * Judgments cover the union of every run's top ``depth // 4`` documents (the
   pool), all relevant documents, and a small random sample of the rest.
 
-Everything is drawn from ``numpy.random.default_rng(seed)``; files (including
-the gzip headers) are byte-identical for a given seed and arguments.
+What the campaign shares (runs, groups, quality, quirks) is drawn from
+``numpy.random.default_rng(seed)``, each topic from its own stream
+``default_rng([seed, 1, topic])``; files (including the gzip headers) are
+byte-identical for a given seed and arguments, whatever the number of threads.
 """
 
 from __future__ import annotations
 
 import gzip
-import io
 import operator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .io import joined_bytes
 
 __all__ = ["simulate_campaign"]
 
@@ -121,54 +129,36 @@ def _strictly_decreasing(y: np.ndarray) -> np.ndarray:
     return np.minimum.accumulate(y + idx, axis=-1) - idx
 
 
-def _write_bytes(path: Path, data: bytes, gzip_it: bool) -> None:
-    if gzip_it:
-        buf = io.BytesIO()
-        # mtime=0 and an empty name keep the gzip header seed-deterministic.
-        with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0) as gz:
-            gz.write(data)
-        data = buf.getvalue()
-    path.write_bytes(data)
+@dataclass(frozen=True)
+class _Design:
+    """What the whole campaign shares: runs, groups, quality, quirks and score maps."""
+
+    names: list[str]
+    groups: list[str]
+    group_idx: np.ndarray
+    n_innov: int
+    quality: np.ndarray  # (runs,)
+    ease: np.ndarray  # (topics,)
+    n_rel: np.ndarray  # (topics,)
+    n_hidden: np.ndarray
+    n_rare: np.ndarray
+    omitted: np.ndarray  # (topics,) bool: the omitting run skips the topic
+    r_omit: int
+    short_cut: np.ndarray  # (topics,) the short run's cut, 0 where it is not short
+    r_short: int
+    tied: np.ndarray  # (runs,) bool: runs with exact score ties
+    offset: np.ndarray  # (runs,)
+    scale: np.ndarray  # (runs,)
 
 
-def simulate_campaign(
-    out_dir: str | Path,
-    *,
-    seed: int = 42,
-    n_runs: int = 24,
-    n_topics: int = 25,
-    depth: int = 100,
-    pool_size: int = 400,
-    gzip_runs: bool = True,
-) -> dict:
-    """Write a synthetic TREC campaign to ``out_dir`` and describe it.
-
-    Files: ``qrels.txt``, ``runs/<run_name>.gz`` (``.txt`` if ``gzip_runs`` is
-    false) and ``run_groups.tsv``.  ``pool_size`` is the number of candidate
-    documents per topic that runs retrieve from; runs return at most
-    ``min(depth, pool_size)`` documents per topic.  Stale ``*.gz``/``*.txt``
-    files in ``out_dir/runs`` are removed so the directory holds exactly this
-    campaign.
-
-    Returns a dict with ``qrels`` (Path), ``runs`` (list of Paths, in run
-    order), ``run_groups`` (run name -> group name), ``seed`` and
-    ``innovative`` (names of the runs that own the rare relevant documents).
-    """
-    seed = _check_int("seed", seed, 0)
-    n_runs = _check_int("n_runs", n_runs, 2)
-    n_topics = _check_int("n_topics", n_topics, 1)
-    depth = _check_int("depth", depth, 1)
-    pool_size = _check_int("pool_size", pool_size, 1)
-
+def _design(seed: int, n_runs: int, n_topics: int, keep: int, pool_size: int) -> _Design:
     rng = np.random.default_rng(seed)
     T, U = n_topics, pool_size
     names, groups, n_innov = _design_runs(rng, n_runs)
     group_names = list(dict.fromkeys(groups))
     group_idx = np.array([group_names.index(g) for g in groups])
-    innov = np.arange(n_runs - n_innov, n_runs)
     ordinary = np.arange(n_runs - n_innov)
 
-    # --- relevance ---------------------------------------------------------
     n_rel = np.rint(np.exp(rng.uniform(np.log(5), np.log(60), T))).astype(int)
     n_rel[rng.integers(T)] = rng.integers(1, 4)  # one nearly-empty topic
     n_rel = np.clip(n_rel, 1, max(1, U // 4))
@@ -181,122 +171,228 @@ def simulate_campaign(
         n_hidden[big] = max(n_hidden[big], 1)
         n_rare[big] = max(n_rare[big], min(n_innov, n_rel[big] - n_hidden[big]))
 
-    # Random document order per topic; position k < n_rel marks relevance and
-    # the first positions within the relevant set are hidden, then rare.
-    pos = np.argsort(np.argsort(rng.random((T, U)), axis=1), axis=1)
-    rel = pos < n_rel[:, None]
-    grade = np.where(rel, np.where(rng.random((T, U)) < 0.3, 2, 1), 0)
-    hidden = pos < n_hidden[:, None]
-    rare = rel & ~hidden & (pos < (n_hidden + n_rare)[:, None])
-
-    # Rare doc owners cycle over the innovative runs (so each owns some);
-    # some are co-owned by the next innovative run.
-    k = pos - n_hidden[:, None]
-    owner = (np.arange(T)[:, None] + k) % n_innov
-    co_owner = np.where(
-        (rng.random((T, U)) < _P_CO_OWNED) & (n_innov > 1), (owner + 1) % n_innov, owner
-    )
-    # can[t, r, d]: whether run r is able to retrieve doc d at all.
-    r_inn = np.full(n_runs, -1)
-    r_inn[innov] = np.arange(n_innov)
-    owns = rare[:, None, :] & (
-        (r_inn[None, :, None] == owner[:, None, :]) | (r_inn[None, :, None] == co_owner[:, None, :])
-    )
-    can = ~hidden[:, None, :] & (~rare[:, None, :] | owns)
-
-    # --- latent scores -----------------------------------------------------
     n_ord_groups = len(group_names) - n_innov
     base_q = rng.permutation(np.linspace(0.6, 2.6, n_ord_groups))
     quality = np.empty(n_runs)
     quality[ordinary] = base_q[group_idx[ordinary]] + rng.normal(0, 0.3, len(ordinary))
-    quality[innov] = rng.uniform(1.2, 2.2, n_innov)
+    quality[n_runs - n_innov:] = rng.uniform(1.2, 2.2, n_innov)
     quality = np.maximum(quality, 0.1)
     ease = rng.uniform(0.3, 1.3, T)
 
-    s = (
-        quality[None, :, None] * ease[:, None, None] * _GRADE_STRENGTH[grade][:, None, :]
-        + rng.normal(0, _SD_POP, (T, 1, U))
-        + rng.normal(0, _SD_GROUP, (T, len(group_names), U))[:, group_idx, :]
-        + rng.normal(0, _SD_RUN, (T, n_runs, U))
-        + _RARE_BOOST * owns
-    )
-    s = np.where(can, s, -np.inf)
-
-    keep = min(depth, U)
-    order = np.argsort(-s, axis=2, kind="stable")[:, :, :keep]  # (T, R, keep)
-    top = np.take_along_axis(s, order, axis=2)
-    length = np.isfinite(top).sum(axis=2)  # (T, R): retrievable docs in the top
-
     # Quirky runs (picked among ordinary runs so rare-doc guarantees hold).
     r_omit, r_short = rng.choice(ordinary, size=2, replace=len(ordinary) < 2)
-    n_omit = min(2, T - 1)
-    length[rng.choice(T, size=n_omit, replace=False), r_omit] = 0
+    omitted = np.zeros(T, dtype=bool)
+    omitted[rng.choice(T, size=min(2, T - 1), replace=False)] = True
+    short_cut = np.zeros(T, dtype=np.int64)
     if keep > 1:
         short_topics = rng.random(T) < 0.3
         short_topics[rng.integers(T)] = True
         cut = rng.integers(max(1, keep // 5), keep, T)
-        length[:, r_short] = np.where(short_topics, np.minimum(length[:, r_short], cut), length[:, r_short])
-    n_tied = max(1, n_runs // 6)
-    tied_runs = rng.choice(n_runs, size=n_tied, replace=False)
-
-    # Printed scores: run-specific affine map of the latent score, in integer
-    # micro-units so that rounding can never reorder or accidentally tie.
+        short_cut = np.where(short_topics, cut, 0)
+    tied = np.isin(np.arange(n_runs), rng.choice(n_runs, size=max(1, n_runs // 6), replace=False))
+    # Printed scores: run-specific affine map of the latent score.
     offset = rng.uniform(-20.0, 30.0, n_runs)
     scale = rng.uniform(0.5, 3.0, n_runs)
+    return _Design(names, groups, group_idx, n_innov, quality, ease, n_rel, n_hidden, n_rare, omitted, int(r_omit),
+                   short_cut, int(r_short), tied, offset, scale)
+
+
+@dataclass(frozen=True)
+class _Topic:
+    """One topic's runs and judgments: the top ``keep`` documents of every run."""
+
+    order: np.ndarray  # (runs, keep) int16 document indices
+    micro: np.ndarray  # (runs, keep) int32 printed scores in micro-units, strictly decreasing but ties
+    length: np.ndarray  # (runs,) documents returned
+    judged: np.ndarray  # judged document indices, ascending
+    grade: np.ndarray  # their grades
+
+
+def _topic(design: _Design, seed: int, t: int, keep: int, pool_size: int, pool_depth: int) -> _Topic:
+    """Topic ``t`` drawn from its own stream, ``default_rng([seed, 1, t])``: the same
+    whatever the number of threads or the order topics are made in."""
+    rng = np.random.default_rng([seed, 1, t])
+    U, n_runs, n_innov = pool_size, len(design.names), design.n_innov
+    # Random document order; position k < n_rel marks relevance and the first positions
+    # within the relevant set are hidden, then rare.
+    pos = np.argsort(np.argsort(rng.random(U)))
+    rel = pos < design.n_rel[t]
+    grade = np.where(rel, np.where(rng.random(U) < 0.3, 2, 1), 0)
+    hidden = pos < design.n_hidden[t]
+    rare = rel & ~hidden & (pos < design.n_hidden[t] + design.n_rare[t])
+    # Rare doc owners cycle over the innovative runs (so each owns some); some are
+    # co-owned by the next innovative run.
+    owner = (t + pos - design.n_hidden[t]) % n_innov
+    co_owner = np.where((rng.random(U) < _P_CO_OWNED) & (n_innov > 1), (owner + 1) % n_innov, owner)
+    r_inn = np.full(n_runs, -1)
+    r_inn[n_runs - n_innov:] = np.arange(n_innov)
+    owns = rare[None, :] & ((r_inn[:, None] == owner[None, :]) | (r_inn[:, None] == co_owner[None, :]))
+    can = ~hidden[None, :] & (~rare[None, :] | owns)  # whether run r is able to retrieve doc d
+
+    s = (design.quality[:, None] * design.ease[t] * _GRADE_STRENGTH[grade][None, :]
+         + rng.normal(0, _SD_POP, (1, U))
+         + rng.normal(0, _SD_GROUP, (len(set(design.groups)), U))[design.group_idx]
+         + rng.normal(0, _SD_RUN, (n_runs, U))
+         + _RARE_BOOST * owns)
+    s = np.where(can, s, -np.inf)
+    order = np.argsort(-s, axis=1, kind="stable")[:, :keep]
+    top = np.take_along_axis(s, order, axis=1)
+    length = np.isfinite(top).sum(axis=1)
+    if design.omitted[t]:
+        length[design.r_omit] = 0
+    if design.short_cut[t]:
+        length[design.r_short] = min(length[design.r_short], design.short_cut[t])
+
+    # Integer micro-units, so that rounding can never reorder or accidentally tie.
     finite_top = np.where(np.isfinite(top), top, -50.0)
-    micro = np.rint((offset[None, :, None] + scale[None, :, None] * finite_top) * 1e6).astype(np.int64)
-    micro = _strictly_decreasing(micro)
+    micro = _strictly_decreasing(np.rint((design.offset[:, None] + design.scale[:, None] * finite_top) * 1e6)
+                                 .astype(np.int64))
     tie = rng.random(micro.shape) < _P_TIE
-    tie[:, :, -1] = False
-    tie &= np.isin(np.arange(n_runs), tied_runs)[None, :, None]
-    t_i, r_i, j_i = np.nonzero(tie)
-    micro[t_i, r_i, j_i + 1] = micro[t_i, r_i, j_i]
+    tie[:, -1] = False
+    tie &= design.tied[:, None]
+    r_i, j_i = np.nonzero(tie)
+    micro[r_i, j_i + 1] = micro[r_i, j_i]
 
-    # --- judgments ---------------------------------------------------------
-    pool_depth = max(1, depth // 4)
-    ranks = np.arange(keep)[None, None, :]
-    pooled = (ranks < pool_depth) & (ranks < length[:, :, None])
-    judged = rel | (rng.random((T, U)) < _P_EXTRA_JUDGED)
-    tt = np.broadcast_to(np.arange(T)[:, None, None], order.shape)
-    judged[tt[pooled], order[pooled]] = True
+    # Judgments: the pool (every run's top pool_depth), all relevant documents, and a few more.
+    judged = rel | (rng.random(U) < _P_EXTRA_JUDGED)
+    pooled = np.arange(keep)[None, :] < np.minimum(length, pool_depth)[:, None]
+    judged[order[pooled]] = True
+    docs = np.flatnonzero(judged)
+    return _Topic(order.astype(np.int16), micro.astype(np.int32), length, docs, grade[docs])
 
-    # --- files -------------------------------------------------------------
+
+def _decimal(values: np.ndarray, width: int = 0) -> pa.Array:
+    """Integers as decimal strings, zero-padded to ``width``."""
+    text = pc.cast(pa.array(values), pa.string())
+    return pc.utf8_lpad(text, width, "0") if width else text
+
+
+def _fixed6(micro: np.ndarray) -> pa.Array:
+    """micro / 1e6 printed with 6 decimals, as ``f"{micro / 1e6:.6f}"`` prints it."""
+    magnitude = np.abs(micro.astype(np.int64))
+    sign = pa.array(np.where(micro < 0, "-", ""))
+    return pc.binary_join_element_wise(sign, _decimal(magnitude // 1_000_000), ".",
+                                       _decimal(magnitude % 1_000_000, 6), "")
+
+
+def _docids(topic: np.ndarray, doc: np.ndarray, t_width: int, d_width: int) -> pa.Array:
+    return pc.binary_join_element_wise("DOC", _decimal(101 + topic, t_width), _decimal(doc, d_width), "-")
+
+
+def _run_text(name: str, order: np.ndarray, micro: np.ndarray, length: np.ndarray, t_width: int,
+              d_width: int) -> bytes:
+    """One run's lines, ``qid Q0 docid rank score name``, built column-wise (no loop over lines)."""
+    keep = order.shape[1]
+    rows = np.arange(keep)[None, :] < length[:, None]  # (topics, keep)
+    topic, rank = np.nonzero(rows)
+    lines = pc.binary_join_element_wise(
+        _decimal(101 + topic), "Q0", _docids(topic, order[rows], t_width, d_width), _decimal(rank + 1),
+        _fixed6(micro[rows]), f"{name}\n", " ")
+    return joined_bytes(lines)
+
+
+def _write_bytes(path: Path, data: bytes, gzip_it: bool) -> None:
+    if gzip_it:
+        # mtime=0 keeps the gzip header seed-deterministic; level 1 compresses three times
+        # faster than gzip's default 6 (the scale campaigns are 10^8 lines), and zlib runs
+        # outside the GIL, so runs compress in parallel.
+        data = gzip.compress(data, compresslevel=1, mtime=0)
+    path.write_bytes(data)
+
+
+def simulate_campaign(
+    out_dir: str | Path,
+    *,
+    seed: int = 42,
+    n_runs: int = 24,
+    n_topics: int = 25,
+    depth: int = 100,
+    pool_size: int = 400,
+    gzip_runs: bool = True,
+    threads: int = 2,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> dict:
+    """Write a synthetic TREC campaign to ``out_dir`` and describe it.
+
+    Files: ``qrels.txt``, ``runs/<run_name>.gz`` (``.txt`` if ``gzip_runs`` is
+    false) and ``run_groups.tsv``.  ``pool_size`` is the number of candidate
+    documents per topic that runs retrieve from; runs return at most
+    ``min(depth, pool_size)`` documents per topic.  Stale ``*.gz``/``*.txt``
+    files in ``out_dir/runs`` are removed so the directory holds exactly this
+    campaign.
+
+    Topics are drawn one by one from their own streams and runs are formatted and
+    compressed column-wise in ``threads`` threads: 10^8 lines take minutes, in memory
+    of about 6 bytes per (run, topic, rank) cell. ``progress(stage, done, total)``
+    hears how far it got. Files are byte-identical for a seed and arguments.
+
+    Returns a dict with ``qrels`` (Path), ``runs`` (list of Paths, in run
+    order), ``run_groups`` (run name -> group name), ``seed`` and
+    ``innovative`` (names of the runs that own the rare relevant documents).
+    """
+    seed = _check_int("seed", seed, 0)
+    n_runs = _check_int("n_runs", n_runs, 2)
+    n_topics = _check_int("n_topics", n_topics, 1)
+    depth = _check_int("depth", depth, 1)
+    pool_size = _check_int("pool_size", pool_size, 1)
+    if pool_size > np.iinfo(np.int16).max:
+        raise ValueError(f"pool_size must be <= {np.iinfo(np.int16).max}, got {pool_size}")
     out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise FileExistsError(f"{out_dir}: exists and is not a directory")
+    (out / "runs").mkdir(parents=True, exist_ok=True)  # fails here, naming it, before any work
+    keep = min(depth, pool_size)
+    design = _design(seed, n_runs, n_topics, keep, pool_size)
+    report = progress or (lambda stage, done, total: None)
+
+    order = np.empty((n_topics, n_runs, keep), dtype=np.int16)
+    micro = np.empty((n_topics, n_runs, keep), dtype=np.int32)
+    length = np.empty((n_topics, n_runs), dtype=np.int64)
+    judged: list[tuple[np.ndarray, np.ndarray]] = [None] * n_topics  # type: ignore[list-item]
+
+    def make(t: int) -> None:
+        topic = _topic(design, seed, t, keep, pool_size, max(1, depth // 4))
+        order[t], micro[t], length[t] = topic.order, topic.micro, topic.length
+        judged[t] = (topic.judged, topic.grade)
+
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        for done, _ in enumerate(pool.map(make, range(n_topics)), start=1):
+            if done % 100 == 0 or done == n_topics:
+                report("topics", done, n_topics)
+
     run_dir = out / "runs"
     run_dir.mkdir(parents=True, exist_ok=True)
-    qids = [str(101 + t) for t in range(T)]
-    t_width = max(4, len(str(100 + T)))
-    d_width = max(5, len(str(U - 1)))
-    docids = [
-        [f"DOC-{101 + t:0{t_width}d}-{d:0{d_width}d}" for d in range(U)] for t in range(T)
-    ]
-
-    qrels_lines = []
-    for t in range(T):
-        for d in np.flatnonzero(judged[t]):  # docids are zero-padded: index order == string order
-            qrels_lines.append(f"{qids[t]} 0 {docids[t][d]} {grade[t, d]}\n")
+    t_width = max(4, len(str(100 + n_topics)))
+    d_width = max(5, len(str(pool_size - 1)))
     qrels_path = out / "qrels.txt"
-    qrels_path.write_text("".join(qrels_lines), encoding="ascii")
+    topic = np.concatenate([np.full(len(d), t) for t, (d, _) in enumerate(judged)])
+    doc = np.concatenate([d for d, _ in judged])
+    grades = np.concatenate([g for _, g in judged])
+    # docids are zero-padded: index order is string order
+    qrels = pc.binary_join_element_wise(_decimal(101 + topic), "0", _docids(topic, doc, t_width, d_width),
+                                        pc.binary_join_element_wise(_decimal(grades), "\n", ""), " ")
+    qrels_path.write_bytes(joined_bytes(qrels))
 
     suffix = ".gz" if gzip_runs else ".txt"
-    wanted = {f"{n}{suffix}" for n in names}
+    wanted = {f"{n}{suffix}" for n in design.names}
     for stale in run_dir.iterdir():
         if stale.is_file() and stale.suffix in {".gz", ".txt"} and stale.name not in wanted:
             stale.unlink()
 
-    run_paths: list[Path] = []
-    order_l, micro_l, length_l = order.tolist(), micro.tolist(), length.tolist()
-    for r, name in enumerate(names):
-        lines = []
-        for t in range(T):
-            docs, scores, qid, ids = order_l[t][r], micro_l[t][r], qids[t], docids[t]
-            for j in range(length_l[t][r]):
-                lines.append(f"{qid} Q0 {ids[docs[j]]} {j + 1} {scores[j] / 1e6:.6f} {name}\n")
-        path = run_dir / f"{name}{suffix}"
-        _write_bytes(path, "".join(lines).encode("ascii"), gzip_runs)
-        run_paths.append(path)
+    def write(r: int) -> Path:
+        path = run_dir / f"{design.names[r]}{suffix}"
+        text = _run_text(design.names[r], order[:, r], micro[:, r], length[:, r], t_width, d_width)
+        _write_bytes(path, text, gzip_runs)
+        return path
 
-    run_groups = dict(zip(names, groups))
+    run_paths: list[Path] = []
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        for path in pool.map(write, range(n_runs)):
+            run_paths.append(path)
+            if len(run_paths) % 50 == 0 or len(run_paths) == n_runs:
+                report("runs", len(run_paths), n_runs)
+
+    run_groups = dict(zip(design.names, design.groups))
     (out / "run_groups.tsv").write_text(
         "run\tgroup\n" + "".join(f"{n}\t{g}\n" for n, g in run_groups.items()), encoding="ascii"
     )
@@ -305,5 +401,5 @@ def simulate_campaign(
         "runs": run_paths,
         "run_groups": run_groups,
         "seed": seed,
-        "innovative": [names[i] for i in innov],
+        "innovative": design.names[n_runs - design.n_innov:],
     }

@@ -14,8 +14,13 @@ measure (at one alpha), float64. Run pairs are always listed in ``np.triu_indice
 
 Numerical care: run means are exact means (a sorted sum, :func:`irmeta.metrics.exact_mean`),
 so runs with the same multiset of scores get bit-identical means, identical runs get a
-difference of exactly 0, and a permutation or topic sample that reproduces a run's
-scores reproduces its mean bit for bit (PROTOCOL.md, numerical care).
+difference of exactly 0, and a topic sample that reproduces a run's scores reproduces
+its mean bit for bit (PROTOCOL.md, numerical care). Two statistics compare means only
+against thresholds padded by a tolerance (1e-12, far above rounding, far below any
+real difference), and there the cheaper sums are used, the verdicts being the same:
+the permutation null sums each permuted run over topics in topic order, and a
+stability trial's means are one matrix product of the scores and the trial's topic
+indicator.
 
 Randomness is per trial: trial ``t`` draws from ``np.random.default_rng([seed, t])``,
 so results do not depend on how the trials are split into shards. The only Python loop
@@ -317,16 +322,18 @@ def randomised_tukey_hsd_null_many(stack: np.ndarray, trials: Trials, seed: int)
     stack = np.asarray(stack, dtype=np.float64)
     n_matrices, n_runs, n_topics = stack.shape
     trial_ids = _trial_indices(trials)
-    by_topic = np.ascontiguousarray(np.swapaxes(stack, 1, 2))  # (M, topics, runs): permute the last axis
+    by_topic = np.ascontiguousarray(np.swapaxes(stack, 1, 2)).reshape(n_matrices, -1)  # topic-major
     null = np.empty((n_matrices, len(trial_ids)))
     batch = block_size(n_runs * n_topics * 8)
+    row_start = (np.arange(n_topics) * n_runs)[None, :, None]
     for start in range(0, len(trial_ids), batch):
         block = trial_ids[start : start + batch]
-        order = np.argsort(_permuted_keys(seed, block, n_topics, n_runs), axis=-1, kind="stable")
+        # flat index of the score each (trial, topic, run) cell takes: the topic's row, permuted
+        flat = np.argsort(_permuted_keys(seed, block, n_topics, n_runs), axis=-1, kind="stable") + row_start
         for i in range(n_matrices):
-            # (b, topics, runs) -> (b, runs, topics), contiguous for the sorted sums
-            permuted = np.take_along_axis(by_topic[i][None], order, axis=-1)
-            means = exact_mean(np.ascontiguousarray(np.swapaxes(permuted, 1, 2)))  # (b, runs)
+            # (b, topics, runs) summed over topics, in topic order; the p-values' tolerance
+            # absorbs the rounding a sorted sum would avoid
+            means = by_topic[i].take(flat).sum(axis=1) / n_topics
             null[i, start : start + len(block)] = means.max(axis=1) - means.min(axis=1)
     return null
 
@@ -407,14 +414,18 @@ def stability_counts(
 
 
 def trial_means(scores: np.ndarray, subsets: np.ndarray) -> np.ndarray:
-    """(runs, trials): each run's exact mean over each trial's topics (``subsets``
-    (trials, c) topic indices), so identical runs tie exactly in every trial; trials go
-    in blocks of :data:`BLOCK_BYTES`."""
+    """(runs, trials): each run's mean over each trial's topics (``subsets`` (trials, c)
+    topic indices, distinct within a trial), as one product of the scores and the
+    trials' topic indicator, in blocks of :data:`BLOCK_BYTES`. Stability compares these
+    means against thresholds padded by a tolerance, so their rounding decides nothing."""
     m = _score_matrix(scores)
     means = np.zeros((len(m), len(subsets)))
-    batch = block_size(len(m) * subsets.shape[1] * 8)
+    batch = block_size(m.shape[1] * 8)
     for start in range(0, len(subsets), batch):
-        means[:, start : start + batch] = exact_mean(m[:, subsets[start : start + batch]])
+        block = subsets[start : start + batch]
+        indicator = np.zeros((len(block), m.shape[1]))
+        np.put_along_axis(indicator, block, 1.0, axis=1)
+        means[:, start : start + len(block)] = (m @ indicator.T) / subsets.shape[1]
     return means
 
 
@@ -424,22 +435,23 @@ def stability_counts_of_means(means: np.ndarray, fuzziness: float = 0.05, mode: 
     """:func:`stability_counts` from the (runs, trials) means of :func:`trial_means`."""
     if mode not in ("absolute", "relative"):
         raise ValueError(f"mode must be 'absolute' or 'relative', not {mode!r}")
-    n_trials = means.shape[1]
+    n_runs, n_trials = means.shape
     if not higher_is_better:
         means = -means  # exact; relative thresholds use |mean|, unchanged
-    a, b = run_pairs(len(means))
-    wins_a = np.empty(len(a), dtype=np.int64)
-    wins_b = np.empty(len(a), dtype=np.int64)
-    batch = block_size(n_trials * 8 * 3)
-    for start in range(0, len(a), batch):
-        pa, pb = a[start : start + batch], b[start : start + batch]
-        diff = means[pa] - means[pb]  # (batch, trials)
+    n_pairs = n_runs * (n_runs - 1) // 2
+    wins_a = np.empty(n_pairs, dtype=np.int64)
+    wins_b = np.empty(n_pairs, dtype=np.int64)
+    magnitude = np.abs(means) if mode == "relative" else None
+    at = 0
+    for a in range(n_runs - 1):  # pairs (a, a+1..): a contiguous run of run_pairs' order, no gather
+        diff = means[a] - means[a + 1:]  # (runs after a, trials)
         if mode == "absolute":
             threshold = fuzziness + tolerance
         else:
-            threshold = fuzziness * np.maximum(np.abs(means[pa]), np.abs(means[pb])) + tolerance
-        wins_a[start : start + len(pa)] = np.count_nonzero(diff > threshold, axis=1)
-        wins_b[start : start + len(pa)] = np.count_nonzero(diff < -threshold, axis=1)
+            threshold = fuzziness * np.maximum(magnitude[a], magnitude[a + 1:]) + tolerance
+        wins_a[at:at + len(diff)] = np.count_nonzero(diff > threshold, axis=1)
+        wins_b[at:at + len(diff)] = np.count_nonzero(diff < -threshold, axis=1)
+        at += len(diff)
     return wins_a, wins_b, n_trials - wins_a - wins_b
 
 
@@ -507,17 +519,20 @@ def swap_counts(scores: np.ndarray, trials: Trials, seed: int, *, sampling: Swap
     a, b = run_pairs(len(m))
     comparisons = np.zeros(0, dtype=np.int64)  # by bin + 1 (bin -1 first)
     swaps = np.zeros(0, dtype=np.int64)
-    batch = block_size(max(len(m) * first.shape[1], len(a) * 4) * 8)
-    for start in range(0, len(first), batch):
+    batch = block_size(len(m) * first.shape[1] * 8)
+    m1 = np.empty((len(first), len(m)))
+    m2 = np.empty((len(first), len(m)))
+    for start in range(0, len(first), batch):  # (trials, runs) means, exact: a tie stays a tie
         block = slice(start, start + batch)
-        m1 = exact_mean(m[:, first[block]]).T  # (b, runs)
-        m2 = exact_mean(m[:, second[block]]).T
-        d1 = m1[:, a] - m1[:, b]
-        d2 = m2[:, a] - m2[:, b]
+        m1[block] = exact_mean(m[:, first[block]]).T
+        m2[block] = exact_mean(m[:, second[block]]).T
+    for a in range(len(m) - 1):  # pairs (a, a+1..): a contiguous run of run_pairs' order, no gather
+        d1 = m1[:, a:a + 1] - m1[:, a + 1:]
+        d2 = m2[:, a:a + 1] - m2[:, a + 1:]
         swapped = ((d1 != 0) & (np.sign(d2) != np.sign(d1))).ravel()
         # Bins of |d1|; a hair's tolerance so a difference on a bin edge is not split by rounding.
         index = np.where(d1 == 0, 0, np.floor(np.abs(d1) / bin_width + 1e-9) + 1).astype(np.int64).ravel()
-        counted = np.bincount(index)  # counted per block: memory stays at one block
+        counted = np.bincount(index)
         swapped_counts = np.bincount(index[swapped], minlength=len(counted))
         if len(counted) > len(comparisons):
             comparisons = np.pad(comparisons, (0, len(counted) - len(comparisons)))

@@ -91,7 +91,7 @@ rule sample_stability:
     input:
         scores="results/{collection}/scores.npz",
     output:
-        counts="results/{collection}/shards/stability/{shard}.parquet",
+        counts="results/{collection}/shards/stability/{shard}.npz",
     params:
         measures=experiment_measures(),
         trials=lambda wildcards: shard_range(EXPERIMENTS["stability"]["trials"], wildcards),
@@ -159,7 +159,7 @@ rule sample_system_subsets:
         "results/benchmarks/sample_system_subsets/{collection}.{shard}.tsv"
     threads: 1
     resources:
-        mem_mb=mem_mb_from_input(20),
+        mem_mb=mem_mb_from_input(2),
         runtime=30,
     conda:
         "../envs/irmeta.yaml"
@@ -214,7 +214,7 @@ rule simulate_rare_common:
         "results/benchmarks/simulate_rare_common/{collection}.tsv"
     threads: 1
     resources:
-        mem_mb=mem_mb_from_input(20),
+        mem_mb=mem_mb_from_input(2),
         runtime=10,
     conda:
         "../envs/irmeta.yaml"
@@ -343,7 +343,7 @@ rule analyse_asl:
         "results/benchmarks/analyse_asl/{collection}.tsv"
     threads: 1
     resources:
-        mem_mb=mem_mb_from_input(20),
+        mem_mb=mem_mb_from_input(2),
         runtime=10,
     conda:
         "../envs/irmeta.yaml"

@@ -19,7 +19,7 @@ rule score_runs:
     # Numpy reductions over the postings, on one core.
     threads: 1
     resources:
-        mem_mb=mem_mb_from_input(20),
+        mem_mb=mem_mb_from_input(2),
         runtime=30,
     conda:
         "../envs/irmeta.yaml"
@@ -41,7 +41,7 @@ rule compute_rarity:
         "results/benchmarks/compute_rarity/{collection}.tsv"
     threads: 1
     resources:
-        mem_mb=mem_mb_from_input(20),
+        mem_mb=mem_mb_from_input(2),
         runtime=30,
     conda:
         "../envs/irmeta.yaml"

@@ -1,7 +1,7 @@
 """Rule sample_stability: one shard of Buckley-Voorhees trials (per-pair wins and ties)."""
 
 from irmeta.experiments import score_matrices, stability_shard
-from irmeta.pipeline import load_scores, log_to, run_script, write_frame
+from irmeta.pipeline import load_scores, log_to, run_script
 from irmeta.statistics import topics_per_trial_default
 
 
@@ -14,8 +14,7 @@ def main(smk) -> None:
              len(matrices))
     counts = stability_shard(matrices, topics_per_trial=per_trial, trials=range(first, last),
                              seed=smk.params.seed, fuzziness=list(smk.params.fuzziness))
-    counts["topics_per_trial"] = per_trial
-    write_frame(counts, smk.output.counts, {"trials": [first, last], "seed": smk.params.seed})
+    counts.save(smk.output.counts, {"trials": [first, last], "seed": smk.params.seed})
 
 
 run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

@@ -876,3 +876,27 @@ def test_unusual_files_take_the_general_path(text):
     non-decimal scores, short lines: the fast path declines, the general path reads or
     words the error with its line."""
     assert io._fast_columns(text.encode()) is None
+
+
+_grade_text = st.one_of(st.sampled_from(["0", "1", "-2", "+3", "007", "-0", "9223372036854775807"]),
+                        st.integers(-10**6, 10**6).map(str))
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows=st.lists(st.tuples(_field, _field, _field, _grade_text), min_size=1, max_size=12),
+       delimiter=st.sampled_from(["\t", " "]), extra=st.booleans())
+def test_fast_qrels_equal_the_tokeniser(rows, delimiter, extra):
+    """Qrels read by Arrow's CSV reader equal the tokeniser's: qids, docids, grades.
+    Arrow does not read "+3" as an integer (strtol does): such a file takes the general path."""
+    text = "\n".join(delimiter.join([q, it, d, g] + (["x"] if extra else [])) for q, it, d, g in rows) + "\n"
+    data = text.encode("utf-8")
+    table = io._arrow_fields(data, io._QRELS_FIELDS)
+    lines = io._tokenise(data)
+    if any(g.startswith("+") for *_, g in rows):
+        assert table is None
+        return
+    assert table is not None
+    assert table.column("f0").to_pylist() == io._utf8(Path("q"), lines, 0, "qid").to_pylist()
+    assert table.column("f2").to_pylist() == io._utf8(Path("q"), lines, 2, "docid").to_pylist()
+    assert table.column("f3").to_pylist() == io._parse_numbers(Path("q"), lines, 3, "grade", io._INTEGER,
+                                                               np.int64).tolist()

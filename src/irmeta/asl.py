@@ -246,7 +246,7 @@ register(MeasureDefinition(
     "@k cuts the runs at rank k", higher_is_better=False, options=("asl_unretrieved",)))
 register(MeasureDefinition(
     "ASL_g1", asl_g1, "atomized search length of the first n relevant documents, ASL@g1-n (eq. 5); "
-    "@n is required", higher_is_better=False, options=("asl_unretrieved",)))
+    "@n is required", higher_is_better=False, options=("asl_unretrieved",), cutoff_is_depth=False))
 
 _PAPER_NAME = re.compile(r"^\s*ASL\s*@\s*g\s*_?\s*1\s*[-\u2013]\s*(\d+)\s*$", re.IGNORECASE)
 

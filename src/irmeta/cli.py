@@ -22,14 +22,19 @@ import numpy as np
 
 from . import __version__
 from . import io
-from .metrics import MAX_CUTOFF, MEASURES, Scores, measure_label, parse_alpha, parse_measure, score_arrays
+from .metrics import (MAX_CUTOFF, MEASURES, Scores, depth_read, measure_label, parse_alpha, parse_measure,
+                      score_arrays)
 from .ranking import judge_runs
 
 
 def _score(args: argparse.Namespace) -> int:
+    io.lean_memory()
     measures = [parse_measure(m) for m in (args.measure or ["P@10", "AP"])]
     qrels = io.read_qrels(args.qrels)
-    matrix, reading = judge_runs(args.runs, qrels, depth=args.depth, threshold=args.threshold,
+    # Runs are read no deeper than the measures look (every score is the same, less is kept).
+    needed = depth_read(measures, args.rarity_depth)
+    depth = args.depth if needed is None else min(args.depth or needed, needed)
+    matrix, reading = judge_runs(args.runs, qrels, depth=depth, threshold=args.threshold,
                                  duplicates=args.duplicates, run_name=args.run_name)
     for run, topics in sorted(matrix.ignored_topics.items()):
         print(f"irmeta: {run}: {len(topics)} topic(s) not in the qrels ignored: {' '.join(topics)}",

@@ -38,7 +38,6 @@ from typing import Callable, Iterable, Iterator, Literal, Sequence
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 DuplicatePolicy = Literal["error", "first"]
 RunNameSource = Literal["file", "tag"]
@@ -161,7 +160,8 @@ class _Lines:
 def _tokenise(data: bytes) -> _Lines:
     buf = np.frombuffer(data, dtype=np.uint8)
     solid = ~_WHITESPACE[buf]
-    edges = np.diff(np.concatenate(([0], solid.view(np.int8), [0])))
+    pad = np.zeros(1, dtype=np.int8)
+    edges = np.diff(np.concatenate((pad, solid.view(np.int8), pad)))  # int8: a byte per byte of the file
     starts = np.flatnonzero(edges == 1)
     ends = np.flatnonzero(edges == -1)
     newlines = np.flatnonzero(buf == 10)
@@ -282,22 +282,29 @@ def sort_topics(topics: Iterable[str]) -> list[str]:
 def read_qrels(path: str | Path) -> Qrels:
     """Read a qrels file (``qid iter docid grade``); a (qid, docid) twice is an error."""
     path = Path(path)
-    lines = _tokenise(_without_bom(path, read_bytes(path)))
-    _check_columns(path, lines, 4, "qid iter docid grade")
-    qid = _utf8(path, lines, 0, "qid")
-    docid = _utf8(path, lines, 2, "docid")
-    grade = _parse_numbers(path, lines, 3, "grade", _INTEGER, np.int64)
-    pair = pa.table({"q": qid, "d": docid})
-    codes = _pair_codes(pair.column("q"), pair.column("d"))
+    data = _without_bom(path, read_bytes(path))
+    table = _arrow_fields(data, _QRELS_FIELDS)
+    lines = None
+    if table is not None:
+        qid, docid = table.column("f0").combine_chunks(), table.column("f2").combine_chunks()
+        grade = table.column("f3").to_numpy().astype(np.int64)
+    else:
+        lines = _tokenise(data)
+        _check_columns(path, lines, 4, "qid iter docid grade")
+        qid = _utf8(path, lines, 0, "qid")
+        docid = _utf8(path, lines, 2, "docid")
+        grade = _parse_numbers(path, lines, 3, "grade", _INTEGER, np.int64)
+    codes = _pair_codes(qid, docid)
     order = np.argsort(codes, kind="stable")
     repeat = np.flatnonzero(np.diff(codes[order]) == 0)
     if len(repeat):
+        number = (lines or _tokenise(data)).number  # line numbers, only to word the error
         first_row, second_row = order[repeat[0]], order[repeat[0] + 1]
         raise TrecFormatError(
             path,
-            int(lines.number[second_row]),
+            int(number[second_row]),
             f"topic {qid[second_row].as_py()} document {docid[second_row].as_py()} is judged twice "
-            f"(first on line {int(lines.number[first_row])})",
+            f"(first on line {int(number[first_row])})",
         )
     return Qrels(qid=qid, docid=docid, grade=grade, source=str(path))
 
@@ -344,32 +351,36 @@ class _RunColumns:
 
 
 def _plain_delimiter(buf: np.ndarray) -> int | None:
-    """The one whitespace byte that separates fields, when the file uses only one (tab or
-    space) and no carriage return, vertical tab or form feed; doubled delimiters show as
-    empty fields later. Anything else goes to the general tokeniser."""
+    """The one whitespace byte that separates fields, when the file is that plain: one
+    delimiter (tab or space), never two in a row, none at a line's start, no carriage
+    return, vertical tab or form feed. Anything else goes to the general tokeniser."""
     if not len(buf) or any(np.count_nonzero(buf == c) for c in (11, 12, 13)):
         return None
     tabs, spaces = np.count_nonzero(buf == 9), np.count_nonzero(buf == 32)
     if tabs and spaces:
         return None
-    return 9 if tabs else 32
+    delimiter = 9 if tabs else 32
+    if buf[0] == delimiter:
+        return None
+    at = buf == delimiter
+    if (at[1:] & ((buf[:-1] == delimiter) | (buf[:-1] == 10))).any():
+        return None  # two in a row, or one starting a line
+    return delimiter
 
 
-_FIELDS = [f"f{i}" for i in range(6)]
-
-
-def _fast_columns(data: bytes) -> _RunColumns | None:
-    """Columns by Arrow's CSV reader for a plain file (one delimiter, six or more non-empty
-    fields on every line, UTF-8, finite scores); None when the file needs the general
-    path (which also words the error, with its line)."""
+def _arrow_fields(data: bytes, types: dict[str, pa.DataType]) -> pa.Table | None:
+    """The named fields (``f0``, ``f1``, ...) of every line by Arrow's CSV reader, for a
+    plain file: one delimiter, never doubled, at least as many non-empty fields on every
+    line, values Arrow reads as ``types``; None when the file needs the general
+    tokeniser (which also words the error, with its line)."""
     from pyarrow import csv
 
     delimiter = _plain_delimiter(np.frombuffer(data, dtype=np.uint8))
     if delimiter is None:
         return None
-    types = {name: pa.large_string() for name in _FIELDS} | {"f4": pa.float64()}
     if not data.endswith(b"\n"):  # Arrow's reader wants the last line ended
         data += b"\n"
+    names = list(types)
     try:
         table = csv.read_csv(
             pa.py_buffer(data),
@@ -377,16 +388,31 @@ def _fast_columns(data: bytes) -> _RunColumns | None:
                                          block_size=max(1 << 20, len(data) + 1)),
             parse_options=csv.ParseOptions(delimiter=chr(delimiter), quote_char=False, double_quote=False,
                                            escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
-            convert_options=csv.ConvertOptions(include_columns=_FIELDS, column_types=types,
+            convert_options=csv.ConvertOptions(include_columns=names, column_types=types,
                                                strings_can_be_null=False, null_values=[]),
         )
     except (pa.ArrowInvalid, KeyError):
         return None
-    if table.num_rows == 0 or table.schema.names != _FIELDS:
+    if table.num_rows == 0 or table.schema.names != names:
+        return None
+    strings = [name for name, kind in types.items() if pa.types.is_large_string(kind)]
+    if any(pc.min(pc.binary_length(table.column(name))).as_py() == 0 for name in strings):
+        return None  # an empty field: a line ending in a delimiter before its last field
+    return table
+
+
+# Only the fields irmeta reads: Arrow skips the others (Q0, iter, rank) unparsed.
+_RUN_FIELDS = {"f0": pa.large_string(), "f2": pa.large_string(), "f4": pa.float64(), "f5": pa.large_string()}
+_QRELS_FIELDS = {"f0": pa.large_string(), "f2": pa.large_string(), "f3": pa.int64()}
+
+
+def _fast_columns(data: bytes) -> _RunColumns | None:
+    """A run's columns by Arrow's CSV reader (:func:`_arrow_fields`), finite scores only."""
+    table = _arrow_fields(data, _RUN_FIELDS)
+    if table is None:
         return None
     score = table.column("f4").to_numpy()
-    empty = any(pc.min(pc.binary_length(table.column(name))).as_py() == 0 for name in _FIELDS if name != "f4")
-    if empty or not np.isfinite(score).all():  # doubled or leading delimiters, nan, inf
+    if not np.isfinite(score).all():  # nan, inf: the general path words the error
         return None
     return _RunColumns(table.column("f0").combine_chunks(), table.column("f2").combine_chunks(),
                        np.ascontiguousarray(score), table.column("f5")[0].as_py(), None)
@@ -667,6 +693,25 @@ def _assemble(parsed: list[_RunFile], *, depth: int | None, duplicates: Duplicat
 # ------------------------------------------------------------------------- parquet
 
 
+def lean_memory() -> None:
+    """Have freed memory go back to the system at once: Arrow allocates with the system
+    allocator, and glibc maps every block above 256 KB on its own (its threshold would
+    otherwise grow with the largest block freed, keeping the heap at its peak). Reading
+    run files one after the other then peaks at about one file per thread, not at the
+    sum of the files' fragments; it costs some speed. For the command line."""
+    import ctypes
+    import ctypes.util
+
+    pa.set_memory_pool(pa.system_memory_pool())
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+        if libc is not None and hasattr(libc, "mallopt"):
+            libc.mallopt(-3, 256 * 1024)  # M_MMAP_THRESHOLD (glibc); absent elsewhere
+    except OSError:
+        pass
+
+
 def joined_bytes(strings: pa.Array) -> bytes:
     """The strings of an Arrow array back to back, as bytes: its data buffer between the
     first and last offsets, without a Python string per element."""
@@ -705,6 +750,8 @@ def atomic_save_npz(path: str | Path, arrays: dict[str, np.ndarray]) -> None:
 
 def write_table(table: pa.Table, path: str | Path) -> None:
     """Write Parquet atomically: a temporary file renamed into place, so no partial output."""
+    import pyarrow.parquet as pq  # here: libparquet costs 10 MB the command line does not need
+
     with atomic_path(path) as tmp:
         pq.write_table(table, tmp, compression="zstd")
 
@@ -719,9 +766,13 @@ def write_qrels(qrels: Qrels, path: str | Path) -> None:
 
 def load_runs(path: str | Path) -> Runs:
     """Runs written by :func:`write_runs`."""
+    import pyarrow.parquet as pq
+
     return Runs.from_table(pq.read_table(path))
 
 
 def load_qrels(path: str | Path) -> Qrels:
     """Qrels written by :func:`write_qrels`."""
+    import pyarrow.parquet as pq
+
     return Qrels.from_table(pq.read_table(path))

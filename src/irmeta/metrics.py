@@ -59,7 +59,9 @@ class Measure:
 class MeasureDefinition:
     """A measure family: ``compute(matrix, cutoff, **options) -> (runs, topics)`` (or
     (alphas, runs, topics) when ``uses_alpha``); ``options`` names the keyword settings
-    it reads (e.g. ``gains``), which :func:`evaluate` passes through when given."""
+    it reads (e.g. ``gains``), which :func:`evaluate` passes through when given.
+    ``cutoff_is_depth``: the measure reads nothing below rank k (false for ASL_g1@n,
+    whose n counts relevant documents)."""
 
     family: str
     compute: Callable[..., np.ndarray]
@@ -67,6 +69,7 @@ class MeasureDefinition:
     higher_is_better: bool = True
     uses_alpha: bool = False
     options: tuple[str, ...] = ()
+    cutoff_is_depth: bool = True
 
 
 MEASURES: dict[str, MeasureDefinition] = {}
@@ -113,6 +116,19 @@ def parse_measure(text: str | Measure) -> Measure:
     if cutoff is not None and int(cutoff) > MAX_CUTOFF:
         raise ValueError(f"measure {text!r}: the cutoff must be at most {MAX_CUTOFF}")
     return Measure(family, int(cutoff) if cutoff is not None else None)
+
+
+def depth_read(measures: Iterable[str | Measure], rarity_depth: int | None = None) -> int | None:
+    """How deep the runs must be read for the measures: the deepest cutoff (and rarity
+    depth); None (everything) when a measure reads the whole run. Reading no deeper
+    changes no score and keeps less."""
+    depths = []
+    for item in measures:
+        m = parse_measure(item)
+        if m.cutoff is None or not m.definition.cutoff_is_depth:
+            return None
+        depths.append(m.cutoff)
+    return max(depths + ([rarity_depth] if rarity_depth else []), default=None)
 
 
 def measure_depth(matrix: RelevanceMatrix, cutoff: int | None, what: str = "a measure without @k") -> int:

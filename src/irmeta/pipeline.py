@@ -96,15 +96,6 @@ def ingest_collection(
     return summary
 
 
-def matrix_depth(measures: Sequence[str], rarity_depth: int | None = None) -> int | None:
-    """How deep the runs must be read for the measures: the deepest cutoff and rarity
-    depth (None: the runs' full depth, when a measure has no cutoff)."""
-    cutoffs = [parse_measure(m).cutoff for m in measures]
-    if any(c is None for c in cutoffs):
-        return None
-    return max(cutoffs + ([rarity_depth] if rarity_depth else []))
-
-
 def score_collection(
     *,
     matrix: str | Path,

@@ -315,8 +315,13 @@ class _Lookup:
         return np.asarray(pc.index_in(qid, value_set=self.topics).fill_null(-1), dtype=np.int64)
 
     def judge(self, topic: np.ndarray, docid: pa.Array) -> np.ndarray:
-        """qrels row of each (topic, docid), -1 when unjudged (or the topic is not judged)."""
-        doc = np.asarray(pc.index_in(docid, value_set=self.vocabulary).fill_null(-1), dtype=np.int64)
+        """qrels row of each (topic, docid), -1 when unjudged (or the topic is not judged).
+        A dictionary-encoded ``docid`` is looked up once per distinct document."""
+        if pa.types.is_dictionary(docid.type):
+            codes = np.asarray(pc.index_in(docid.dictionary, value_set=self.vocabulary).fill_null(-1), dtype=np.int64)
+            doc = codes[np.asarray(docid.indices, dtype=np.int64)] if len(docid) else np.zeros(0, np.int64)
+        else:
+            doc = np.asarray(pc.index_in(docid, value_set=self.vocabulary).fill_null(-1), dtype=np.int64)
         out = np.full(len(doc), -1, dtype=np.int64)
         known = (doc >= 0) & (topic >= 0)
         if known.any() and len(self.keys):

@@ -199,6 +199,29 @@ def _save(fig: Figure, stem: str | Path) -> list[Path]:
     return paths
 
 
+_TASKS: list = []  # what the forked workers of render_all draw (they inherit it)
+
+
+def _run_task(i: int):
+    return _TASKS[i]()
+
+
+def render_all(tasks: Sequence, processes: int = 1) -> list:
+    """Call each of ``tasks`` (functions drawing and saving a figure) and return their
+    results, in ``processes`` forked workers where the platform forks (each figure is
+    drawn whole in one process, so its bytes are the same), else one after the other."""
+    import multiprocessing
+
+    if processes <= 1 or len(tasks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return [task() for task in tasks]
+    _TASKS[:] = list(tasks)
+    try:
+        with multiprocessing.get_context("fork").Pool(min(processes, len(tasks))) as pool:
+            return pool.map(_run_task, range(len(tasks)), chunksize=1)
+    finally:
+        _TASKS.clear()
+
+
 def _styled(draw):
     """Run ``draw`` under matplotlib's default style plus :data:`_RC`."""
     with matplotlib.style.context("default"), matplotlib.rc_context(_RC):

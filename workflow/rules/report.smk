@@ -31,7 +31,8 @@ rule plot_collection:
         "results/logs/plot_collection/{collection}.log",
     benchmark:
         "results/benchmarks/plot_collection/{collection}.tsv"
-    threads: 1
+    # Figures are drawn in forked processes, one figure each (same bytes as one by one).
+    threads: 2
     resources:
         mem_mb=2048,
         runtime=10,

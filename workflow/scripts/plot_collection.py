@@ -16,12 +16,15 @@ def main(smk) -> None:
         return pd.read_csv(getattr(smk.input, name), dtype={"alpha": str, "topic": str, "qid": str}
                            if name != "synthetic_rare_common" else {"topic": str})
 
-    plots.plot_kendall_tau({smk.params.label: table("kendall_tau")}, folder / "kendall_tau")
-    plots.plot_synthetic_rare_common(table("synthetic_rare_common"), folder / "synthetic_rare_common")
-    plots.plot_discriminative_power(table("discriminative_power"), folder / "discriminative_power")
-    plots.plot_stability(table("stability"), folder / "stability")
-    plots.plot_system_subsampling(table("system_subsampling"), folder / "system_subsampling")
-    plots.plot_rarity_distribution(pd.read_parquet(smk.input.rarity), folder / "rarity_distribution")
+    tasks = [
+        lambda: plots.plot_discriminative_power(table("discriminative_power"), folder / "discriminative_power"),
+        lambda: plots.plot_synthetic_rare_common(table("synthetic_rare_common"), folder / "synthetic_rare_common"),
+        lambda: plots.plot_kendall_tau({smk.params.label: table("kendall_tau")}, folder / "kendall_tau"),
+        lambda: plots.plot_stability(table("stability"), folder / "stability"),
+        lambda: plots.plot_system_subsampling(table("system_subsampling"), folder / "system_subsampling"),
+        lambda: plots.plot_rarity_distribution(pd.read_parquet(smk.input.rarity), folder / "rarity_distribution"),
+    ]
+    plots.render_all(tasks, processes=smk.threads)
     log.info("wrote the figures of %s in %s", smk.params.label, folder)
 
 

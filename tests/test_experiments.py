@@ -793,3 +793,15 @@ def test_kendall_tau_at_half_equals_exact_arithmetic_on_trec8(trec8_matrix, trec
     table = E.kendall_tau_table(trec8_scores, COMPARISONS[:1])
     got = table[table["alpha"] == "0.5"]["tau"].item()
     assert got == pytest.approx(stats.kendalltau(exact, c).statistic, abs=TOL)
+
+
+def test_subsampling_does_not_depend_on_the_block_size(small_matrix, monkeypatch):
+    # Algorithm 1's co-retrieval sums go over blocks of documents; one document per block
+    # gives the same table.
+    from irmeta import statistics as S
+
+    kw = dict(sizes=[2, 4], trials=range(6), seed=3)
+    default = E.subsampling_shard(small_matrix, ["P_rareness@5", "AP_rareness@5"], **kw)
+    monkeypatch.setattr(S, "BLOCK_BYTES", 1)
+    pd.testing.assert_frame_equal(E.subsampling_shard(small_matrix, ["P_rareness@5", "AP_rareness@5"], **kw),
+                                  default)

@@ -497,3 +497,32 @@ def test_disjoint_topic_sets_do_not_overlap():
         assert not set(a) & set(b)
     with pytest.raises(ValueError):
         S.draw_topic_pairs(10, range(2), 4, "disjoint", topic_set_size=6)
+
+
+# ------------------------------------------------------------- block (chunk) size
+
+
+def test_results_do_not_depend_on_the_block_size(monkeypatch):
+    """Trials and pairs go in blocks of BLOCK_BYTES; any budget, down to one item per
+    block, gives the same null, the same stability and swap counts, the same p-values."""
+    from irmeta.asl import paired_t_pvalues
+
+    scores = realistic_scores(9, 30, seed=21)
+    stack = np.stack([scores, scores ** 2])
+
+    def everything():
+        return {
+            "null": S.randomised_tukey_hsd_null_many(stack, range(37), seed=5),
+            "stability": S.stability_counts(scores, 15, range(53), seed=6, mode="relative"),
+            "swaps": S.swap_counts(scores, range(41), 7, sampling="disjoint"),
+            "paired_t": paired_t_pvalues(scores),
+        }
+
+    default = everything()
+    monkeypatch.setattr(S, "BLOCK_BYTES", 1)  # one trial (or pair) per block
+    assert S.block_size(8 * 30) == 1
+    tiny = everything()
+    assert np.array_equal(default["null"], tiny["null"])
+    assert np.array_equal(default["paired_t"], tiny["paired_t"])
+    for key in ("stability", "swaps"):
+        assert all(np.array_equal(x, y) for x, y in zip(default[key], tiny[key]))

@@ -65,9 +65,10 @@ __all__ = [
 BLOCK_BYTES = 64 * 2**20
 
 
-def block_size(per_item_bytes: int, budget: int = BLOCK_BYTES) -> int:
-    """How many items of ``per_item_bytes`` fit a vectorised block (at least one)."""
-    return max(1, budget // max(1, per_item_bytes))
+def block_size(per_item_bytes: int, budget: int | None = None) -> int:
+    """How many items of ``per_item_bytes`` fit a vectorised block (at least one);
+    ``budget`` defaults to :data:`BLOCK_BYTES`, read at each call so it can be set."""
+    return max(1, (BLOCK_BYTES if budget is None else budget) // max(1, per_item_bytes))
 
 
 # --------------------------------------------------------------------------- inputs

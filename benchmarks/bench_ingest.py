@@ -19,15 +19,15 @@ ROOT = Path(__file__).resolve().parents[1]
 CHILD = r"""
 import json, resource, sys, tempfile, time
 from pathlib import Path
-from irmeta import io
+
 data = Path(sys.argv[1])
 t0 = time.perf_counter()
-qrels = io.read_qrels(data / "trec8_adhoc" / "qrels.txt")
-runs = io.read_runs(data / "trec8_adhoc" / "runs", depth=1000)
+qrels = read_qrels(data / "trec8_adhoc" / "qrels.txt")
+runs = read_runs(data / "trec8_adhoc" / "runs", depth=1000)
 t1 = time.perf_counter()
 with tempfile.TemporaryDirectory() as tmp:
-    io.write_runs(runs, Path(tmp) / "runs.parquet")
-    io.write_qrels(qrels, Path(tmp) / "qrels.parquet")
+    write_runs(runs, Path(tmp) / "runs.parquet")
+    write_qrels(qrels, Path(tmp) / "qrels.parquet")
 t2 = time.perf_counter()
 print(json.dumps({"read_s": t1 - t0, "write_s": t2 - t1, "rows": len(runs), "runs": runs.n_runs,
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))

@@ -13,9 +13,11 @@ import sys
 import time
 from pathlib import Path
 
-from irmeta import io
-from irmeta.metrics import evaluate
-from irmeta.ranking import relevance_matrix
+
+from irmeta.campaign.judge import relevance_matrix
+from irmeta.measures.averaging import evaluate
+from irmeta.campaign.qrels import read_qrels
+from irmeta.campaign.runs import read_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 MEASURES = ["RR", "nDCG@10", "nDCG@1000", "DCG@1000", "nDCG_jk@1000", "DCG_jk@1000", "Q@1000", "O@1000",
@@ -28,8 +30,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     data = Path(args.data) / "trec8_adhoc"
-    runs = io.read_runs(data / "runs", depth=1000)
-    qrels = io.read_qrels(data / "qrels.txt")
+    runs = read_runs(data / "runs", depth=1000)
+    qrels = read_qrels(data / "qrels.txt")
     matrix = relevance_matrix(runs, qrels, depth=1000)
     times = []
     for _ in range(args.repeat):

@@ -16,9 +16,11 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from irmeta import io
-from irmeta.metrics import evaluate
-from irmeta.ranking import relevance_matrix
+
+from irmeta.campaign.judge import relevance_matrix
+from irmeta.measures.averaging import evaluate
+from irmeta.campaign.qrels import read_qrels
+from irmeta.campaign.runs import read_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 MEASURES = ["P@100", "AP@100", "P_rareness@100", "AP_rareness@100", "P_rareness_norm@100", "AP_rareness_norm@100"]
@@ -31,8 +33,8 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     data = Path(args.data) / "trec8_adhoc"
-    runs = io.read_runs(data / "runs", depth=1000)
-    qrels = io.read_qrels(data / "qrels.txt")
+    runs = read_runs(data / "runs", depth=1000)
+    qrels = read_qrels(data / "qrels.txt")
 
     times = []
     for _ in range(args.repeat):

@@ -4,8 +4,10 @@ or against slow oracles. Shared by the test modules (``from campaigns import ...
 from __future__ import annotations
 
 from pathlib import Path
+from irmeta.campaign.qrels import Qrels, read_qrels
+from irmeta.campaign.runs import Runs, read_runs
 
-from irmeta import io
+
 
 
 def write(path: Path, text: str) -> Path:
@@ -16,7 +18,7 @@ def write(path: Path, text: str) -> Path:
 
 
 def write_campaign(root: Path, runs: dict[str, dict[str, list[str]]], qrels: dict[str, dict[str, int]],
-                   *, reverse_lines: bool = False, pad_topic: str | None = None) -> tuple[io.Runs, io.Qrels]:
+                   *, reverse_lines: bool = False, pad_topic: str | None = None) -> tuple[Runs, Qrels]:
     """Write runs (name -> qid -> ranked docids, best first) and qrels as TREC files, read them.
 
     Scores strictly decrease down each list, so the intended order is the only trec_eval
@@ -38,4 +40,4 @@ def write_campaign(root: Path, runs: dict[str, dict[str, list[str]]], qrels: dic
         (run_dir / name).write_text("".join(lines), encoding="utf-8")
     qrels_text = "".join(f"{q} 0 {d} {g}\n" for q, judged in qrels.items() for d, g in judged.items())
     write(root / "qrels.txt", qrels_text)
-    return io.read_runs(run_dir), io.read_qrels(root / "qrels.txt")
+    return read_runs(run_dir), read_qrels(root / "qrels.txt")

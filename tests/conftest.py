@@ -24,37 +24,37 @@ def shared_data() -> Path:
 
 @pytest.fixture(scope="session")
 def trec8_qrels(shared_data):
-    from irmeta import io
+    from irmeta.campaign.qrels import read_qrels
 
-    return io.read_qrels(shared_data / "trec8_adhoc" / "qrels.txt")
+    return read_qrels(shared_data / "trec8_adhoc" / "qrels.txt")
 
 
 @pytest.fixture(scope="session")
 def trec8_runs(shared_data):
     """All 129 TREC-8 runs at depth 1000, trec_eval order."""
-    from irmeta import io
+    from irmeta.campaign.runs import read_runs
 
-    return io.read_runs(shared_data / "trec8_adhoc" / "runs", depth=1000)
+    return read_runs(shared_data / "trec8_adhoc" / "runs", depth=1000)
 
 
 @pytest.fixture(scope="session")
 def trec8_matrix(trec8_runs, trec8_qrels):
-    from irmeta.ranking import relevance_matrix
+    from irmeta.campaign.judge import relevance_matrix
 
     return relevance_matrix(trec8_runs, trec8_qrels, depth=1000)
 
 
 @pytest.fixture(scope="session")
 def clef_qrels(shared_data):
-    from irmeta import io
+    from irmeta.campaign.qrels import read_qrels
 
-    return io.read_qrels(shared_data / "clef_tar2017" / "qrels.txt")
+    return read_qrels(shared_data / "clef_tar2017" / "qrels.txt")
 
 
 @pytest.fixture(scope="session")
 def clef_runs(shared_data):
     """CLEF TAR 2017: official and extra runs, duplicates kept first (one run has 311)."""
-    from irmeta import io
+    from irmeta.campaign.runs import read_runs
 
-    return io.read_runs([shared_data / "clef_tar2017" / "runs", shared_data / "clef_tar2017" / "runs_extra"],
+    return read_runs([shared_data / "clef_tar2017" / "runs", shared_data / "clef_tar2017" / "runs_extra"],
                         duplicates="first")

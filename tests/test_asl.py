@@ -1,4 +1,4 @@
-"""Atomized search length (irmeta.asl): hand-worked values of eq. 1-5 and 11-12, a property
+"""Atomized search length (irmeta.measures.asl): hand-worked values of eq. 1-5 and 11-12, a property
 test against a plain-Python loop, monotonicity and atomicity, the histograms of Figures
 5-6, the re-ordering analysis of Table 2 (by hand and on TREC-8), deterministic plots,
 and the speed of ASL on all TREC-8 runs.
@@ -18,28 +18,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from irmeta import io
-from irmeta.asl import (
-    MetricVariant,
-    asl,
-    asl_difference_histogram,
-    asl_g1,
-    asl_histogram,
-    atomized_search_lengths,
-    better_counts,
-    decade_edges,
-    delta_sort,
-    paired_t_pvalues,
-    parse_asl_name,
-    plot_asl_difference_histogram,
-    plot_asl_histogram,
-    reordering_row,
-    reordering_table,
-    rrie,
-)
-from irmeta.metrics import Measure, average_precision, evaluate, mean_scores, parse_measure, score_table
-from irmeta.ranking import relevance_matrix
+
+from irmeta.artefacts.figures.asl import plot_asl_difference_histogram, plot_asl_histogram
+from irmeta.campaign.judge import relevance_matrix
+from irmeta.measures.asl import asl, asl_g1, atomized_search_lengths
+from irmeta.measures.averaging import evaluate, mean_scores, score_table
+from irmeta.measures.names import Measure, parse_asl_name, parse_measure
+from irmeta.measures.precision import average_precision
+from irmeta.metaeval.asl_analysis import MetricVariant, asl_difference_histogram, asl_histogram, better_counts, decade_edges, delta_sort, paired_t_pvalues, reordering_row, reordering_table, rrie
 from campaigns import write
+from irmeta.campaign.qrels import read_qrels, sort_topics
+from irmeta.campaign.runs import read_runs
 
 
 # ------------------------------------------------------------------ tiny campaign
@@ -92,8 +81,8 @@ RUN_B = """1 Q0 b 1 0.9 B
 @pytest.fixture(scope="module")
 def matrix(tmp_path_factory):
     root = tmp_path_factory.mktemp("asl")
-    qrels = io.read_qrels(write(root / "qrels.txt", QRELS))
-    runs = io.read_runs([write(root / "runs" / "A", RUN_A), write(root / "runs" / "B", RUN_B)], depth=7)
+    qrels = read_qrels(write(root / "qrels.txt", QRELS))
+    runs = read_runs([write(root / "runs" / "A", RUN_A), write(root / "runs" / "B", RUN_B)], depth=7)
     return relevance_matrix(runs, qrels)
 
 
@@ -136,10 +125,10 @@ def test_eq3_lower_bound_anomaly(matrix):
     # A/1 with b moved to the end: a x u y b -> b gets 3 + 1 = 4; unreturned it gets 3.
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        qrels = io.read_qrels(write(root / "q", QRELS))
-        last = io.read_runs([write(root / "A", "1 Q0 a 1 5 A\n1 Q0 x 2 4 A\n1 Q0 u 3 3 A\n1 Q0 y 4 2 A\n"
+        qrels = read_qrels(write(root / "q", QRELS))
+        last = read_runs([write(root / "A", "1 Q0 a 1 5 A\n1 Q0 x 2 4 A\n1 Q0 u 3 3 A\n1 Q0 y 4 2 A\n"
                                                  "1 Q0 b 5 1 A\n")])
-        dropped = io.read_runs([write(root / "A", "1 Q0 a 1 5 A\n1 Q0 x 2 4 A\n1 Q0 u 3 3 A\n1 Q0 y 4 2 A\n")])
+        dropped = read_runs([write(root / "A", "1 Q0 a 1 5 A\n1 Q0 x 2 4 A\n1 Q0 u 3 3 A\n1 Q0 y 4 2 A\n")])
     at_end = atomized_search_lengths(relevance_matrix(last, qrels)).values[0, 1]
     missing = atomized_search_lengths(relevance_matrix(dropped, qrels)).values[0, 1]
     assert (at_end, missing) == (4, 3)
@@ -196,8 +185,8 @@ def test_asl_g1_by_hand(matrix):
 def test_first_n_is_the_runs_order_not_the_smallest_values(tmp_path):
     # topic 1: relevant a, b. The run returns x, a (irrel_q = 1): a -> 2; b missing -> 1 (eq. 3).
     # ASL@g1-1 takes a (the first relevant document of the run), 2, not the smaller 1.
-    qrels = io.read_qrels(write(tmp_path / "q", "1 0 a 1\n1 0 b 1\n"))
-    runs = io.read_runs([write(tmp_path / "R", "1 Q0 x 1 2 R\n1 Q0 a 2 1 R\n")])
+    qrels = read_qrels(write(tmp_path / "q", "1 0 a 1\n1 0 b 1\n"))
+    runs = read_runs([write(tmp_path / "R", "1 Q0 x 1 2 R\n1 Q0 a 2 1 R\n")])
     m = relevance_matrix(runs, qrels)
     assert atomized_search_lengths(m).values.tolist() == [[2, 1]]
     assert asl_g1(m, 1).tolist() == [[2.0]]
@@ -310,7 +299,7 @@ def build(qrels_d: dict, runs_d: dict, **kwargs):
         for name, topics in runs_d.items():
             text = "".join(f"{t} Q0 {d} 0 {s} {name}\n" for t, lines in topics.items() for d, s in lines)
             paths.append(write(root / "runs" / name, text))
-        return relevance_matrix(io.read_runs(paths), io.read_qrels(qpath), **kwargs)
+        return relevance_matrix(read_runs(paths), read_qrels(qpath), **kwargs)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -319,7 +308,7 @@ def build(qrels_d: dict, runs_d: dict, **kwargs):
 def test_against_plain_python(campaign, ks, threshold, ns):
     qrels_d, runs_d = campaign
     m = build(qrels_d, runs_d, depth=max(ks), threshold=threshold)
-    topics = io.sort_topics(qrels_d)
+    topics = sort_topics(qrels_d)
     for k in ks + [None]:
         depth = m.depth if k is None else min(k, m.depth)
         pad = max(ks) if k is None else k  # the cutoff, else the depth the runs were cut to

@@ -1,4 +1,4 @@
-"""trec_eval's other binary measures (irmeta.binary): hand-worked values, a property test
+"""trec_eval's other binary measures (irmeta.measures.binary): hand-worked values, a property test
 against plain-Python loops written from trec_eval's m_*.c, and the names they answer to.
 Against pytrec_eval on real campaigns: tests/test_trec_eval_names.py.
 """
@@ -13,11 +13,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irmeta import io
-from irmeta.binary import bpref, r_precision, recall, set_f, set_precision, set_recall, success
-from irmeta.metrics import MEASURES, Measure, evaluate, parse_measure
-from irmeta.ranking import relevance_matrix
+
+from irmeta.campaign.judge import relevance_matrix
+from irmeta.measures.averaging import evaluate
+from irmeta.measures.binary import bpref, r_precision, recall, set_f, set_precision, set_recall, success
+from irmeta.measures.names import Measure, parse_measure
+from irmeta.measures.registry import MEASURES
 from campaigns import write
+from irmeta.campaign.qrels import read_qrels
+from irmeta.campaign.runs import read_runs
 
 FUNCTIONS = {"Recall": recall, "Rprec": r_precision, "Bpref": bpref, "SetP": set_precision,
              "SetR": set_recall, "SetF": set_f, "Success": success}
@@ -46,8 +50,8 @@ RUN_B = "1 Q0 b 1 9 B\n3 Q0 z 1 9 B\n"
 @pytest.fixture(scope="module")
 def matrix(tmp_path_factory):
     root = tmp_path_factory.mktemp("binary")
-    qrels = io.read_qrels(write(root / "qrels", QRELS))
-    runs = io.read_runs([write(root / "A", RUN_A), write(root / "B", RUN_B)])
+    qrels = read_qrels(write(root / "qrels", QRELS))
+    runs = read_runs([write(root / "A", RUN_A), write(root / "B", RUN_B)])
     return relevance_matrix(runs, qrels)
 
 
@@ -76,8 +80,8 @@ def test_by_hand(matrix):
 
 
 def test_threshold_two(tmp_path):
-    qrels = io.read_qrels(write(tmp_path / "qrels", QRELS))
-    runs = io.read_runs([write(tmp_path / "A", RUN_A)])
+    qrels = read_qrels(write(tmp_path / "qrels", QRELS))
+    runs = read_runs([write(tmp_path / "A", RUN_A)])
     m = relevance_matrix(runs, qrels, threshold=2)
     # Only b is relevant; a and c (grade 1) join the judged non-relevant: N_N = 5.
     assert recall(m, None)[0, 0] == 1.0
@@ -173,7 +177,7 @@ def test_against_plain_loops(campaign, cutoffs, threshold):
         for name, lists in runs.items():
             write(root / "runs" / name, "".join(f"{t} Q0 {d} {i + 1} {len(docs) - i} {name}\n"
                                                  for t, docs in lists.items() for i, d in enumerate(docs)))
-        m = relevance_matrix(io.read_runs(root / "runs"), io.read_qrels(root / "qrels"), threshold=threshold)
+        m = relevance_matrix(read_runs(root / "runs"), read_qrels(root / "qrels"), threshold=threshold)
     for cutoff in cutoffs:
         got = {name: fn(m, cutoff) for name, fn in FUNCTIONS.items()}
         for s, run in enumerate(m.runs):

@@ -16,8 +16,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from irmeta.download import DownloadError, download_qrels, sha256_of
-from irmeta.ranking import load_matrix
+from irmeta.campaign.store import load_matrix
+from irmeta.pipeline.download import DownloadError, download_qrels, sha256_of
 from irmeta.simulate import simulate_campaign
 from test_workflow import _copy_workflow, _ok, _snakemake
 

@@ -1,4 +1,4 @@
-"""irmeta.config: the shipped configs pass, bad ones fail on one line naming the key or path."""
+"""irmeta.pipeline.config: the shipped configs pass, bad ones fail on one line naming the key or path."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from irmeta.pipeline.config import CONFIG_SCHEMA, ConfigError, SCHEMA_DIR, available_collections, check_collection_paths, load_collection, load_collections, load_config, resolve_data_root, validate_config
 
-from irmeta import config as irconfig
+
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config" / "config.yaml"
@@ -31,11 +32,11 @@ def _one_line(exc: pytest.ExceptionInfo) -> str:
 
 
 def test_schemas_are_the_workflows():
-    assert irconfig.SCHEMA_DIR.resolve() == (ROOT / "workflow" / "schemas").resolve()
+    assert SCHEMA_DIR.resolve() == (ROOT / "workflow" / "schemas").resolve()
 
 
 def test_shipped_config_is_valid():
-    config = irconfig.load_config(CONFIG)
+    config = load_config(CONFIG)
     assert config["data_root"] == "../shared/data"
     assert config["collections"] == ["demo"]
     assert config["measures"][:2] == ["P@100", "AP@100"]
@@ -47,10 +48,10 @@ def test_shipped_config_is_valid():
 
 @pytest.mark.parametrize("name", SHIPPED)
 def test_shipped_collections_are_valid(name, shared_data):
-    collection = irconfig.load_collection(name, shared_data, COLLECTIONS, base_dir=ROOT)
+    collection = load_collection(name, shared_data, COLLECTIONS, base_dir=ROOT)
     assert collection.name == name
     assert collection.source == COLLECTIONS / f"{name}.yaml"
-    files = irconfig.check_collection_paths(collection)
+    files = check_collection_paths(collection)
     if name == "demo":
         assert collection.simulated and collection.simulate["seed"] == 42
         assert collection.qrels is None and collection.runs == () and files == []
@@ -60,42 +61,42 @@ def test_shipped_collections_are_valid(name, shared_data):
 
 
 def test_trec8_and_clef_settings(shared_data):
-    trec8 = irconfig.load_collection("trec8", shared_data, COLLECTIONS, base_dir=ROOT)
+    trec8 = load_collection("trec8", shared_data, COLLECTIONS, base_dir=ROOT)
     assert trec8.qrels == shared_data / "trec8_adhoc" / "qrels.txt"
     assert trec8.runs == (str(shared_data / "trec8_adhoc" / "runs"),)
     assert trec8.ingest_options() == {"depth": 1000, "duplicates": "error", "run_name": "file"}
     assert trec8.threshold == 1
-    assert len(irconfig.check_collection_paths(trec8)) == 129
+    assert len(check_collection_paths(trec8)) == 129
 
-    clef = irconfig.load_collection("clef_tar2017", shared_data, COLLECTIONS, base_dir=ROOT)
+    clef = load_collection("clef_tar2017", shared_data, COLLECTIONS, base_dir=ROOT)
     assert clef.runs == (str(shared_data / "clef_tar2017" / "runs"), str(shared_data / "clef_tar2017" / "runs_extra"))
     assert clef.ingest_options() == {"depth": None, "duplicates": "first", "run_name": "file"}
-    assert len(irconfig.check_collection_paths(clef)) == 19
+    assert len(check_collection_paths(clef)) == 19
 
 
 def test_load_collections_checks_paths(shared_data, tmp_path):
-    config = irconfig.validate_config({"collections": SHIPPED, "data_root": str(shared_data)})
-    collections = irconfig.load_collections(config, COLLECTIONS, base_dir=ROOT)
+    config = validate_config({"collections": SHIPPED, "data_root": str(shared_data)})
+    collections = load_collections(config, COLLECTIONS, base_dir=ROOT)
     assert list(collections) == SHIPPED
     config["data_root"] = str(tmp_path)  # trec8 is not there
     # Its qrels have an official address (the workflow downloads them); its runs do not.
     with pytest.raises(FileNotFoundError, match=r"trec8\.yaml: key 'runs': .*trec8_adhoc/runs: no such file"):
-        irconfig.load_collections(config, COLLECTIONS, base_dir=ROOT)
+        load_collections(config, COLLECTIONS, base_dir=ROOT)
     # With missing_data: skip, it is left out with a warning that says where runs come from.
-    kept, warnings = irconfig.available_collections(dict(config, missing_data="skip"), COLLECTIONS, base_dir=ROOT)
+    kept, warnings = available_collections(dict(config, missing_data="skip"), COLLECTIONS, base_dir=ROOT)
     assert "trec8" not in kept and "password from NIST" in " ".join(warnings)
-    assert irconfig.load_collections(config, COLLECTIONS, base_dir=ROOT, check_paths=False)["trec8"].qrels == (
+    assert load_collections(config, COLLECTIONS, base_dir=ROOT, check_paths=False)["trec8"].qrels == (
         tmp_path / "trec8_adhoc" / "qrels.txt")
 
 
 def test_library_and_snakemake_agree_on_defaults():
-    """snakemake.utils.validate (used by the workflow) fills in what irmeta.config does."""
+    """snakemake.utils.validate (used by the workflow) fills in what irmeta.pipeline.config does."""
     from snakemake.utils import validate
 
     for data in ({}, {"collections": ["trec8"], "threads": 4}):
-        ours = irconfig.validate_config(data)
+        ours = validate_config(data)
         theirs = dict(data)
-        validate(theirs, str(irconfig.SCHEMA_DIR / irconfig.CONFIG_SCHEMA))
+        validate(theirs, str(SCHEMA_DIR / CONFIG_SCHEMA))
         assert ours == theirs
 
 
@@ -103,7 +104,7 @@ def test_library_and_snakemake_agree_on_defaults():
 
 
 def test_config_defaults(tmp_path):
-    config = irconfig.load_config(_write(tmp_path / "config.yaml", "# nothing set\n"))
+    config = load_config(_write(tmp_path / "config.yaml", "# nothing set\n"))
     experiments = config.pop("experiments")
     # The paper's settings: 1000 trials each, fuzziness 0.05, three discriminative-power methods.
     assert experiments["stability"]["trials"] == experiments["system_subsampling"]["trials"] == 1000
@@ -137,21 +138,21 @@ def test_collection_defaults_and_paths(tmp_path):
     _write(tmp_path / "conf" / "c.yaml", {"name": "c", "qrels": "{data_root}/c/qrels.txt", "runs": "{data_root}/c/runs"})
     _write(tmp_path / "conf" / "d.yaml", {"name": "d", "qrels": "local.qrels", "runs": ["data/c/runs/r*"]})
 
-    c = irconfig.load_collection("c", "data", tmp_path / "conf", base_dir=tmp_path)  # relative data_root
+    c = load_collection("c", "data", tmp_path / "conf", base_dir=tmp_path)  # relative data_root
     assert c.qrels == tmp_path / "data" / "c" / "qrels.txt"
     assert c.runs == (str(tmp_path / "data" / "c" / "runs"),)
     assert (c.depth, c.threshold, c.duplicates, c.run_name) == (None, 1, "error", "file")
     assert (c.run_groups, c.simulate, c.description) == (None, None, "")
-    assert irconfig.check_collection_paths(c) == [tmp_path / "data" / "c" / "runs" / n for n in ("r1", "r2")]
+    assert check_collection_paths(c) == [tmp_path / "data" / "c" / "runs" / n for n in ("r1", "r2")]
 
-    d = irconfig.load_collection(tmp_path / "conf" / "d.yaml", "/nowhere", base_dir=tmp_path)
+    d = load_collection(tmp_path / "conf" / "d.yaml", "/nowhere", base_dir=tmp_path)
     assert d.qrels == tmp_path / "local.qrels"  # no {data_root}: relative to base_dir
-    assert irconfig.check_collection_paths(d) == [tmp_path / "data" / "c" / "runs" / n for n in ("r1", "r2")]
+    assert check_collection_paths(d) == [tmp_path / "data" / "c" / "runs" / n for n in ("r1", "r2")]
 
 
 def test_resolve_data_root(tmp_path):
-    assert irconfig.resolve_data_root("../shared/data", tmp_path / "repo") == tmp_path / "shared" / "data"
-    assert irconfig.resolve_data_root(tmp_path / "x", "/elsewhere") == tmp_path / "x"
+    assert resolve_data_root("../shared/data", tmp_path / "repo") == tmp_path / "shared" / "data"
+    assert resolve_data_root(tmp_path / "x", "/elsewhere") == tmp_path / "x"
 
 
 # ------------------------------------------------------------------------- errors
@@ -159,22 +160,22 @@ def test_resolve_data_root(tmp_path):
 
 def test_unknown_collection_key_is_named(tmp_path):
     path = _write(tmp_path / "c.yaml", {"name": "c", "qrels": "q", "runs": "r", "depht": 100})
-    with pytest.raises(irconfig.ConfigError) as exc:
-        irconfig.load_collection(path, tmp_path)
+    with pytest.raises(ConfigError) as exc:
+        load_collection(path, tmp_path)
     message = _one_line(exc)
     assert "'depht'" in message and str(path) in message
 
 
 def test_unknown_simulate_key_is_named(tmp_path):
     path = _write(tmp_path / "c.yaml", {"name": "c", "simulate": {"seed": 1, "n_run": 5}})
-    with pytest.raises(irconfig.ConfigError, match=r"unknown key 'n_run' in 'simulate'"):
-        irconfig.load_collection(path, tmp_path)
+    with pytest.raises(ConfigError, match=r"unknown key 'n_run' in 'simulate'"):
+        load_collection(path, tmp_path)
 
 
 def test_unknown_config_key_is_named(tmp_path):
     path = _write(tmp_path / "config.yaml", {"colections": ["demo"]})
-    with pytest.raises(irconfig.ConfigError) as exc:
-        irconfig.load_config(path)
+    with pytest.raises(ConfigError) as exc:
+        load_config(path)
     message = _one_line(exc)
     assert "'colections'" in message and str(path) in message
 
@@ -191,8 +192,8 @@ def test_unknown_config_key_is_named(tmp_path):
 ])
 def test_bad_collection_values_are_named(tmp_path, data, key):
     path = _write(tmp_path / "c.yaml", data)
-    with pytest.raises(irconfig.ConfigError) as exc:
-        irconfig.load_collection(path, tmp_path)
+    with pytest.raises(ConfigError) as exc:
+        load_collection(path, tmp_path)
     message = _one_line(exc)
     assert key in message and str(path) in message
 
@@ -205,8 +206,8 @@ def test_bad_collection_values_are_named(tmp_path, data, key):
     ({"alphas": ["much"]}, "key 'alphas.0'"),
 ])
 def test_bad_config_values_are_named(tmp_path, data, key):
-    with pytest.raises(irconfig.ConfigError) as exc:
-        irconfig.load_config(_write(tmp_path / "config.yaml", data))
+    with pytest.raises(ConfigError) as exc:
+        load_config(_write(tmp_path / "config.yaml", data))
     assert key in _one_line(exc)
 
 
@@ -214,9 +215,9 @@ def test_missing_qrels_path_is_named(tmp_path):
     (tmp_path / "runs").mkdir()
     _write(tmp_path / "runs" / "r1", "1 Q0 d1 1 1.0 r1\n")
     path = _write(tmp_path / "c.yaml", {"name": "c", "qrels": "{data_root}/missing/qrels.txt", "runs": "{data_root}/runs"})
-    collection = irconfig.load_collection(path, tmp_path)
+    collection = load_collection(path, tmp_path)
     with pytest.raises(FileNotFoundError) as exc:
-        irconfig.check_collection_paths(collection)
+        check_collection_paths(collection)
     message = _one_line(exc)
     assert str(tmp_path / "missing" / "qrels.txt") in message
     assert "'qrels'" in message and str(path) in message
@@ -228,7 +229,7 @@ def test_missing_runs_are_named(tmp_path, runs):
     _write(tmp_path / "qrels.txt", "1 0 d1 1\n")
     path = _write(tmp_path / "c.yaml", {"name": "c", "qrels": "{data_root}/qrels.txt", "runs": [runs]})
     with pytest.raises(FileNotFoundError) as exc:
-        irconfig.check_collection_paths(irconfig.load_collection(path, tmp_path))
+        check_collection_paths(load_collection(path, tmp_path))
     message = _one_line(exc)
     assert runs.replace("{data_root}", str(tmp_path)) in message and "'runs'" in message and str(path) in message
 
@@ -240,13 +241,13 @@ def test_missing_run_groups_and_collection_file(tmp_path):
     path = _write(tmp_path / "c.yaml", {"name": "c", "qrels": "{data_root}/qrels.txt", "runs": "{data_root}/r[12]",
                                         "run_groups": "{data_root}/groups.tsv"})
     with pytest.raises(FileNotFoundError, match=r"key 'run_groups': .*groups\.tsv: no such file"):
-        irconfig.check_collection_paths(irconfig.load_collection(path, tmp_path))
+        check_collection_paths(load_collection(path, tmp_path))
     with pytest.raises(FileNotFoundError, match=r"collection 'absent': .*absent\.yaml: no such file"):
-        irconfig.load_collection("absent", tmp_path, tmp_path)
+        load_collection("absent", tmp_path, tmp_path)
 
 
 def test_invalid_yaml_is_one_line(tmp_path):
     path = _write(tmp_path / "c.yaml", "name: [unclosed\n")
-    with pytest.raises(irconfig.ConfigError) as exc:
-        irconfig.load_collection(path, tmp_path)
+    with pytest.raises(ConfigError) as exc:
+        load_collection(path, tmp_path)
     assert "not valid YAML" in _one_line(exc)

@@ -16,9 +16,14 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from irmeta import io
-from irmeta.metrics import average_precision, mean_scores, precision, score_table
-from irmeta.ranking import relevance_matrix
+
+from irmeta.campaign.judge import relevance_matrix
+from irmeta.measures.averaging import mean_scores, score_table
+from irmeta.measures.precision import average_precision, precision
+from irmeta.campaign.errors import TrecFormatError
+from irmeta.campaign.files import run_name_from_path
+from irmeta.campaign.qrels import Qrels
+from irmeta.campaign.runs import Runs, read_runs
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -41,14 +46,14 @@ def official_per_topic(shared_data):
     return per_topic, means
 
 
-def qrels_dict(qrels: io.Qrels) -> dict[str, dict[str, int]]:
+def qrels_dict(qrels: Qrels) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = defaultdict(dict)
     for q, d, g in zip(qrels.qid.to_pylist(), qrels.docid.to_pylist(), qrels.grade.tolist()):
         out[q][d] = int(g)
     return dict(out)
 
 
-def run_dicts(runs: io.Runs, depth: int, *, raw_scores: bool) -> dict[str, dict[str, dict[str, float]]]:
+def run_dicts(runs: Runs, depth: int, *, raw_scores: bool) -> dict[str, dict[str, dict[str, float]]]:
     """{run: {qid: {docid: score}}} of the top ``depth`` rows in trec_eval order.
 
     ``raw_scores=False``: the score is ``depth - position`` (position 0-based), so any
@@ -63,7 +68,7 @@ def run_dicts(runs: io.Runs, depth: int, *, raw_scores: bool) -> dict[str, dict[
     return out
 
 
-def compare_with_pytrec_eval(matrix, runs: io.Runs, qrels: io.Qrels, *, raw_scores: bool):
+def compare_with_pytrec_eval(matrix, runs: Runs, qrels: Qrels, *, raw_scores: bool):
     """Per (run, topic) pytrec_eval's P_100 and map_cut_100 against ours; returns the
     pairs that differ by more than 1e-9 and the number of pairs compared."""
     evaluator = pytrec_eval.RelevanceEvaluator(qrels_dict(qrels), {"P_100", "map_cut_100"})
@@ -210,8 +215,8 @@ def test_clef_dropped_duplicates(clef_runs):
 
 def test_clef_duplicates_error_names_file_and_line(shared_data):
     path = shared_data / "clef_tar2017" / "runs" / f"{MESSY_RUN}.gz"
-    with pytest.raises(io.TrecFormatError) as excinfo:
-        io.read_runs(path)
+    with pytest.raises(TrecFormatError) as excinfo:
+        read_runs(path)
     err = excinfo.value
     assert err.path == str(path)
     assert isinstance(err.line, int) and err.line > 1
@@ -230,5 +235,5 @@ def test_clef_column_two_and_tags(shared_data, clef_runs):
     # NF/AF in column 2 are read as any other Q0; every run file gives one run.
     files = sorted((shared_data / "clef_tar2017" / "runs").glob("*.gz")) + \
         sorted((shared_data / "clef_tar2017" / "runs_extra").glob("*.gz"))
-    assert sorted(clef_runs.names) == sorted(io.run_name_from_path(p) for p in files)
+    assert sorted(clef_runs.names) == sorted(run_name_from_path(p) for p in files)
     assert len(clef_runs) > 0 and clef_runs.rank.min() == 1

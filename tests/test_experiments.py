@@ -1,11 +1,11 @@
-"""The paper's experiments (irmeta.experiments): Algorithm 1, Figure 1, Figure 2, Tables 1-3.
+"""The paper's experiments (irmeta.metaeval): Algorithm 1, Figure 1, Figure 2, Tables 1-3.
 
 PROTOCOL.md sections "Number of systems", "Synthetic rare/common experiment", "Kendall
 tau", "Discriminative power", "Stability" and "Numerical care".
 
 Expected values come from hand computation (worked in the comments), from scipy /
 statsmodels applied literally, from a brute-force path (rarity recounted over the sampled
-runs and every run re-scored by :func:`irmeta.metrics.evaluate`; a hypothetical run
+runs and every run re-scored by :func:`irmeta.measures.averaging.evaluate`; a hypothetical run
 literally appended to the campaign's files), or from exact integer arithmetic (P@k
 rareness at alpha = 1 scaled by k * Q * N is an integer). None is a recorded output of
 the code under test.
@@ -25,12 +25,21 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 from scipy import stats
 
-from irmeta import experiments as E
-from irmeta import io
-from irmeta.metrics import evaluate, parse_measure, relevant_count, score_table
-from irmeta.ranking import relevance_matrix
-from irmeta.rarity import document_rarity
+
+
+from irmeta.campaign.judge import relevance_matrix
+from irmeta.campaign.rarity import document_rarity
+from irmeta.measures.averaging import evaluate, score_table
+from irmeta.measures.cutoffs import relevant_count
+from irmeta.measures.names import parse_measure
 from campaigns import write_campaign as write_any_campaign
+from irmeta.metaeval.discriminative_power import DP_METHODS, discriminative_power_table, randomised_null_shard
+from irmeta.metaeval.kendall_tau import kendall_tau_table
+from irmeta.metaeval.score_matrices import ScoreMatrix, mean_table, score_matrices
+from irmeta.metaeval.stability import stability_shard, stability_table
+from irmeta.metaeval.stats.correlation import batch_kendall_tau_b
+from irmeta.metaeval.synthetic_rare_common import synthetic_rare_common
+from irmeta.metaeval.system_subsampling import co_retrieval, subsampling_shard, subsampling_table, summarise_taus, system_subsampling_taus
 
 TOL = 1e-12
 
@@ -115,7 +124,7 @@ def test_batch_kendall_tau_b_equals_scipy_row_by_row(xy):
     rows = min(len(xs), len(ys))
     x = np.array(xs[:rows], dtype=np.float64)
     y = np.array(ys[:rows], dtype=np.float64)
-    got = E.batch_kendall_tau_b(x, y)
+    got = batch_kendall_tau_b(x, y)
     assert got.shape == (rows,)
     for i in range(rows):
         with warnings.catch_warnings():
@@ -133,7 +142,7 @@ def test_batch_kendall_tau_b_hand_worked():
     # Second row: y constant -> NaN. Third: reversed -> -1. Fourth: identical -> exactly 1.
     x = np.array([[1, 2, 2], [1, 2, 3], [1, 2, 3], [3, 1, 2]], dtype=float)
     y = np.array([[1, 2, 3], [5, 5, 5], [3, 2, 1], [3, 1, 2]], dtype=float)
-    got = E.batch_kendall_tau_b(x, y)
+    got = batch_kendall_tau_b(x, y)
     assert abs(got[0] - 2 / math.sqrt(6)) <= TOL
     assert math.isnan(got[1])
     assert got[2] == -1.0
@@ -162,7 +171,7 @@ def test_co_retrieval_means_equal_brute_force_on_random_campaigns(tmp_path, seed
     n_runs = len(matrix.runs)
     for k in sorted({3, 5, matrix.depth}):
         measure = f"{family}@{k}"
-        cr = E.co_retrieval(matrix, measure)
+        cr = co_retrieval(matrix, measure)
         # the full sample: equals evaluate on the full matrix (rarity from all runs)
         full = mean_over_topics(evaluate(matrix, [measure], alphas=[1.0, 0.5, 0.0])[parse_measure(measure)])
         for a_index, alpha in enumerate([1.0, 0.5, 0.0]):
@@ -186,12 +195,12 @@ def test_co_retrieval_means_equal_brute_force_on_random_campaigns(tmp_path, seed
 
 def test_co_retrieval_rejects_other_measures(trec8_matrix):
     with pytest.raises(ValueError):
-        E.co_retrieval(trec8_matrix, "P@100")
+        co_retrieval(trec8_matrix, "P@100")
 
 
 @pytest.mark.parametrize("measure", ["P_rareness@100", "AP_rareness@100"])
 def test_co_retrieval_means_equal_brute_force_on_trec8(trec8_matrix, measure):
-    cr = E.co_retrieval(trec8_matrix, measure)
+    cr = co_retrieval(trec8_matrix, measure)
     n_runs = len(trec8_matrix.runs)
     full = mean_over_topics(evaluate(trec8_matrix, [measure], alphas=[1.0, 0.5])[parse_measure(measure)])
     for a_index, alpha in enumerate([1.0, 0.5]):
@@ -214,8 +223,8 @@ def test_subsampling_all_runs_gives_tau_one(trec8_matrix, measure):
     # N = S: every trial samples all runs (in a random order), recounts rarity from all of
     # them, so the ranking is the full one and tau is exactly 1 (identical runs included:
     # their ties must survive the reordering of the sums).
-    cr = E.co_retrieval(trec8_matrix, measure)
-    taus = E.system_subsampling_taus(cr, len(trec8_matrix.runs), range(5), seed=11)
+    cr = co_retrieval(trec8_matrix, measure)
+    taus = system_subsampling_taus(cr, len(trec8_matrix.runs), range(5), seed=11)
     assert taus.tolist() == [1.0] * 5
 
 
@@ -244,15 +253,15 @@ def test_subsampling_two_runs_ties_are_undefined(tmp_path, measure):
     # So tau is NaN exactly when C (index 3) is not sampled, 1 otherwise.
     matrix = campaign_matrix(tmp_path, TIE_RUNS, TIE_QRELS)
     assert matrix.runs == ["A", "A2", "B", "C"]
-    cr = E.co_retrieval(matrix, measure)
+    cr = co_retrieval(matrix, measure)
     trials, seed = range(60), 5
-    taus = E.system_subsampling_taus(cr, 2, trials, seed=seed)
+    taus = system_subsampling_taus(cr, 2, trials, seed=seed)
     # trial t draws with default_rng([seed, t]) (the module's documented convention)
     drawn = [set(np.random.default_rng([seed, t]).choice(4, 2, replace=False).tolist()) for t in trials]
     undefined = [3 not in d for d in drawn]
     assert np.isnan(taus).tolist() == undefined
     assert (taus[~np.isnan(taus)] == 1.0).all()
-    summary = E.summarise_taus(taus)
+    summary = summarise_taus(taus)
     assert summary["trials"] == 60
     assert summary["undefined_trials"] == sum(undefined) > 0
     assert summary["mean_tau"] == 1.0
@@ -260,13 +269,13 @@ def test_subsampling_two_runs_ties_are_undefined(tmp_path, measure):
 
 
 def test_summarise_taus_by_hand():
-    s = E.summarise_taus(np.array([1.0, np.nan, 0.0, np.nan, -1.0 / 3]))
+    s = summarise_taus(np.array([1.0, np.nan, 0.0, np.nan, -1.0 / 3]))
     # defined: 1, 0, -1/3 -> mean 2/9; sd (ddof 1): deviations 7/9, -2/9, -5/9 ->
     # (49 + 4 + 25) / 81 / 2 = 39/81 -> sqrt(39)/9
     assert s["trials"] == 5 and s["undefined_trials"] == 2
     assert abs(s["mean_tau"] - 2 / 9) <= TOL
     assert abs(s["sd_tau"] - math.sqrt(39) / 9) <= TOL
-    empty = E.summarise_taus(np.array([np.nan]))
+    empty = summarise_taus(np.array([np.nan]))
     assert empty["undefined_trials"] == 1 and math.isnan(empty["mean_tau"])
 
 
@@ -283,11 +292,11 @@ def test_subsampling_matches_exact_integer_oracle_on_trec8(trec8_matrix, trec8_p
     # P@100_rareness at alpha 1 with rarity from N runs, times k Q N, is an integer, so the
     # rankings, their ties and tau (scipy on the integers) are exact.
     hits, full_int = trec8_p_integers
-    cr = E.co_retrieval(trec8_matrix, "P_rareness@100")
+    cr = co_retrieval(trec8_matrix, "P_rareness@100")
     n_runs = len(trec8_matrix.runs)
     for n in (4, 8, 32):
         seed = 21
-        taus = E.system_subsampling_taus(cr, n, range(25), seed=seed)
+        taus = system_subsampling_taus(cr, n, range(25), seed=seed)
         for t, got in enumerate(taus):
             sample = np.random.default_rng([seed, t]).choice(n_runs, n, replace=False)
             expected = stats.kendalltau(full_int[sample], integer_p_rareness(hits, sample)).statistic
@@ -302,13 +311,13 @@ def test_subsampling_two_runs_exhaustive_ties_on_trec8(trec8_matrix, trec8_p_int
     exactly when n_a = n_b: 18 TREC-8 pairs (PROTOCOL: 18 pairs have exactly equal mean
     P@100). Those trials must be NaN (undefined), not +-1 from float noise."""
     hits, full_int = trec8_p_integers
-    cr = E.co_retrieval(trec8_matrix, "P_rareness@100")
+    cr = co_retrieval(trec8_matrix, "P_rareness@100")
     n_runs = len(trec8_matrix.runs)
     pairs = np.array(list(itertools.combinations(range(n_runs), 2)))
     counts = hits.sum(axis=1)
     assert int(np.sum(counts[pairs[:, 0]] == counts[pairs[:, 1]])) == 18
     full = cr.means(np.arange(n_runs)[None, :], 1.0)[0]
-    got = E.batch_kendall_tau_b(full[pairs], cr.means(pairs, 1.0))
+    got = batch_kendall_tau_b(full[pairs], cr.means(pairs, 1.0))
     # sample scores x k Q N: sum over retrieved d of (4 - S_d), S_d in {1, 2}: 3 n_a - n_ab
     shared = hits @ hits.T
     a, b = pairs[:, 0], pairs[:, 1]
@@ -336,15 +345,15 @@ def small_matrix(tmp_path_factory):
 def test_subsampling_shards_concatenate_to_the_whole(small_matrix):
     measures = ["P_rareness@5", "AP_rareness@5"]
     sizes = [2, 4]
-    whole = E.subsampling_shard(small_matrix, measures, sizes=sizes, trials=range(10), seed=3)
-    parts = [E.subsampling_shard(small_matrix, measures, sizes=sizes, trials=r, seed=3)
+    whole = subsampling_shard(small_matrix, measures, sizes=sizes, trials=range(10), seed=3)
+    parts = [subsampling_shard(small_matrix, measures, sizes=sizes, trials=r, seed=3)
              for r in (range(0, 5), range(5, 10))]
     key = ["measure", "n_systems", "trial"]
     joined = pd.concat(parts, ignore_index=True).sort_values(key).reset_index(drop=True)
     pd.testing.assert_frame_equal(joined, whole.sort_values(key).reset_index(drop=True))
     assert len(whole) == 2 * 2 * 10
-    pd.testing.assert_frame_equal(E.subsampling_table(parts[::-1]), E.subsampling_table([whole]))
-    table = E.subsampling_table([whole])
+    pd.testing.assert_frame_equal(subsampling_table(parts[::-1]), subsampling_table([whole]))
+    table = subsampling_table([whole])
     assert table["trials"].tolist() == [10] * 4
     # the table summarises exactly the shard's taus
     for row in table.itertuples():
@@ -416,7 +425,7 @@ def syn_matrix(tmp_path_factory):
 
 
 def test_synthetic_rare_common_by_hand(syn_matrix):
-    table = E.synthetic_rare_common(syn_matrix, "1", cutoff=10, alphas=(0.0, 0.5, 1.0), max_relevant=8)
+    table = synthetic_rare_common(syn_matrix, "1", cutoff=10, alphas=(0.0, 0.5, 1.0), max_relevant=8)
     assert list(table.columns) == ["topic", "system", "alpha", "n_relevant", "n_relevant_retrieved", "rank"]
     assert len(table) == 2 * 3 * 8
     for (system, alpha), ranks in SYN_EXPECTED.items():
@@ -431,8 +440,8 @@ def test_synthetic_rare_common_by_hand(syn_matrix):
 
 
 def test_synthetic_paper_script_differs_only_in_rare_rows(syn_matrix):
-    protocol = E.synthetic_rare_common(syn_matrix, "1", cutoff=10, max_relevant=8)
-    paper = E.synthetic_rare_common(syn_matrix, "1", cutoff=10, max_relevant=8, rare_systems="paper_script")
+    protocol = synthetic_rare_common(syn_matrix, "1", cutoff=10, max_relevant=8)
+    paper = synthetic_rare_common(syn_matrix, "1", cutoff=10, max_relevant=8, rare_systems="paper_script")
     key = ["system", "alpha", "n_relevant"]
     protocol, paper = protocol.sort_values(key).reset_index(drop=True), paper.sort_values(key).reset_index(drop=True)
     common = protocol["system"] == "S_common"
@@ -442,9 +451,9 @@ def test_synthetic_paper_script_differs_only_in_rare_rows(syn_matrix):
         assert rows["rank"].tolist() == ranks, alpha
     assert not protocol[~common]["rank"].equals(paper[~common]["rank"])
     with pytest.raises(ValueError):
-        E.synthetic_rare_common(syn_matrix, "1", rare_systems="script")
+        synthetic_rare_common(syn_matrix, "1", rare_systems="script")
     with pytest.raises(KeyError):
-        E.synthetic_rare_common(syn_matrix, "no such topic")
+        synthetic_rare_common(syn_matrix, "no such topic")
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -455,7 +464,7 @@ def test_synthetic_alpha_zero_rare_and_common_rank_alike(tmp_path, seed):
     matrix = campaign_matrix(tmp_path, runs, qrels)
     for topic in matrix.topics:
         n_rel = int(matrix.n_relevant[matrix.topics.index(topic)])
-        table = E.synthetic_rare_common(matrix, topic, cutoff=5, alphas=(0.0,), max_relevant=12)
+        table = synthetic_rare_common(matrix, topic, cutoff=5, alphas=(0.0,), max_relevant=12)
         rare = table[table["system"] == "S_rare"].sort_values("n_relevant")
         common = table[table["system"] == "S_common"].sort_values("n_relevant")
         upto = rare["n_relevant"] <= n_rel
@@ -485,7 +494,7 @@ def test_synthetic_matches_appending_the_run_on_trec8(tmp_path, trec8_matrix, to
     by_count = sorted(relevant, key=lambda d: -s_d[d])
     counts = [s_d[d] for d in by_count]
     alphas = [0.0, 0.5, 1.0]
-    table = E.synthetic_rare_common(trec8_matrix, topic, cutoff=k, alphas=alphas, max_relevant=45)
+    table = synthetic_rare_common(trec8_matrix, topic, cutoff=k, alphas=alphas, max_relevant=45)
 
     def hypothetical_rank(name, docs, extra_qrels):
         runs = dict(lists)
@@ -527,8 +536,8 @@ def test_synthetic_matches_appending_the_run_on_trec8(tmp_path, trec8_matrix, to
 # -------------------------------------------------- 6. discriminative power (Table 1)
 
 
-def score_matrix(values: np.ndarray, measure: str = "P@10", alpha: str | None = None) -> E.ScoreMatrix:
-    return E.ScoreMatrix(measure=measure, alpha=alpha, runs=[f"r{i}" for i in range(len(values))],
+def score_matrix(values: np.ndarray, measure: str = "P@10", alpha: str | None = None) -> ScoreMatrix:
+    return ScoreMatrix(measure=measure, alpha=alpha, runs=[f"r{i}" for i in range(len(values))],
                          topics=[f"t{j}" for j in range(values.shape[1])], values=values)
 
 
@@ -543,9 +552,9 @@ def test_discriminative_power_identical_and_shifted_runs():
     x = topic + rng.normal(0, 0.01, 20)
     # runs 0, 1 identical; runs 2, 3 identical, 0.3 above on every topic
     m = score_matrix(np.vstack([x, x, x + 0.3, x + 0.3]))
-    null = E.randomised_null_shard([m], range(500), seed=1)
-    table = E.discriminative_power_table([m], null=null)
-    assert set(table["method"]) == set(E.DP_METHODS)
+    null = randomised_null_shard([m], range(500), seed=1)
+    table = discriminative_power_table([m], null=null)
+    assert set(table["method"]) == set(DP_METHODS)
     assert (table["total_pairs"] == 6).all()
     # exactly the 4 shifted pairs, never the 2 identical ones
     assert dp_counts(table, "tukey_hsd") == {0.05: 4, 0.01: 4}
@@ -554,8 +563,8 @@ def test_discriminative_power_identical_and_shifted_runs():
     assert table[table["method"] == "randomised_tukey_hsd"]["permutations"].tolist() == [500, 500]
     # all runs identical: nothing significant by any method
     same = score_matrix(np.vstack([x, x, x]))
-    null = E.randomised_null_shard([same], range(200), seed=1)
-    table = E.discriminative_power_table([same], null=null)
+    null = randomised_null_shard([same], range(200), seed=1)
+    table = discriminative_power_table([same], null=null)
     assert (table["significant_pairs"] == 0).all()
     assert (table["total_pairs"] == 3).all()
 
@@ -563,10 +572,10 @@ def test_discriminative_power_identical_and_shifted_runs():
 def test_discriminative_power_needs_the_null_for_randomised():
     m = score_matrix(np.random.default_rng(1).uniform(size=(3, 10)))
     with pytest.raises(ValueError):
-        E.discriminative_power_table([m])
+        discriminative_power_table([m])
     with pytest.raises(ValueError):
-        E.discriminative_power_table([m], methods=["tukey"])
-    table = E.discriminative_power_table([m], methods=["paper_pairwise", "tukey_hsd"])
+        discriminative_power_table([m], methods=["tukey"])
+    table = discriminative_power_table([m], methods=["paper_pairwise", "tukey_hsd"])
     assert set(table["method"]) == {"paper_pairwise", "tukey_hsd"}
 
 
@@ -582,8 +591,8 @@ def test_discriminative_power_against_statsmodels_and_scipy():
               + rng.normal(0, 0.06, (n_runs, n_topics)))
     m = score_matrix(values, "AP@10")
     levels = (0.1, 0.05, 0.01)
-    null = E.randomised_null_shard([m], range(400), seed=2)
-    table = E.discriminative_power_table([m], levels=levels, null=null)
+    null = randomised_null_shard([m], range(400), seed=2)
+    table = discriminative_power_table([m], levels=levels, null=null)
     pairs = list(itertools.combinations(range(n_runs), 2))
     assert (table["total_pairs"] == len(pairs)).all()
 
@@ -603,7 +612,7 @@ def test_discriminative_power_against_statsmodels_and_scipy():
     null_max = null["max_difference"].to_numpy()
     p_rand = [np.mean(null_max >= abs(means[a] - means[b]) - 1e-12) for a, b in pairs]
     assert dp_counts(table, "randomised_tukey_hsd") == {lv: sum(p < lv for p in p_rand) for lv in levels}
-    for method in E.DP_METHODS:  # monotone in the level
+    for method in DP_METHODS:  # monotone in the level
         c = dp_counts(table, method)
         assert c[0.1] >= c[0.05] >= c[0.01], method
     assert 0 < dp_counts(table, "paper_pairwise")[0.1] < len(pairs)  # the example is not trivial
@@ -615,8 +624,8 @@ def test_discriminative_power_monotone_in_level(seed, n_runs, n_topics):
     rng = np.random.default_rng(seed)
     values = rng.uniform(size=(n_runs, n_topics)) + rng.uniform(0, 0.5, (n_runs, 1))
     matrices = [score_matrix(values, "P@10"), score_matrix(values * 2, "P_rareness@10", "1")]
-    null = E.randomised_null_shard(matrices, range(60), seed=seed)
-    table = E.discriminative_power_table(matrices, levels=(0.2, 0.05, 0.01, 0.001), null=null)
+    null = randomised_null_shard(matrices, range(60), seed=seed)
+    table = discriminative_power_table(matrices, levels=(0.2, 0.05, 0.01, 0.001), null=null)
     total = n_runs * (n_runs - 1) // 2
     assert (table["total_pairs"] == total).all()
     for (_, _, _), block in table.groupby(["measure", "alpha", "method"]):
@@ -636,10 +645,10 @@ def test_stability_table_shards_equal_whole_and_brute_force():
     values = rng.uniform(size=(5, 12)) * np.linspace(0.5, 1, 5)[:, None]
     matrices = [score_matrix(values, "P@10"), score_matrix(values * 1.7, "P_rareness@10", "1")]
     kw = dict(topics_per_trial=6, seed=9, fuzziness=FUZZ)
-    whole = E.stability_shard(matrices, trials=range(40), **kw)
-    parts = [E.stability_shard(matrices, trials=r, **kw) for r in (range(0, 13), range(13, 40))]
-    table_whole = E.stability_table([whole], topics_per_trial=6, trials=40, seed=9)
-    table_parts = E.stability_table(parts[::-1], topics_per_trial=6, trials=40, seed=9)
+    whole = stability_shard(matrices, trials=range(40), **kw)
+    parts = [stability_shard(matrices, trials=r, **kw) for r in (range(0, 13), range(13, 40))]
+    table_whole = stability_table([whole], topics_per_trial=6, trials=40, seed=9)
+    table_parts = stability_table(parts[::-1], topics_per_trial=6, trials=40, seed=9)
     pd.testing.assert_frame_equal(table_parts.sort_values(["measure", "fuzziness_mode"]).reset_index(drop=True),
                                   table_whole.sort_values(["measure", "fuzziness_mode"]).reset_index(drop=True))
     assert len(table_whole) == 4
@@ -669,15 +678,15 @@ def test_randomised_null_shards_concatenate_to_the_whole():
     rng = np.random.default_rng(3)
     matrices = [score_matrix(rng.uniform(size=(4, 9)), "P@10"),
                 score_matrix(rng.uniform(size=(4, 9)), "AP_rareness@10", "0.5")]
-    whole = E.randomised_null_shard(matrices, range(30), seed=4)
-    parts = [E.randomised_null_shard(matrices, r, seed=4) for r in (range(0, 7), range(7, 30))]
+    whole = randomised_null_shard(matrices, range(30), seed=4)
+    parts = [randomised_null_shard(matrices, r, seed=4) for r in (range(0, 7), range(7, 30))]
     key = ["measure", "alpha", "trial"]
     joined = pd.concat(parts, ignore_index=True).sort_values(key).reset_index(drop=True)
     pd.testing.assert_frame_equal(joined, whole.sort_values(key).reset_index(drop=True))
     # the discriminative-power table reads the shards in any order
     shuffled = pd.concat(parts[::-1], ignore_index=True)
-    pd.testing.assert_frame_equal(E.discriminative_power_table(matrices, null=shuffled),
-                                  E.discriminative_power_table(matrices, null=whole))
+    pd.testing.assert_frame_equal(discriminative_power_table(matrices, null=shuffled),
+                                  discriminative_power_table(matrices, null=whole))
     # each max difference lies between 0 and the widest possible spread of run means
     for m in matrices:
         rows = whole[whole["measure"] == m.measure]["max_difference"]
@@ -695,7 +704,7 @@ def test_score_matrices_round_trip(tmp_path):
     alphas = [0.0, 0.5, 1.0]
     table = score_table(matrix, measures, alphas=alphas)
     evaluated = evaluate(matrix, measures, alphas=alphas)
-    got = {m.key: m for m in E.score_matrices(table)}
+    got = {m.key: m for m in score_matrices(table)}
     assert set(got) == {("P@5", ""), ("AP@5", "")} | {(m, a) for m in measures[2:] for a in ("0", "0.5", "1")}
     for measure, values in evaluated.items():
         if measure.uses_alpha:
@@ -709,13 +718,13 @@ def test_score_matrices_round_trip(tmp_path):
             np.testing.assert_array_equal(sm.values, values)
         assert sm.runs == matrix.runs and sm.topics == matrix.topics
         assert sm.higher_is_better
-    some = E.score_matrices(table, measures=["P_rareness@5", "P@5"], alphas=[0.5])
+    some = score_matrices(table, measures=["P_rareness@5", "P@5"], alphas=[0.5])
     assert {m.key for m in some} == {("P_rareness@5", "0.5"), ("P@5", "")}
     # a missing run-topic row is an error, not a NaN or a silent zero
     per_topic = table[table["averaging"].isna()]
     drop = per_topic[(per_topic["measure"] == "AP_rareness@5") & (per_topic["alpha"] == "0.5")].index[1]
     with pytest.raises(ValueError):
-        E.score_matrices(table.drop(index=drop))
+        score_matrices(table.drop(index=drop))
 
 
 # ------------------------------------------------------------ 9. Kendall tau (Figure 2)
@@ -732,7 +741,7 @@ COMPARISONS = [{"measure": "P_rareness@100", "baseline": "P@100"},
 
 
 def test_kendall_tau_alpha_zero_is_exactly_one_on_trec8(trec8_scores):
-    table = E.kendall_tau_table(trec8_scores, COMPARISONS)
+    table = kendall_tau_table(trec8_scores, COMPARISONS)
     assert len(table) == 6 and (table["n_runs"] == 129).all()
     zero = table[table["alpha"] == "0"]
     assert zero["measure"].tolist() == ["AP_rareness@100", "P_rareness@100"]
@@ -742,7 +751,7 @@ def test_kendall_tau_alpha_zero_is_exactly_one_on_trec8(trec8_scores):
     others = table[table["alpha"] != "0"]
     assert (others["tau"] < 1).all() and (others["tau"] > 0.8).all()
     # tau is scipy's tau-b on the means table; tau_AP has the baseline as the reference
-    means = E.mean_table(trec8_scores)
+    means = mean_table(trec8_scores)
     for row in table.itertuples():
         baseline = "P@100" if row.measure.startswith("P_") else "AP@100"
         x, y = means[(row.measure, row.alpha)].to_numpy(), means[(baseline, "")].to_numpy()
@@ -768,7 +777,7 @@ def test_p_at_100_means_keep_exact_ties_on_trec8(trec8_matrix, trec8_scores):
     tau of P@100_rareness against P@100 must be the one exact arithmetic gives: both x k Q
     (x 2S at alpha 0.5) are integers."""
     counts = relevant_count(trec8_matrix, 100).sum(axis=1)
-    means = E.mean_table(trec8_scores)
+    means = mean_table(trec8_scores)
     order = [trec8_matrix.runs.index(r) for r in means.index]
     p100 = means[("P@100", "")].to_numpy()
     c = counts[order]
@@ -782,7 +791,7 @@ def test_kendall_tau_at_half_equals_exact_arithmetic_on_trec8(trec8_matrix, trec
     """Figure 2 at alpha 0.5: mean P@100 x k Q and mean P@100_rareness x 2 k Q S are
     integers, so tau has an exact value; float noise must not move it."""
     counts = relevant_count(trec8_matrix, 100).sum(axis=1)
-    means = E.mean_table(trec8_scores)
+    means = mean_table(trec8_scores)
     order = [trec8_matrix.runs.index(r) for r in means.index]
     c = counts[order]
     # x 100 * 50 * 2 * 129 at alpha 0.5: sum over retrieved relevant d of (2S + (S - S_d))
@@ -790,7 +799,7 @@ def test_kendall_tau_at_half_equals_exact_arithmetic_on_trec8(trec8_matrix, trec
     s_d = hits.sum(axis=0)
     n = len(trec8_matrix.runs)
     exact = (hits @ (3 * n - s_d))[order]
-    table = E.kendall_tau_table(trec8_scores, COMPARISONS[:1])
+    table = kendall_tau_table(trec8_scores, COMPARISONS[:1])
     got = table[table["alpha"] == "0.5"]["tau"].item()
     assert got == pytest.approx(stats.kendalltau(exact, c).statistic, abs=TOL)
 
@@ -798,10 +807,10 @@ def test_kendall_tau_at_half_equals_exact_arithmetic_on_trec8(trec8_matrix, trec
 def test_subsampling_does_not_depend_on_the_block_size(small_matrix, monkeypatch):
     # Algorithm 1's co-retrieval sums go over blocks of documents; one document per block
     # gives the same table.
-    from irmeta import statistics as S
+    from irmeta.metaeval.stats import blocks
 
     kw = dict(sizes=[2, 4], trials=range(6), seed=3)
-    default = E.subsampling_shard(small_matrix, ["P_rareness@5", "AP_rareness@5"], **kw)
-    monkeypatch.setattr(S, "BLOCK_BYTES", 1)
-    pd.testing.assert_frame_equal(E.subsampling_shard(small_matrix, ["P_rareness@5", "AP_rareness@5"], **kw),
+    default = subsampling_shard(small_matrix, ["P_rareness@5", "AP_rareness@5"], **kw)
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 1)
+    pd.testing.assert_frame_equal(subsampling_shard(small_matrix, ["P_rareness@5", "AP_rareness@5"], **kw),
                                   default)

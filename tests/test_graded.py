@@ -1,4 +1,4 @@
-"""Graded and one-document measures (irmeta.graded): the seeds' worked examples,
+"""Graded and one-document measures (irmeta.measures.graded): the seeds' worked examples,
 pytrec_eval on TREC-8 and on random graded campaigns, properties against plain loops,
 bounds, gain maps, and the registry.
 
@@ -20,23 +20,16 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from irmeta import io
-from irmeta.graded import (
-    dcg,
-    dcg_jk,
-    gain_of,
-    ndcg,
-    ndcg_jk,
-    normalise_gains,
-    o_measure,
-    p_measure,
-    p_plus_measure,
-    q_measure,
-    reciprocal_rank,
-)
-from irmeta.metrics import MEASURES, Measure, average_precision, evaluate, parse_measure, precision, score_table
-from irmeta.ranking import relevance_matrix
+
+from irmeta.campaign.judge import relevance_matrix
+from irmeta.measures.averaging import evaluate, score_table
+from irmeta.measures.graded import dcg, dcg_jk, gain_of, ndcg, ndcg_jk, normalise_gains, o_measure, p_measure, p_plus_measure, q_measure, reciprocal_rank
+from irmeta.measures.names import Measure, parse_measure
+from irmeta.measures.precision import average_precision, precision
+from irmeta.measures.registry import MEASURES
 from campaigns import write
+from irmeta.campaign.qrels import Qrels, read_qrels
+from irmeta.campaign.runs import read_runs
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -54,14 +47,14 @@ def campaign_matrix(root: Path, qrels: dict[str, dict[str, int]], runs: dict[str
                     *, depth: int | None = None, threshold: int = 1):
     """TREC files for ``qrels`` {topic: {doc: grade}} and ``runs`` {run: {topic: [docs in
     rank order]}} (scores strictly decreasing, so trec_eval's order is the list order),
-    read back with irmeta.io and joined."""
+    read back with irmeta.campaign and joined."""
     qpath = write(root / "qrels", "".join(f"{t} 0 {d} {g}\n" for t, j in qrels.items() for d, g in j.items()))
     paths = []
     for name, topics in runs.items():
         text = "".join(f"{t} Q0 {d} {i + 1} {len(docs) - i} {name}\n"
                        for t, docs in topics.items() for i, d in enumerate(docs))
         paths.append(write(root / "runs" / name, text))
-    return relevance_matrix(io.read_runs(paths), io.read_qrels(qpath), depth=depth, threshold=threshold)
+    return relevance_matrix(read_runs(paths), read_qrels(qpath), depth=depth, threshold=threshold)
 
 
 def scores(matrix, measure: str, **options) -> np.ndarray:
@@ -284,7 +277,7 @@ def matrix_run_dicts(matrix) -> dict[str, dict[str, dict[str, float]]]:
     return out
 
 
-def qrels_dict(qrels: io.Qrels) -> dict[str, dict[str, int]]:
+def qrels_dict(qrels: Qrels) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = defaultdict(dict)
     for q, d, g in zip(qrels.qid.to_pylist(), qrels.docid.to_pylist(), qrels.grade.tolist()):
         out[q][d] = int(g)

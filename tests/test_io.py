@@ -1,7 +1,7 @@
-"""Parsing of TREC qrels and runs (irmeta.io): formats, errors, and round trips.
+"""Parsing of TREC qrels and runs (irmeta.campaign): formats, errors, and round trips.
 
 Every case is a small file written to a temporary directory. Errors must be
-``io.TrecFormatError`` naming the file, the 1-based line (when there is one) and the
+``TrecFormatError`` naming the file, the 1-based line (when there is one) and the
 fault. Property tests generate random valid runs and qrels and check that the parser
 returns exactly what was written, in trec_eval's order.
 """
@@ -20,8 +20,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from irmeta.campaign.errors import TrecFormatError
+from irmeta.campaign.qrels import QRELS_FIELDS, Qrels, load_qrels, read_qrels, sort_topics, write_qrels
+from irmeta.campaign.runs import Runs, _fast_columns, _general_columns, load_runs, read_runs, write_runs
+from irmeta.campaign.tokens import INTEGER, arrow_fields, parse_numbers, tokenise, utf8_column
 
-from irmeta import io
+
 
 # --------------------------------------------------------------------------- helpers
 
@@ -33,7 +37,7 @@ def write(path: Path, text: str | bytes, *, gz: bool = False) -> Path:
     return path
 
 
-def rows(runs: io.Runs) -> list[tuple[str, str, str, int, float]]:
+def rows(runs: Runs) -> list[tuple[str, str, str, int, float]]:
     """Runs as (run, qid, docid, rank, score) tuples, in the stored row order."""
     docids = runs.docids.to_pylist()
     return [
@@ -42,7 +46,7 @@ def rows(runs: io.Runs) -> list[tuple[str, str, str, int, float]]:
     ]
 
 
-def qrels_rows(qrels: io.Qrels) -> list[tuple[str, str, int]]:
+def qrels_rows(qrels: Qrels) -> list[tuple[str, str, int]]:
     return list(zip(qrels.qid.to_pylist(), qrels.docid.to_pylist(), (int(g) for g in qrels.grade)))
 
 
@@ -87,7 +91,7 @@ RUN_ROWS = [
 def assert_trec_error(excinfo, path: Path, line: int | None, *fragments: str) -> None:
     err = excinfo.value
     msg = str(err)
-    assert isinstance(err, io.TrecFormatError)
+    assert isinstance(err, TrecFormatError)
     assert str(path) in msg, msg
     if line is None:
         assert err.line is None, msg
@@ -102,29 +106,29 @@ def assert_trec_error(excinfo, path: Path, line: int | None, *fragments: str) ->
 
 
 def test_plain_and_gzip_read_the_same(tmp_path):
-    plain = io.read_runs(write(tmp_path / "a" / "r", RUN_TEXT))
-    packed = io.read_runs(write(tmp_path / "b" / "r.gz", RUN_TEXT, gz=True))
+    plain = read_runs(write(tmp_path / "a" / "r", RUN_TEXT))
+    packed = read_runs(write(tmp_path / "b" / "r.gz", RUN_TEXT, gz=True))
     assert rows(plain) == rows(packed) == RUN_ROWS
     assert packed.names == ["r"]
 
 
 def test_gzip_is_detected_by_content_not_name(tmp_path):
-    runs = io.read_runs(write(tmp_path / "r", RUN_TEXT, gz=True))
+    runs = read_runs(write(tmp_path / "r", RUN_TEXT, gz=True))
     assert rows(runs) == RUN_ROWS
 
 
 def test_concatenated_gzip_members(tmp_path):
     lines = RUN_TEXT.splitlines(keepends=True)
     data = gzip.compress("".join(lines[:2]).encode()) + gzip.compress("".join(lines[2:]).encode())
-    runs = io.read_runs(write(tmp_path / "r.gz", data))
+    runs = read_runs(write(tmp_path / "r.gz", data))
     assert rows(runs) == RUN_ROWS
 
 
 def test_corrupt_gzip_is_a_format_error(tmp_path):
     data = gzip.compress(RUN_TEXT.encode())[:-12]
     path = write(tmp_path / "r.gz", data)
-    with pytest.raises(io.TrecFormatError) as excinfo:
-        io.read_runs(path)
+    with pytest.raises(TrecFormatError) as excinfo:
+        read_runs(path)
     assert_trec_error(excinfo, path, None, "gzip")
 
 
@@ -143,14 +147,14 @@ def test_corrupt_gzip_is_a_format_error(tmp_path):
     ids=["tabs", "spaces", "mixed", "crlf", "blank-lines", "leading-ws", "no-final-newline", "trailing-text"],
 )
 def test_whitespace_variants_read_the_same(tmp_path, text):
-    runs = io.read_runs(write(tmp_path / "r", text))
+    runs = read_runs(write(tmp_path / "r", text))
     assert rows(runs) == RUN_ROWS
 
 
 def test_column_two_may_hold_anything(tmp_path):
     text = RUN_TEXT.replace(" Q0 ", " NF ", 2).replace(" Q0 ", " AF ")
     assert " NF " in text and " AF " in text
-    assert rows(io.read_runs(write(tmp_path / "r", text))) == RUN_ROWS
+    assert rows(read_runs(write(tmp_path / "r", text))) == RUN_ROWS
 
 
 def test_rank_column_is_ignored(tmp_path):
@@ -162,41 +166,41 @@ def test_rank_column_is_ignored(tmp_path):
         f = line.split()
         f[3] = rank
         shuffled.append(" ".join(f))
-    runs = io.read_runs(write(tmp_path / "r", "\n".join(reversed(shuffled)) + "\n"))
+    runs = read_runs(write(tmp_path / "r", "\n".join(reversed(shuffled)) + "\n"))
     assert rows(runs) == RUN_ROWS
 
 
 def test_non_numeric_rank_is_ignored_too(tmp_path):
     text = RUN_TEXT.replace(" 1 3.5 ", " first 3.5 ")
-    assert rows(io.read_runs(write(tmp_path / "r", text))) == RUN_ROWS
+    assert rows(read_runs(write(tmp_path / "r", text))) == RUN_ROWS
 
 
 def test_run_name_from_file_name(tmp_path):
     a = write(tmp_path / "alpha.run.gz", RUN_TEXT, gz=True)
     b = write(tmp_path / "beta.gz.txt", RUN_TEXT)
-    runs = io.read_runs([a, b])
+    runs = read_runs([a, b])
     assert runs.names == ["alpha.run", "beta.gz.txt"]
 
 
 def test_run_name_from_tag(tmp_path):
-    runs = io.read_runs(write(tmp_path / "file.gz", RUN_TEXT, gz=True), run_name="tag")
+    runs = read_runs(write(tmp_path / "file.gz", RUN_TEXT, gz=True), run_name="tag")
     assert runs.names == ["tagA"]
 
 
 def test_run_name_tag_uses_first_line(tmp_path):
     text = RUN_TEXT.replace("tagA", "other").replace("other", "first", 1)
-    runs = io.read_runs(write(tmp_path / "f", text), run_name="tag")
+    runs = read_runs(write(tmp_path / "f", text), run_name="tag")
     assert runs.names == ["first"]
 
 
 def test_bad_options_rejected(tmp_path):
     path = write(tmp_path / "r", RUN_TEXT)
     with pytest.raises(ValueError, match="duplicates"):
-        io.read_runs(path, duplicates="last")
+        read_runs(path, duplicates="last")
     with pytest.raises(ValueError, match="run_name"):
-        io.read_runs(path, run_name="qid")
+        read_runs(path, run_name="qid")
     with pytest.raises(ValueError, match="depth"):
-        io.read_runs(path, depth=0)
+        read_runs(path, depth=0)
 
 
 # ---------------------------------------------------------- runs: files, dirs, globs
@@ -208,7 +212,7 @@ def test_directory_input_reads_visible_files_sorted(tmp_path):
     write(d / "a", RUN_TEXT)
     write(d / ".hidden", "not a run\n")
     (d / "sub").mkdir()
-    runs = io.read_runs(d)
+    runs = read_runs(d)
     assert runs.names == ["a", "b"]
     assert [Path(f).name for f in runs.files] == ["a", "b.gz"]
     assert len(runs) == 2 * len(RUN_ROWS)
@@ -219,24 +223,24 @@ def test_glob_input(tmp_path):
     write(d / "x.gz", RUN_TEXT, gz=True)
     write(d / "y.gz", RUN_TEXT, gz=True)
     write(d / "z.txt", RUN_TEXT)
-    runs = io.read_runs(str(d / "*.gz"))
+    runs = read_runs(str(d / "*.gz"))
     assert runs.names == ["x", "y"]
 
 
 def test_glob_without_match_and_missing_path(tmp_path):
     with pytest.raises(FileNotFoundError, match="matches no file"):
-        io.read_runs(str(tmp_path / "*.gz"))
+        read_runs(str(tmp_path / "*.gz"))
     with pytest.raises(FileNotFoundError, match="no such file"):
-        io.read_runs(tmp_path / "nope.gz")
+        read_runs(tmp_path / "nope.gz")
     (tmp_path / "empty").mkdir()
     with pytest.raises(FileNotFoundError):
-        io.read_runs(tmp_path / "empty")
+        read_runs(tmp_path / "empty")
 
 
 def test_same_file_twice_is_read_once(tmp_path):
     d = tmp_path / "runs"
     path = write(d / "a.gz", RUN_TEXT, gz=True)
-    runs = io.read_runs([d, path, str(d / "*.gz")])
+    runs = read_runs([d, path, str(d / "*.gz")])
     assert runs.names == ["a"]
     assert len(runs) == len(RUN_ROWS)
 
@@ -244,8 +248,8 @@ def test_same_file_twice_is_read_once(tmp_path):
 def test_two_files_with_one_run_name_is_an_error(tmp_path):
     first = write(tmp_path / "one" / "r.gz", RUN_TEXT, gz=True)
     second = write(tmp_path / "two" / "r", RUN_TEXT)
-    with pytest.raises(io.TrecFormatError) as excinfo:
-        io.read_runs([first, second])
+    with pytest.raises(TrecFormatError) as excinfo:
+        read_runs([first, second])
     msg = str(excinfo.value)
     assert "'r'" in msg and str(first) in msg and str(second) in msg
 
@@ -253,15 +257,15 @@ def test_two_files_with_one_run_name_is_an_error(tmp_path):
 def test_two_files_with_one_tag_is_an_error(tmp_path):
     a = write(tmp_path / "a", RUN_TEXT)
     b = write(tmp_path / "b", RUN_TEXT)
-    assert io.read_runs([a, b]).names == ["a", "b"]
-    with pytest.raises(io.TrecFormatError, match="tagA"):
-        io.read_runs([a, b], run_name="tag")
+    assert read_runs([a, b]).names == ["a", "b"]
+    with pytest.raises(TrecFormatError, match="tagA"):
+        read_runs([a, b], run_name="tag")
 
 
 def test_runs_from_several_files_share_topics_and_docids(tmp_path):
     a = write(tmp_path / "a", "1 Q0 d1 1 1 t\n2 Q0 d2 1 1 t\n")
     b = write(tmp_path / "b", "10 Q0 d2 1 1 t\n2 Q0 d3 1 1 t\n")
-    runs = io.read_runs([a, b])
+    runs = read_runs([a, b])
     assert runs.topics == ["1", "2", "10"]  # numeric topic order
     assert sorted(runs.docids.to_pylist()) == ["d1", "d2", "d3"]
     assert rows(runs) == [
@@ -277,7 +281,7 @@ def test_progress_callback(tmp_path):
     for name in "abc":
         write(d / name, RUN_TEXT)
     calls = []
-    io.read_runs(d, threads=1, progress=lambda done, total, path: calls.append((done, total, path.name)))
+    read_runs(d, threads=1, progress=lambda done, total, path: calls.append((done, total, path.name)))
     assert sorted(calls) == [(1, 3, "a"), (2, 3, "b"), (3, 3, "c")]
 
 
@@ -305,23 +309,23 @@ def test_bad_run_line(tmp_path, bad_line, line_no, fragments):
     text = "\n".join(lines[:2] + [bad_line] + lines[2:]) + "\n"
     for gz in (False, True):
         path = write(tmp_path / ("bad.gz" if gz else "bad"), text, gz=gz)
-        with pytest.raises(io.TrecFormatError) as excinfo:
-            io.read_runs(path)
+        with pytest.raises(TrecFormatError) as excinfo:
+            read_runs(path)
         assert_trec_error(excinfo, path, line_no, *fragments)
 
 
 def test_line_numbers_count_blank_lines_and_crlf(tmp_path):
     text = "\r\n\r\n401 Q0 d1 1 1 t\r\n   \r\n401 Q0 d2 2 oops t\r\n"
     path = write(tmp_path / "r", text)
-    with pytest.raises(io.TrecFormatError) as excinfo:
-        io.read_runs(path)
+    with pytest.raises(TrecFormatError) as excinfo:
+        read_runs(path)
     assert_trec_error(excinfo, path, 5, "'oops'")
 
 
 def test_tiny_score_underflows_to_zero_without_error(tmp_path):
     # strtod gives 0 (or a subnormal) for these; they are finite, not an error.
     path = write(tmp_path / "r", "1 Q0 a 1 1e-400 t\n1 Q0 b 2 5e-324 t\n")
-    runs = io.read_runs(path)
+    runs = read_runs(path)
     assert rows(runs) == [("r", "1", "b", 1, 5e-324), ("r", "1", "a", 2, 0.0)]
 
 
@@ -329,8 +333,8 @@ def test_tiny_score_underflows_to_zero_without_error(tmp_path):
 @pytest.mark.parametrize("gz", [False, True])
 def test_empty_run_file(tmp_path, text, gz):
     path = write(tmp_path / "r", text, gz=gz)
-    with pytest.raises(io.TrecFormatError) as excinfo:
-        io.read_runs(path)
+    with pytest.raises(TrecFormatError) as excinfo:
+        read_runs(path)
     assert_trec_error(excinfo, path, None, "empty file")
 
 
@@ -339,23 +343,23 @@ def test_one_bad_file_among_good_ones_is_named(tmp_path):
     write(d / "a", RUN_TEXT)
     bad = write(d / "b.gz", RUN_TEXT + "402 Q0 DOC-Z 3 - tagA\n", gz=True)
     write(d / "c", RUN_TEXT)
-    with pytest.raises(io.TrecFormatError) as excinfo:
-        io.read_runs(d)
+    with pytest.raises(TrecFormatError) as excinfo:
+        read_runs(d)
     assert_trec_error(excinfo, bad, 6, "score", "'-'")
 
 
 def test_non_utf8_docid(tmp_path):
     path = write(tmp_path / "r", b"1 Q0 ok 1 1 t\n1 Q0 \xff\xfe 2 0.5 t\n")
-    with pytest.raises(io.TrecFormatError) as excinfo:
-        io.read_runs(path)
+    with pytest.raises(TrecFormatError) as excinfo:
+        read_runs(path)
     assert_trec_error(excinfo, path, 2, "UTF-8")
 
 
 def test_duplicate_docid_is_an_error_by_default(tmp_path):
     text = RUN_TEXT + "401 Q0 DOC-B 9 0.1 tagA\n"
     path = write(tmp_path / "r", text)
-    with pytest.raises(io.TrecFormatError) as excinfo:
-        io.read_runs(path)
+    with pytest.raises(TrecFormatError) as excinfo:
+        read_runs(path)
     # Both lines named: the later one as the error line, the earlier one in the text.
     assert_trec_error(excinfo, path, 6, "DOC-B", "401", "line 2", "twice")
 
@@ -363,15 +367,15 @@ def test_duplicate_docid_is_an_error_by_default(tmp_path):
 def test_duplicate_error_names_the_later_line_even_when_it_scores_higher(tmp_path):
     text = RUN_TEXT + "401 Q0 DOC-C 9 99 tagA\n"
     path = write(tmp_path / "r", text)
-    with pytest.raises(io.TrecFormatError) as excinfo:
-        io.read_runs(path)
+    with pytest.raises(TrecFormatError) as excinfo:
+        read_runs(path)
     assert_trec_error(excinfo, path, 6, "DOC-C", "line 3")
 
 
 def test_same_docid_in_two_topics_or_two_runs_is_fine(tmp_path):
     a = write(tmp_path / "a", RUN_TEXT)  # DOC-A in 401 and 402
     b = write(tmp_path / "b", RUN_TEXT)
-    runs = io.read_runs([a, b])
+    runs = read_runs([a, b])
     assert runs.dropped_duplicates == {"a": 0, "b": 0}
     assert len(runs) == 2 * len(RUN_ROWS)
 
@@ -388,7 +392,7 @@ def test_duplicates_first_keeps_best_ranked_copy(tmp_path):
     )
     path = write(tmp_path / "r", text)
     other = write(tmp_path / "s", "1 Q0 d1 1 1 t\n")
-    runs = io.read_runs([path, other], duplicates="first")
+    runs = read_runs([path, other], duplicates="first")
     assert rows(runs) == [
         ("r", "1", "d1", 1, 0.9),
         ("r", "1", "d2", 2, 0.6),
@@ -403,7 +407,7 @@ def test_duplicates_first_keeps_best_ranked_copy(tmp_path):
 
 def test_duplicates_dropped_before_depth_cut(tmp_path):
     text = "1 Q0 b 3 1 t\n1 Q0 a 1 3 t\n1 Q0 a 2 2 t\n"
-    runs = io.read_runs(write(tmp_path / "r", text), duplicates="first", depth=2)
+    runs = read_runs(write(tmp_path / "r", text), duplicates="first", depth=2)
     assert [(d, k, s) for _, _, d, k, s in rows(runs)] == [("a", 1, 3.0), ("b", 2, 1.0)]
     assert runs.dropped_duplicates == {"r": 1}
 
@@ -418,7 +422,7 @@ def test_duplicates_first_on_a_file_already_in_trec_order(tmp_path, depth):
     index length mismatch). Found on TREC-style files written in rank order.
     """
     text = "1 Q0 a 1 3 t\n1 Q0 a 2 2 t\n1 Q0 b 3 1 t\n2 Q0 c 1 5 t\n"
-    runs = io.read_runs(write(tmp_path / "r", text), duplicates="first", depth=depth)
+    runs = read_runs(write(tmp_path / "r", text), duplicates="first", depth=depth)
     assert rows(runs) == [("r", "1", "a", 1, 3.0), ("r", "1", "b", 2, 1.0), ("r", "2", "c", 1, 5.0)]
     assert runs.dropped_duplicates == {"r": 1}
 
@@ -443,7 +447,7 @@ QRELS_ROWS = [("401", "DOC-A", 1), ("401", "DOC-B", 0), ("402", "DOC-A", 2), ("4
 )
 @pytest.mark.parametrize("gz", [False, True])
 def test_qrels_formats(tmp_path, text, gz):
-    qrels = io.read_qrels(write(tmp_path / "qrels", text, gz=gz))
+    qrels = read_qrels(write(tmp_path / "qrels", text, gz=gz))
     assert qrels_rows(qrels) == QRELS_ROWS
     assert qrels.grade.dtype == np.int64
     assert qrels.topics == ["401", "402"]
@@ -451,14 +455,14 @@ def test_qrels_formats(tmp_path, text, gz):
 
 
 def test_qrels_negative_grades_allowed(tmp_path):
-    qrels = io.read_qrels(write(tmp_path / "q", "251 0 spam -2\n251 0 ok 4\n"))
+    qrels = read_qrels(write(tmp_path / "q", "251 0 spam -2\n251 0 ok 4\n"))
     assert list(qrels.grade) == [-2, 4]
 
 
 def test_qrels_topics_natural_order(tmp_path):
-    qrels = io.read_qrels(write(tmp_path / "q", "10 0 a 1\n9 0 a 1\n100 0 a 0\n"))
+    qrels = read_qrels(write(tmp_path / "q", "10 0 a 1\n9 0 a 1\n100 0 a 0\n"))
     assert qrels.topics == ["9", "10", "100"]
-    qrels = io.read_qrels(write(tmp_path / "q2", "CD10 0 a 1\nCD9 0 a 1\nCD100 0 a 0\n"))
+    qrels = read_qrels(write(tmp_path / "q2", "CD10 0 a 1\nCD9 0 a 1\nCD100 0 a 0\n"))
     assert qrels.topics == ["CD10", "CD100", "CD9"]  # byte order when not all numeric
 
 
@@ -477,47 +481,47 @@ def test_bad_qrels_line(tmp_path, bad_line, fragments):
     lines = QRELS_TEXT.splitlines()
     text = "\n".join(lines[:1] + [bad_line] + lines[1:]) + "\n"
     path = write(tmp_path / "qrels", text)
-    with pytest.raises(io.TrecFormatError) as excinfo:
-        io.read_qrels(path)
+    with pytest.raises(TrecFormatError) as excinfo:
+        read_qrels(path)
     assert_trec_error(excinfo, path, 2, *fragments)
 
 
 @pytest.mark.parametrize("text", ["", "\n \n"])
 def test_empty_qrels(tmp_path, text):
     path = write(tmp_path / "qrels", text)
-    with pytest.raises(io.TrecFormatError) as excinfo:
-        io.read_qrels(path)
+    with pytest.raises(TrecFormatError) as excinfo:
+        read_qrels(path)
     assert_trec_error(excinfo, path, None, "empty file")
 
 
 def test_duplicate_qrels_pair_names_both_lines(tmp_path):
     text = QRELS_TEXT + "401 0 DOC-C 0\n402 0 DOC-A 0\n"
     path = write(tmp_path / "qrels", text)
-    with pytest.raises(io.TrecFormatError) as excinfo:
-        io.read_qrels(path)
+    with pytest.raises(TrecFormatError) as excinfo:
+        read_qrels(path)
     assert_trec_error(excinfo, path, 6, "402", "DOC-A", "line 3", "twice")
 
 
 def test_qrels_same_docid_in_two_topics_is_fine(tmp_path):
-    qrels = io.read_qrels(write(tmp_path / "q", "1 0 a 1\n2 0 a 0\n"))
+    qrels = read_qrels(write(tmp_path / "q", "1 0 a 1\n2 0 a 0\n"))
     assert qrels_rows(qrels) == [("1", "a", 1), ("2", "a", 0)]
 
 
 def test_qrels_grade_with_plus_sign(tmp_path):
-    """strtol/atoi (trec_eval) read '+1' as 1, and io._INTEGER admits the sign.
+    """strtol/atoi (trec_eval) read '+1' as 1, and INTEGER admits the sign.
 
     BUG: pyarrow's string->int64 cast rejects a leading '+', so a raw
     pyarrow.ArrowInvalid escapes instead of the grade being read.
     """
-    qrels = io.read_qrels(write(tmp_path / "q", "1 0 a +1\n1 0 b 0\n"))
+    qrels = read_qrels(write(tmp_path / "q", "1 0 a +1\n1 0 b 0\n"))
     assert list(qrels.grade) == [1, 0]
 
 
 def test_qrels_grade_out_of_int64_range_is_a_format_error(tmp_path):
     """BUG: a grade beyond int64 raises pyarrow.ArrowInvalid, not TrecFormatError."""
     path = write(tmp_path / "q", "1 0 a 1\n1 0 b 99999999999999999999\n")
-    with pytest.raises(io.TrecFormatError) as excinfo:
-        io.read_qrels(path)
+    with pytest.raises(TrecFormatError) as excinfo:
+        read_qrels(path)
     assert_trec_error(excinfo, path, 2, "grade")
 
 
@@ -525,14 +529,14 @@ def test_qrels_grade_out_of_int64_range_is_a_format_error(tmp_path):
 
 
 def test_ingest_writes_nothing_when_a_run_is_bad(tmp_path):
-    from irmeta.pipeline import ingest_collection
+    from irmeta.pipeline.steps import ingest_collection
 
     qrels = write(tmp_path / "qrels.txt", QRELS_TEXT)
     d = tmp_path / "runs"
     write(d / "good.gz", RUN_TEXT, gz=True)
     bad = write(d / "bad.gz", RUN_TEXT + "402 Q0 DOC-Z 3 NaN tagA\n", gz=True)
     out = tmp_path / "out"
-    with pytest.raises(io.TrecFormatError) as excinfo:
+    with pytest.raises(TrecFormatError) as excinfo:
         ingest_collection(qrels=qrels, runs=d, out=out / "judged.npz")
     assert_trec_error(excinfo, bad, 6, "'NaN'")
     assert not (out / "judged.npz").exists()
@@ -540,19 +544,19 @@ def test_ingest_writes_nothing_when_a_run_is_bad(tmp_path):
 
 
 def test_ingest_writes_nothing_when_qrels_are_bad(tmp_path):
-    from irmeta.pipeline import ingest_collection
+    from irmeta.pipeline.steps import ingest_collection
 
     qrels = write(tmp_path / "qrels.txt", QRELS_TEXT + "401 0 DOC-A 0\n")
     d = tmp_path / "runs"
     write(d / "good.gz", RUN_TEXT, gz=True)
     out = tmp_path / "out"
-    with pytest.raises(io.TrecFormatError, match="judged twice"):
+    with pytest.raises(TrecFormatError, match="judged twice"):
         ingest_collection(qrels=qrels, runs=d, out=out / "judged.npz")
     assert not out.exists() or not any(out.iterdir())
 
 
 def test_ingest_writes_nothing_when_no_topic_is_shared(tmp_path):
-    from irmeta.pipeline import ingest_collection
+    from irmeta.pipeline.steps import ingest_collection
 
     qrels = write(tmp_path / "qrels.txt", "999 0 x 1\n")
     run = write(tmp_path / "runs" / "r.gz", RUN_TEXT, gz=True)
@@ -563,7 +567,7 @@ def test_ingest_writes_nothing_when_no_topic_is_shared(tmp_path):
 
 
 def test_ingest_round_trip(tmp_path):
-    from irmeta.pipeline import ingest_collection
+    from irmeta.pipeline.steps import ingest_collection
 
     qrels = write(tmp_path / "qrels.txt", QRELS_TEXT + "403 0 DOC-A 1\n")
     d = tmp_path / "runs"
@@ -576,7 +580,7 @@ def test_ingest_round_trip(tmp_path):
     assert summary["run_topics_not_in_qrels"] == ["404"]
     assert summary["dropped_duplicates"] == {"r": 1}
     assert sorted(p.name for p in out.iterdir()) == ["judged.npz"]
-    from irmeta.ranking import load_matrix, matrix_settings
+    from irmeta.campaign.store import load_matrix, matrix_settings
 
     m = load_matrix(out / "judged.npz")
     assert m.runs == ["r"] and m.topics == ["401", "402", "403"] and m.length.tolist() == [[3, 2, 0]]
@@ -591,7 +595,7 @@ def test_ingest_round_trip(tmp_path):
 # ------------------------------------------------------------- parquet round trip
 
 
-def _assert_same_runs(a: io.Runs, b: io.Runs) -> None:
+def _assert_same_runs(a: Runs, b: Runs) -> None:
     assert rows(a) == rows(b)
     assert a.names == b.names
     assert a.topics == b.topics
@@ -608,9 +612,9 @@ def _assert_same_runs(a: io.Runs, b: io.Runs) -> None:
 def test_write_and_load_runs_round_trip(tmp_path):
     a = write(tmp_path / "in" / "a.gz", RUN_TEXT + "401 Q0 DOC-A 7 -0.0 tagA\n", gz=True)
     b = write(tmp_path / "in" / "b", "402 Q0 x 1 0.1 t\n402 Q0 y 1 0.30000000000000004 t\n10 Q0 z 1 -5e-324 t\n")
-    runs = io.read_runs([a, b], depth=3, duplicates="first")
-    io.write_runs(runs, tmp_path / "out" / "runs.parquet")
-    loaded = io.load_runs(tmp_path / "out" / "runs.parquet")
+    runs = read_runs([a, b], depth=3, duplicates="first")
+    write_runs(runs, tmp_path / "out" / "runs.parquet")
+    loaded = load_runs(tmp_path / "out" / "runs.parquet")
     _assert_same_runs(runs, loaded)
     assert loaded.depth == 3 and loaded.duplicates == "first"
     assert loaded.dropped_duplicates.get("a") == 1
@@ -624,16 +628,16 @@ def test_load_runs_keeps_zero_dropped_counts(tmp_path):
     zero counts, so load_runs(...).dropped_duplicates lacks runs with no duplicates
     ({"r": 0} comes back as {}), and loaded.dropped_duplicates["r"] raises KeyError.
     """
-    runs = io.read_runs(write(tmp_path / "r", RUN_TEXT))
-    io.write_runs(runs, tmp_path / "runs.parquet")
-    loaded = io.load_runs(tmp_path / "runs.parquet")
+    runs = read_runs(write(tmp_path / "r", RUN_TEXT))
+    write_runs(runs, tmp_path / "runs.parquet")
+    loaded = load_runs(tmp_path / "runs.parquet")
     assert loaded.dropped_duplicates == runs.dropped_duplicates == {"r": 0}
 
 
 def test_write_and_load_qrels_round_trip(tmp_path):
-    qrels = io.read_qrels(write(tmp_path / "q.gz", QRELS_TEXT, gz=True))
-    io.write_qrels(qrels, tmp_path / "q.parquet")
-    loaded = io.load_qrels(tmp_path / "q.parquet")
+    qrels = read_qrels(write(tmp_path / "q.gz", QRELS_TEXT, gz=True))
+    write_qrels(qrels, tmp_path / "q.parquet")
+    loaded = load_qrels(tmp_path / "q.parquet")
     assert qrels_rows(loaded) == qrels_rows(qrels) == QRELS_ROWS
     assert loaded.source == qrels.source == str(tmp_path / "q.gz")
     assert loaded.grade.dtype == np.int64
@@ -645,7 +649,7 @@ def test_select_runs(tmp_path):
     write(d / "a", RUN_TEXT)
     write(d / "b", "401 Q0 z 2 0.5 t\n401 Q0 z 1 1 t\n403 Q0 y 1 1 t\n")
     write(d / "c", "402 Q0 q 1 1 t\n")
-    runs = io.read_runs(d, duplicates="first")
+    runs = read_runs(d, duplicates="first")
     picked = runs.select(["c", "a"])
     assert picked.names == ["c", "a"]
     assert picked.n_runs == 2
@@ -738,10 +742,10 @@ def test_read_runs_property(files, gz, depth):
     expected = _expected(files)
     with tempfile.TemporaryDirectory() as tmp:
         paths = _write_run_files(Path(tmp), files, gz)
-        runs = io.read_runs(paths)
-        cut = io.read_runs(paths, depth=depth)
+        runs = read_runs(paths)
+        cut = read_runs(paths, depth=depth)
     assert runs.names == list(files)
-    assert runs.topics == io.sort_topics({q for lines in files.values() for q, *_ in lines})
+    assert runs.topics == sort_topics({q for lines in files.values() for q, *_ in lines})
     got: dict[tuple[str, str], list] = defaultdict(list)
     for name, q, d, k, s in rows(runs):
         got[(name, q)].append((d, k, s))
@@ -767,10 +771,10 @@ def test_read_runs_duplicates_first_property(files, depth):
     n_dups = {name: len(lines) - len({(q, d) for q, d, *_ in lines}) for name, lines in files.items()}
     with tempfile.TemporaryDirectory() as tmp:
         paths = _write_run_files(Path(tmp), files, [False, True, False])
-        runs = io.read_runs(paths, duplicates="first", depth=depth)
+        runs = read_runs(paths, duplicates="first", depth=depth)
         if any(n_dups.values()):
-            with pytest.raises(io.TrecFormatError, match="twice"):
-                io.read_runs(paths)
+            with pytest.raises(TrecFormatError, match="twice"):
+                read_runs(paths)
     assert runs.dropped_duplicates == n_dups
     got: dict[tuple[str, str], list] = defaultdict(list)
     for name, q, d, k, s in rows(runs):
@@ -801,13 +805,13 @@ def test_read_qrels_property(lines, gz):
     text = "".join(f"{q}{sep}{it}{sep}{d}{sep}{g}{extra}{eol}" for q, d, g, it, sep, eol, extra in lines)
     with tempfile.TemporaryDirectory() as tmp:
         path = write(Path(tmp) / "qrels", text, gz=gz)
-        qrels = io.read_qrels(path)
-        io.write_qrels(qrels, Path(tmp) / "q.parquet")
-        loaded = io.load_qrels(Path(tmp) / "q.parquet")
+        qrels = read_qrels(path)
+        write_qrels(qrels, Path(tmp) / "q.parquet")
+        loaded = load_qrels(Path(tmp) / "q.parquet")
     want = [(q, d, g) for q, d, g, *_ in lines]
     assert qrels_rows(qrels) == want  # file order, every row
     assert qrels_rows(loaded) == want
-    assert qrels.topics == io.sort_topics({q for q, *_ in lines})
+    assert qrels.topics == sort_topics({q for q, *_ in lines})
 
 
 @settings(max_examples=40, deadline=None)
@@ -815,9 +819,9 @@ def test_read_qrels_property(lines, gz):
 def test_runs_parquet_round_trip_property(files, depth):
     with tempfile.TemporaryDirectory() as tmp:
         paths = _write_run_files(Path(tmp), files, [True, False, True])
-        runs = io.read_runs(paths, depth=depth)
-        io.write_runs(runs, Path(tmp) / "runs.parquet")
-        loaded = io.load_runs(Path(tmp) / "runs.parquet")
+        runs = read_runs(paths, depth=depth)
+        write_runs(runs, Path(tmp) / "runs.parquet")
+        loaded = load_runs(Path(tmp) / "runs.parquet")
     _assert_same_runs(runs, loaded)
 
 
@@ -836,10 +840,10 @@ def test_score_parsing_is_correctly_rounded(digits, point, exponent, sign):
     with tempfile.TemporaryDirectory() as tmp:
         path = write(Path(tmp) / "r", f"1 Q0 d 1 {text} t\n")
         if math.isinf(value):
-            with pytest.raises(io.TrecFormatError, match="overflows"):
-                io.read_runs(path)
+            with pytest.raises(TrecFormatError, match="overflows"):
+                read_runs(path)
             return
-        runs = io.read_runs(path)
+        runs = read_runs(path)
     assert bits(float(runs.score[0])) == bits(value)
 
 
@@ -859,8 +863,8 @@ def test_fast_columns_equal_the_tokeniser(rows, delimiter, extra, final_newline)
     general numpy tokeniser reads, to the bit."""
     text = "\n".join(delimiter.join([q, "Q0", d, "0", s, t] + (["x"] if extra else [])) for q, d, s, t in rows)
     data = (text + ("\n" if final_newline else "")).encode("utf-8")
-    fast = io._fast_columns(data)
-    general = io._general_columns(Path("f"), data)
+    fast = _fast_columns(data)
+    general = _general_columns(Path("f"), data)
     assert fast is not None
     assert fast.qid.to_pylist() == general.qid.to_pylist()
     assert fast.docid.to_pylist() == general.docid.to_pylist()
@@ -875,7 +879,7 @@ def test_unusual_files_take_the_general_path(text):
     """Doubled or mixed delimiters, leading ones, carriage returns, non-finite or
     non-decimal scores, short lines: the fast path declines, the general path reads or
     words the error with its line."""
-    assert io._fast_columns(text.encode()) is None
+    assert _fast_columns(text.encode()) is None
 
 
 _grade_text = st.one_of(st.sampled_from(["0", "1", "-2", "+3", "007", "-0", "9223372036854775807"]),
@@ -890,13 +894,13 @@ def test_fast_qrels_equal_the_tokeniser(rows, delimiter, extra):
     Arrow does not read "+3" as an integer (strtol does): such a file takes the general path."""
     text = "\n".join(delimiter.join([q, it, d, g] + (["x"] if extra else [])) for q, it, d, g in rows) + "\n"
     data = text.encode("utf-8")
-    table = io._arrow_fields(data, io._QRELS_FIELDS)
-    lines = io._tokenise(data)
+    table = arrow_fields(data, QRELS_FIELDS)
+    lines = tokenise(data)
     if any(g.startswith("+") for *_, g in rows):
         assert table is None
         return
     assert table is not None
-    assert table.column("f0").to_pylist() == io._utf8(Path("q"), lines, 0, "qid").to_pylist()
-    assert table.column("f2").to_pylist() == io._utf8(Path("q"), lines, 2, "docid").to_pylist()
-    assert table.column("f3").to_pylist() == io._parse_numbers(Path("q"), lines, 3, "grade", io._INTEGER,
+    assert table.column("f0").to_pylist() == utf8_column(Path("q"), lines, 0, "qid").to_pylist()
+    assert table.column("f2").to_pylist() == utf8_column(Path("q"), lines, 2, "docid").to_pylist()
+    assert table.column("f3").to_pylist() == parse_numbers(Path("q"), lines, 3, "grade", INTEGER,
                                                                np.int64).tolist()

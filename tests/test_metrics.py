@@ -1,4 +1,4 @@
-"""P@k and AP@k (irmeta.metrics): hand-worked values, averaging, thresholds, exact means,
+"""P@k and AP@k (irmeta.measures): hand-worked values, averaging, thresholds, exact means,
 measure names, and a property test against an obviously-correct pure-Python loop.
 """
 
@@ -6,32 +6,24 @@ from __future__ import annotations
 
 import math
 import random
-import string
 import struct
 import tempfile
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irmeta import io
-from irmeta.metrics import (
-    AVERAGING_NAMES,
-    Measure,
-    average_precision,
-    evaluate,
-    exact_mean,
-    mean_scores,
-    parse_measure,
-    precision,
-    relevant_count,
-    score_table,
-)
-from irmeta.ranking import relevance_matrix
+
+from irmeta.campaign.judge import relevance_matrix
+from irmeta.measures.averaging import AVERAGING_NAMES, evaluate, exact_mean, mean_scores, score_table
+from irmeta.measures.cutoffs import relevant_count
+from irmeta.measures.names import Measure, parse_measure
+from irmeta.measures.precision import average_precision, precision
 from campaigns import write
+from irmeta.campaign.qrels import read_qrels, sort_topics
+from irmeta.campaign.runs import read_runs
 
 
 def bits(x) -> bytes:
@@ -85,8 +77,8 @@ RUN_B = """1 Q0 d4 1 0.5 B
 @pytest.fixture(scope="module")
 def campaign(tmp_path_factory):
     root = tmp_path_factory.mktemp("tiny")
-    qrels = io.read_qrels(write(root / "qrels.txt", QRELS))
-    runs = io.read_runs([write(root / "runs" / "A", RUN_A), write(root / "runs" / "B.gz", RUN_B)])
+    qrels = read_qrels(write(root / "qrels.txt", QRELS))
+    runs = read_runs([write(root / "runs" / "A", RUN_A), write(root / "runs" / "B.gz", RUN_B)])
     return runs, qrels
 
 
@@ -311,8 +303,8 @@ def test_runs_with_same_per_topic_scores_in_other_topics_tie_exactly(tmp_path):
                 doc = f"T{topic}R{r}" if rel and r < 8 else f"T{topic}U{n}"
                 r, n = (r + 1, n) if rel and r < 8 else (r, n + 1)
                 lines.append(f"{topic} Q0 {doc} {i + 1} {100 - i} x")
-    qrels = io.read_qrels(write(tmp_path / "qrels", "\n".join(qrels_lines) + "\n"))
-    runs = io.read_runs([write(tmp_path / "A", "\n".join(a_lines) + "\n"),
+    qrels = read_qrels(write(tmp_path / "qrels", "\n".join(qrels_lines) + "\n"))
+    runs = read_runs([write(tmp_path / "A", "\n".join(a_lines) + "\n"),
                          write(tmp_path / "B", "\n".join(b_lines) + "\n")])
     m = relevance_matrix(runs, qrels, depth=30)
     for measure in (average_precision, precision):
@@ -435,10 +427,10 @@ def test_against_plain_python(campaign, ks, threshold):
         for name, topics in runs_d.items():
             text = "".join(f"{t} Q0 {d} 0 {s} {name}\n" for t, lines in topics.items() for d, s in lines)
             paths.append(write(root / "runs" / name, text))
-        qrels = io.read_qrels(qpath)
-        runs = io.read_runs(paths)
+        qrels = read_qrels(qpath)
+        runs = read_runs(paths)
     m = relevance_matrix(runs, qrels, depth=max(ks), threshold=threshold)
-    topics = io.sort_topics(qrels_d)
+    topics = sort_topics(qrels_d)
     assert m.topics == topics
     for k in ks:
         p = precision(m, k)

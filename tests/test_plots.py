@@ -1,4 +1,4 @@
-"""irmeta.plots: every figure writes a PNG and a PDF, and a rerun writes the same bytes.
+"""irmeta.artefacts.figures: every figure writes a PNG and a PDF, and a rerun writes the same bytes.
 
 The inputs are small synthetic tables with the pipeline's columns (no campaign data).
 """
@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from irmeta.artefacts.figures.collection import plot_discriminative_power, plot_kendall_tau, plot_rarity_distribution, plot_stability, plot_synthetic_rare_common, plot_system_subsampling, tau_limits
 
-from irmeta import plots
+
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 ALPHAS = ["0", "0.25", "0.5", "0.75", "1"]
@@ -96,13 +97,13 @@ def rarity_listing() -> pd.DataFrame:
 
 
 CASES = {
-    "kendall": lambda stem: plots.plot_kendall_tau({"A": kendall_table(), "B": kendall_table(0.1)}, stem),
-    "synthetic": lambda stem: plots.plot_synthetic_rare_common(synthetic_table(), stem),
-    "synthetic_variants": lambda stem: plots.plot_synthetic_rare_common(synthetic_table(True), stem),
-    "discriminative": lambda stem: plots.plot_discriminative_power(discriminative_table(), stem),
-    "stability": lambda stem: plots.plot_stability(stability_table(), stem),
-    "subsampling": lambda stem: plots.plot_system_subsampling(subsampling_table(), stem),
-    "rarity": lambda stem: plots.plot_rarity_distribution(rarity_listing(), stem),
+    "kendall": lambda stem: plot_kendall_tau({"A": kendall_table(), "B": kendall_table(0.1)}, stem),
+    "synthetic": lambda stem: plot_synthetic_rare_common(synthetic_table(), stem),
+    "synthetic_variants": lambda stem: plot_synthetic_rare_common(synthetic_table(True), stem),
+    "discriminative": lambda stem: plot_discriminative_power(discriminative_table(), stem),
+    "stability": lambda stem: plot_stability(stability_table(), stem),
+    "subsampling": lambda stem: plot_system_subsampling(subsampling_table(), stem),
+    "rarity": lambda stem: plot_rarity_distribution(rarity_listing(), stem),
 }
 
 
@@ -127,30 +128,30 @@ def test_alpha_read_as_float_and_baselines_without_alpha(tmp_path):
     """What pandas gives back from a CSV without 1/R: float alphas, NaN for baselines."""
     table = discriminative_table()
     table["alpha"] = pd.to_numeric(table["alpha"])
-    paths = plots.plot_discriminative_power(table, tmp_path / "dp")
+    paths = plot_discriminative_power(table, tmp_path / "dp")
     assert all(p.stat().st_size > 0 for p in paths)
 
 
 def test_kendall_axis_extends_below_paper_range(tmp_path):
     """Data below 0.8 must stay visible; the default range is the paper's 0.8-1.0."""
-    assert plots.tau_limits([0.95, 1.0]) == (0.8, 1.0)
-    low, high = plots.tau_limits([0.79, 0.9, 1.0])
+    assert tau_limits([0.95, 1.0]) == (0.8, 1.0)
+    low, high = tau_limits([0.79, 0.9, 1.0])
     assert low <= 0.79 - 0.01 and high == 1.0
-    assert plots.tau_limits([0.19])[0] <= 0.18
+    assert tau_limits([0.19])[0] <= 0.18
     table = kendall_table(0.2)  # reaches 1 - 0.8 - 0.01 = 0.19
     assert table["tau_ap"].min() < 0.8
-    paths = plots.plot_kendall_tau({"X": table}, tmp_path / "tau")
+    paths = plot_kendall_tau({"X": table}, tmp_path / "tau")
     assert paths[0].read_bytes().startswith(PNG_MAGIC)
 
 
 def test_missing_column_is_an_error(tmp_path):
     with pytest.raises(ValueError, match="missing column"):
-        plots.plot_stability(stability_table().drop(columns="fuzziness_mode"), tmp_path / "s")
+        plot_stability(stability_table().drop(columns="fuzziness_mode"), tmp_path / "s")
 
 
 def test_rc_params_left_untouched(tmp_path):
     import matplotlib
 
     before = dict(matplotlib.rcParams)
-    plots.plot_system_subsampling(subsampling_table(), tmp_path / "sub")
+    plot_system_subsampling(subsampling_table(), tmp_path / "sub")
     assert dict(matplotlib.rcParams) == before

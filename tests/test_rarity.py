@@ -21,11 +21,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irmeta import io
-from irmeta.metrics import alpha_label, evaluate, mean_scores, parse_alpha, score_table
-from irmeta.ranking import relevance_matrix
-from irmeta.rarity import document_rarity, rarity_listing
+
+from irmeta.campaign.judge import relevance_matrix
+from irmeta.campaign.rarity import document_rarity, rarity_listing
+from irmeta.measures.alpha import alpha_label, parse_alpha
+from irmeta.measures.averaging import evaluate, mean_scores, score_table
 from campaigns import write_campaign
+from irmeta.campaign.runs import Runs
 
 TOL = 1e-12
 RARENESS = ("P_rareness", "AP_rareness", "P_rareness_norm", "AP_rareness_norm")
@@ -560,7 +562,7 @@ TABLE4_PUBLISHED = [0.81, 0.62, 0.41, 0.22, 0.08]  # the paper's Table 4 (extern
 TABLE4_AT_100 = [0.992, 0.992, 0.907, 0.434, 0.147]  # PROTOCOL.md, "Qualitative analysis"
 
 
-def count_runs_retrieving(runs: io.Runs, qid: str, depth: int) -> dict[str, int]:
+def count_runs_retrieving(runs: Runs, qid: str, depth: int) -> dict[str, int]:
     """Independent count from the read rows (not the matrix): docid -> runs with it in top depth."""
     docids = runs.docids.to_pylist()
     q = runs.topics.index(qid)

@@ -13,7 +13,7 @@ import yaml
 from docutils.core import publish_parts
 from jinja2 import Environment
 
-from irmeta.config import validate_config
+from irmeta.pipeline.config import validate_config
 
 ROOT = Path(__file__).resolve().parents[1]
 CAPTIONS = sorted((ROOT / "workflow" / "report").glob("*.rst"))

@@ -17,10 +17,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irmeta import io
-from irmeta.metrics import MEASURES, score_table
-from irmeta.ranking import relevance_matrix
+
+from irmeta.campaign.judge import relevance_matrix
+from irmeta.measures.averaging import score_table
+from irmeta.measures.registry import MEASURES
 from campaigns import write
+from irmeta.campaign.qrels import read_qrels
+from irmeta.campaign.runs import read_runs
 
 FAMILIES = sorted(name for name, d in MEASURES.items() if not d.uses_alpha)
 NEEDS_CUTOFF = {"ASL_g1"}  # @n is the number of relevant documents, not a depth
@@ -63,15 +66,15 @@ def test_alone_equals_together(campaign, cutoffs, depth, threshold, gains, beta,
     options = {"gains": gains, "beta": beta, "asl_unretrieved": unretrieved}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        q = io.read_qrels(write(root / "qrels", "".join(f"{t} 0 {d} {g}\n" for t, j in qrels.items()
+        q = read_qrels(write(root / "qrels", "".join(f"{t} 0 {d} {g}\n" for t, j in qrels.items()
                                                       for d, g in j.items())))
         paths = {name: write(root / "runs" / name, "".join(f"{t} Q0 {d} {i} {len(docs) - i} {name}\n"
                                                           for t, docs in lists.items() for i, d in enumerate(docs)))
                  for name, lists in runs.items()}
-        together = score_table(relevance_matrix(io.read_runs(list(paths.values()), depth=depth), q,
+        together = score_table(relevance_matrix(read_runs(list(paths.values()), depth=depth), q,
                                                 threshold=threshold), measures, **options)
         for name, path in paths.items():
-            alone = score_table(relevance_matrix(io.read_runs(path, depth=depth), q, threshold=threshold),
+            alone = score_table(relevance_matrix(read_runs(path, depth=depth), q, threshold=threshold),
                                 measures, **options)
             mine = together[together["run"] == name].reset_index(drop=True)
             assert alone[["measure", "qid", "averaging"]].equals(mine[["measure", "qid", "averaging"]])
@@ -87,8 +90,8 @@ def test_every_family_is_covered():
 def test_uncut_runs_need_a_cutoff_where_k_divides(tmp_path):
     """Without a depth there is no k for P: an error, alone or together, never the depth
     of the deepest list scored alongside (which made P depend on the other runs)."""
-    q = io.read_qrels(write(tmp_path / "qrels", "1 0 a 1\n"))
-    runs = io.read_runs([write(tmp_path / "r1", "1 Q0 a 1 2 r1\n"),
+    q = read_qrels(write(tmp_path / "qrels", "1 0 a 1\n"))
+    runs = read_runs([write(tmp_path / "r1", "1 Q0 a 1 2 r1\n"),
                          write(tmp_path / "r2", "1 Q0 a 1 2 r2\n1 Q0 b 2 1 r2\n")])
     m = relevance_matrix(runs, q)
     with pytest.raises(ValueError, match="depth k the runs were cut to"):

@@ -64,7 +64,7 @@ def test_same_seed_byte_identical(tmp_path: Path) -> None:
 
 
 def test_default_campaign_deterministic(tmp_path: Path, campaign: dict) -> None:
-    again = simulate_campaign(tmp_path / "again", seed=42)
+    simulate_campaign(tmp_path / "again", seed=42)
     assert _all_files(tmp_path / "again") == _all_files(campaign["qrels"].parent)
 
 

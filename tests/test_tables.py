@@ -1,4 +1,4 @@
-"""irmeta.tables: the table writers, the paper's table layouts and the published-versus-
+"""irmeta.artefacts: the table writers, the paper's table layouts and the published-versus-
 reproduced report, on small synthetic inputs (no campaign data)."""
 
 from __future__ import annotations
@@ -8,8 +8,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from irmeta.artefacts.labels import alpha_key, measure_from_paper_label, paper_label
+from irmeta.artefacts.paper.published_vs_reproduced import published_vs_reproduced
+from irmeta.artefacts.paper.report import load_published
+from irmeta.artefacts.paper.tables import paper_swap_table, paper_table1, paper_table2, paper_table3
+from irmeta.artefacts.tables import latex_escape, write_table
 
-from irmeta import tables
+
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,7 +33,7 @@ def sample_frame() -> pd.DataFrame:
 
 def test_write_table_outputs(tmp_path):
     frame = sample_frame()
-    paths = tables.write_table(frame, tmp_path / "sub" / "t1", caption="Table 1: 95% of P_rareness")
+    paths = write_table(frame, tmp_path / "sub" / "t1", caption="Table 1: 95% of P_rareness")
     assert [p.name for p in paths] == ["t1.csv", "t1.md", "t1.tex"]
 
     back = pd.read_csv(paths[0], dtype={"alpha": str})
@@ -56,15 +61,15 @@ def test_write_table_outputs(tmp_path):
 
 def test_write_table_is_deterministic_and_formats_floats(tmp_path):
     frame = sample_frame()
-    first = [p.read_bytes() for p in tables.write_table(frame, tmp_path / "a", float_format="{:.1f}")]
-    second = [p.read_bytes() for p in tables.write_table(frame, tmp_path / "a", float_format="{:.1f}")]
+    first = [p.read_bytes() for p in write_table(frame, tmp_path / "a", float_format="{:.1f}")]
+    second = [p.read_bytes() for p in write_table(frame, tmp_path / "a", float_format="{:.1f}")]
     assert first == second
     assert b"| 0.1 |" in first[1] and b"| 0.7 |" in first[1]
     assert not first[1].startswith(b"\n")  # no caption, no blank first line
 
 
 def test_latex_escape():
-    assert tables.latex_escape("a_b%c&d#e$f{g}h~i^j\\") == (
+    assert latex_escape("a_b%c&d#e$f{g}h~i^j\\") == (
         r"a\_b\%c\&d\#e\$f\{g\}h\textasciitilde{}i\textasciicircum{}j\textbackslash{}")
 
 
@@ -74,7 +79,7 @@ def test_latex_escape():
 @pytest.mark.parametrize("value, key", [(np.nan, ""), (None, ""), ("", ""), (0.0, "0"), (1.0, "1"),
                                         ("1.0", "1"), ("0.25", "0.25"), (0.5, "0.5"), ("1/R", "1/R")])
 def test_alpha_key(value, key):
-    assert tables.alpha_key(value) == key
+    assert alpha_key(value) == key
 
 
 @pytest.mark.parametrize("measure, label", [
@@ -83,8 +88,8 @@ def test_alpha_key(value, key):
     ("AP_rareness_norm@100", "AP'_rareness"), ("AP@10", "AP@10"),
 ])
 def test_measure_labels_round_trip(measure, label):
-    assert tables.measure_label(measure) == label
-    assert tables.measure_from_label(label) == measure
+    assert paper_label(measure) == label
+    assert measure_from_paper_label(label) == measure
 
 
 # ------------------------------------------------------------------ paper tables
@@ -111,7 +116,7 @@ def dp_table(offset: int, alpha_as_float: bool = False) -> pd.DataFrame:
 
 
 def test_paper_table1_layout():
-    out = tables.paper_table1({"A": dp_table(0), "B": dp_table(1000, alpha_as_float=True)})
+    out = paper_table1({"A": dp_table(0), "B": dp_table(1000, alpha_as_float=True)})
     assert list(out.columns) == ["Metric", "alpha", "A 95%", "A 99%", "B 95%", "B 99%"]
     assert out["Metric"].tolist() == ["P@100", "P@100_rareness", "P@100_rareness", "AP", "AP_rareness", "AP_rareness"]
     assert out["alpha"].tolist() == ["0.0", "0.5", "1.0", "0.0", "0.5", "1.0"]
@@ -120,12 +125,12 @@ def test_paper_table1_layout():
     assert out["B 95%"].tolist() == [1100, 1350, 1400, 1200, 1450, 1500]
     assert str(out["A 95%"].dtype) == "Int64"
 
-    other = tables.paper_table1({"A": dp_table(0)}, method="tukey_hsd")
+    other = paper_table1({"A": dp_table(0)}, method="tukey_hsd")
     assert other["A 95%"].tolist()[0] == 50100
 
 
 def test_paper_table1_all_alphas_and_norm():
-    out = tables.paper_table1({"A": dp_table(0)}, alphas=None, include_norm=True)
+    out = paper_table1({"A": dp_table(0)}, alphas=None, include_norm=True)
     p_rows = out[out["Metric"] == "P@100_rareness"]
     assert p_rows["alpha"].tolist() == ["0.0", "0.25", "0.5", "0.75", "1.0"]
     assert p_rows["A 95%"].tolist() == [300, 325, 350, 375, 400]
@@ -136,7 +141,7 @@ def test_paper_table1_all_alphas_and_norm():
 def test_paper_table1_missing_cell_is_na():
     frame = dp_table(0)
     frame = frame[~((frame["measure"] == "AP_rareness@100") & (frame["alpha"] == "1"))]
-    out = tables.paper_table1({"A": frame})
+    out = paper_table1({"A": frame})
     assert out["A 95%"].isna().tolist() == [False] * 5 + [True]
 
 
@@ -160,11 +165,11 @@ def coded(measure: str, alpha: str, mode: str) -> float:
 
 
 def test_paper_table2_layout():
-    out = tables.paper_table2({"A": stability_table(coded), "B": stability_table(lambda *a: coded(*a) + 0.001)})
+    out = paper_table2({"A": stability_table(coded), "B": stability_table(lambda *a: coded(*a) + 0.001)})
     assert list(out.columns) == ["Metric", "alpha", "A", "B"]
     assert out["A"].tolist() == pytest.approx([0.1, 0.305, 0.31, 0.2, 0.405, 0.41])
     assert out["B"].tolist() == pytest.approx([0.101, 0.306, 0.311, 0.201, 0.406, 0.411])
-    rel = tables.paper_table2({"A": stability_table(coded)}, mode="relative")
+    rel = paper_table2({"A": stability_table(coded)}, mode="relative")
     assert rel["A"].tolist()[0] == pytest.approx(0.6)
 
 
@@ -172,7 +177,7 @@ def test_paper_table2_refuses_ambiguous_settings():
     frame = stability_table(coded)
     twice = pd.concat([frame, frame.assign(seed=1, stability=frame["stability"] + 0.01)])
     with pytest.raises(ValueError, match="select the setting"):
-        tables.paper_table2({"A": twice})
+        paper_table2({"A": twice})
 
 
 def subsampling_table() -> pd.DataFrame:
@@ -187,7 +192,7 @@ def subsampling_table() -> pd.DataFrame:
 
 
 def test_paper_table3_layout():
-    out = tables.paper_table3({"T8": subsampling_table()}, "T8")
+    out = paper_table3({"T8": subsampling_table()}, "T8")
     assert list(out.columns) == ["Metric", "alpha", "N=2", "N=4", "N=8"]
     assert out["Metric"].tolist() == ["P@100_rareness", "AP_rareness"]
     assert out["alpha"].tolist() == ["1.0", "1.0"]
@@ -237,7 +242,7 @@ def rows_of(markdown: str, prefix: str) -> list[list[str]]:
 
 
 def test_published_vs_reproduced_values():
-    md = tables.published_vs_reproduced(PUBLISHED, {"TREC-8": reproduced_trec8()}, {"TREC-8": {"trials": 10}})
+    md = published_vs_reproduced(PUBLISHED, {"TREC-8": reproduced_trec8()}, {"TREC-8": {"trials": 10}})
     t1 = rows_of(md, "Table 1")
     exact = [r for r in t1 if r[1] == "P@100 [95%]" and r[3] == "TREC-8"][0]
     assert exact[4:7] == ["100", "100", "0"]  # equal to the published count: difference 0
@@ -278,23 +283,23 @@ def test_figure1_reproduced_when_collection_has_topic():
     synthetic = pd.DataFrame({"topic": 1127540, "system": ["S_rare"] * 3 + ["S_common"] * 3, "alpha": 1.0,
                               "n_relevant": [1, 2, 3] * 2, "n_relevant_retrieved": [1, 2, 3] * 2,
                               "rank": [3.0, 1.0, 1.0, 1.0, 1.0, 1.0], "rare_systems": "protocol"})
-    md = tables.published_vs_reproduced(published, {"DLT20": {"synthetic_rare_common": synthetic}}, {})
+    md = published_vs_reproduced(published, {"DLT20": {"synthetic_rare_common": synthetic}}, {})
     row = rows_of(md, "Figure 1")[0]
     assert row[3:7] == ["DLT20", "28", "2", "-26"]
     assert "rare_systems = protocol" in row[7]
 
 
 def test_published_vs_reproduced_nothing_run_and_deterministic():
-    md = tables.published_vs_reproduced(PUBLISHED, {}, {})
+    md = published_vs_reproduced(PUBLISHED, {}, {})
     assert "not run" in md and "- Collections run: none." in md
     assert "not reproduced: DLT20 runs not available" in md
-    a = tables.published_vs_reproduced(PUBLISHED, {"TREC-8": reproduced_trec8()}, {"TREC-8": {"b": 1, "a": [2]}})
-    b = tables.published_vs_reproduced(PUBLISHED, {"TREC-8": reproduced_trec8()}, {"TREC-8": {"a": [2], "b": 1}})
+    a = published_vs_reproduced(PUBLISHED, {"TREC-8": reproduced_trec8()}, {"TREC-8": {"b": 1, "a": [2]}})
+    b = published_vs_reproduced(PUBLISHED, {"TREC-8": reproduced_trec8()}, {"TREC-8": {"a": [2], "b": 1}})
     assert a == b
 
 
 def test_why_section_numbers_come_from_inputs():
-    md = tables.published_vs_reproduced(PUBLISHED, {"TREC-8": reproduced_trec8()}, {})
+    md = published_vs_reproduced(PUBLISHED, {"TREC-8": reproduced_trec8()}, {})
     why = md.split("## Why they differ")[1]
     assert "TREC-8: 3 of 4 cells equal the published count; differences range from 0 to +10." in why
     assert "+0 pairs by paper_pairwise" not in why
@@ -304,11 +309,11 @@ def test_why_section_numbers_come_from_inputs():
 
 
 def test_repository_copy_of_published_figures():
-    published = tables.load_published(ROOT / "config" / "published.yaml")
+    published = load_published(ROOT / "config" / "published.yaml")
     assert published["table1_discriminative_power"]["P@100"]["0.0"]["TREC-8"] == [3666, 2973]
     assert published["table3_system_subsampling"]["n_systems"] == [2, 4, 8, 16, 32, 64]
     assert set(published["setup"]["collections"]) == {"TREC-5", "TREC-8", "WT14", "DLT20"}
-    md = tables.published_vs_reproduced(published, {}, {})
+    md = published_vs_reproduced(published, {}, {})
     assert md.count("not run") > 40
 
 
@@ -316,6 +321,6 @@ def test_swap_table_orders_measures_by_sensitivity():
     frame = pd.DataFrame({"measure": ["RR", "AP@100", "P_rareness@100"], "alpha": ["", "", "1"],
                           "sampling": "bootstrap", "confidence": 0.95, "required_difference": [0.17, 0.04, 0.06],
                           "sensitivity": [0.57, 0.86, 0.63], "comparisons": 1000})
-    out = tables.swap_table({"TREC-8": frame})
+    out = paper_swap_table({"TREC-8": frame})
     assert list(out["Metric"]) == ["AP", "P@100_rareness", "RR"]
     assert list(out["absolute diff. required"]) == [0.04, 0.06, 0.17] and list(out["alpha"]) == ["", "1.0", ""]

@@ -17,10 +17,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irmeta import io
-from irmeta.metrics import parse_measure, score_table
-from irmeta.ranking import relevance_matrix
+
+from irmeta.campaign.judge import relevance_matrix
+from irmeta.measures.averaging import score_table
+from irmeta.measures.names import parse_measure
 from irmeta.simulate import simulate_campaign
+from irmeta.campaign.qrels import Qrels, read_qrels
+from irmeta.campaign.runs import Runs, read_runs
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -33,7 +36,7 @@ REQUEST = {"P.5,100", "map", "map_cut.100", "recip_rank", "ndcg", "ndcg_cut.10,1
 TOLERANCE = 1e-9
 
 
-def qrels_for_pytrec(qrels: io.Qrels) -> dict[str, dict[str, int]]:
+def qrels_for_pytrec(qrels: Qrels) -> dict[str, dict[str, int]]:
     """{qid: {docid: grade}} without negative grades. trec_eval reads a negative grade as
     "in the pool, unjudged", which every measure here treats as an unjudged document;
     leaving them out also keeps pytrec-eval-terrier 0.5.11 from corrupting memory on a
@@ -45,7 +48,7 @@ def qrels_for_pytrec(qrels: io.Qrels) -> dict[str, dict[str, int]]:
     return dict(out)
 
 
-def runs_in_trec_order(runs: io.Runs) -> dict[str, dict[str, dict[str, float]]]:
+def runs_in_trec_order(runs: Runs) -> dict[str, dict[str, dict[str, float]]]:
     """{run: {qid: {docid: n - position}}}: trec_eval's order as strictly decreasing scores."""
     docids = np.asarray(runs.docids.to_pylist(), dtype=object)
     out: dict[str, dict[str, dict[str, float]]] = {name: defaultdict(dict) for name in runs.names}
@@ -55,7 +58,7 @@ def runs_in_trec_order(runs: io.Runs) -> dict[str, dict[str, dict[str, float]]]:
     return out
 
 
-def compare(runs: io.Runs, qrels: io.Qrels, *, threshold: int) -> int:
+def compare(runs: Runs, qrels: Qrels, *, threshold: int) -> int:
     """Assert irmeta's per-topic values and both means equal trec_eval's; return how many
     values were compared."""
     matrix = relevance_matrix(runs, qrels, threshold=threshold)
@@ -89,7 +92,7 @@ def compare(runs: io.Runs, qrels: io.Qrels, *, threshold: int) -> int:
 
 @pytest.mark.parametrize("depth", [1000, 100])
 def test_trec8(shared_data, trec8_qrels, trec8_runs, depth):
-    runs = trec8_runs if depth == 1000 else io.read_runs(shared_data / "trec8_adhoc" / "runs", depth=depth)
+    runs = trec8_runs if depth == 1000 else read_runs(shared_data / "trec8_adhoc" / "runs", depth=depth)
     assert compare(runs, trec8_qrels, threshold=1) == 129 * len(NAMES) * (50 + 2)
 
 
@@ -98,7 +101,7 @@ def test_clef_tar(clef_runs, clef_qrels):
     assert compare(clef_runs, clef_qrels, threshold=1) == clef_runs.n_runs * len(NAMES) * (30 + 2)
 
 
-def web2014_runs(root: Path, qrels: io.Qrels, n_runs: int = 12, seed: int = 2014) -> Path:
+def web2014_runs(root: Path, qrels: Qrels, n_runs: int = 12, seed: int = 2014) -> Path:
     """Runs drawn from the real graded qrels: per topic, judged documents of every grade
     (spam included) and unjudged ones, scores on a coarse grid so ties are common."""
     rng = np.random.default_rng(seed)
@@ -119,17 +122,17 @@ def web2014_runs(root: Path, qrels: io.Qrels, n_runs: int = 12, seed: int = 2014
 @pytest.mark.parametrize("threshold", [1, 2, 3])
 @pytest.mark.parametrize("depth", [None, 50])
 def test_graded_web2014(shared_data, tmp_path_factory, threshold, depth):
-    qrels = io.read_qrels(shared_data / "qrels_only" / "web2014_adhoc.qrels.txt")
+    qrels = read_qrels(shared_data / "qrels_only" / "web2014_adhoc.qrels.txt")
     assert qrels.grade.min() == -2 and qrels.grade.max() == 4
     root = tmp_path_factory.mktemp("web2014")
-    runs = io.read_runs(web2014_runs(root, qrels), depth=depth)
+    runs = read_runs(web2014_runs(root, qrels), depth=depth)
     assert compare(runs, qrels, threshold=threshold) > 0
 
 
 @pytest.mark.parametrize("threshold", [1, 2])
 def test_graded_simulated(tmp_path, threshold):
     made = simulate_campaign(tmp_path / "demo", seed=7, n_runs=10, n_topics=12, depth=60)
-    qrels = io.read_qrels(made["qrels"])
+    qrels = read_qrels(made["qrels"])
     assert set(qrels.grade.tolist()) == {0, 1, 2}
-    runs = io.read_runs(tmp_path / "demo" / "runs")
+    runs = read_runs(tmp_path / "demo" / "runs")
     assert compare(runs, qrels, threshold=threshold) == 10 * len(NAMES) * (12 + 2)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from irmeta.ranking import load_matrix, matrix_settings
+from irmeta.campaign.store import load_matrix, matrix_settings
 
 pytestmark = pytest.mark.integration
 

@@ -1,19 +1,21 @@
 """irmeta: reproducible meta-evaluation of information retrieval metrics.
 
-Modules, one concern each:
+Packages by layer; each imports only the layers below it (``tests/unit/test_layers.py``):
 
-- :mod:`irmeta.io`: TREC qrels and runs, read with trec_eval's semantics, to arrays.
-- :mod:`irmeta.ranking`: runs joined to qrels as dense (run, topic, rank) arrays.
-- :mod:`irmeta.metrics`: the measure registry; P@k, AP@k and the rareness measures.
-- :mod:`irmeta.rarity`: document rarity S_d, R(d), R'(d) from any subset of runs.
-- :mod:`irmeta.graded`: RR, DCG/nDCG, Sakai's Q-, O-, P- and P+-measures.
-- :mod:`irmeta.asl`: Atomized Search Length and the analyses of its paper.
-- :mod:`irmeta.statistics`: Kendall tau, tau_AP, Tukey HSD (three ways), stability, swap method.
-- :mod:`irmeta.experiments`: the paper's experiments as array computations, shardable.
-- :mod:`irmeta.plots`, :mod:`irmeta.tables`: figures and the paper's tables.
-- :mod:`irmeta.config`, :mod:`irmeta.download`, :mod:`irmeta.pipeline`: the workflow's steps.
-- :mod:`irmeta.simulate`: a synthetic campaign, the pipeline's embedded default.
-- :mod:`irmeta.cli`: ``irmeta score`` and ``irmeta simulate``.
+- :mod:`irmeta.support`: atomic writes, Arrow helpers, progress (used by every layer).
+- :mod:`irmeta.campaign`: TREC qrels and runs read with trec_eval's semantics, the
+  judged postings every measure reads, stored once, and document rarity S_d.
+- :mod:`irmeta.measures`: the name grammar and registry, one module per family (P/AP,
+  the rareness measures, trec_eval's binary measures, graded measures, ASL), averaging.
+- :mod:`irmeta.metaeval`: statistics (:mod:`irmeta.metaeval.stats`) and one module per
+  experiment (Kendall tau, discriminative power, stability, system subsampling,
+  synthetic systems, swap sensitivity, the ASL paper's analyses).
+- :mod:`irmeta.artefacts`: labels, tables (CSV, Markdown, LaTeX), figures, and the
+  paper's own tables and published-versus-reproduced report.
+
+Beside them, importing from any layer: :mod:`irmeta.pipeline` (the workflow's config,
+steps and script helpers), :mod:`irmeta.simulate` (a synthetic campaign) and
+:mod:`irmeta.cli` (``irmeta score``, ``irmeta simulate``).
 """
 
 __version__ = "0.1.0"

@@ -17,20 +17,23 @@ import sys
 import warnings
 from pathlib import Path
 from typing import Callable, Sequence
-
 import numpy as np
-
-from . import __version__
-from . import io
-from .metrics import (MAX_CUTOFF, MEASURES, Scores, depth_read, measure_label, parse_alpha, parse_measure,
-                      score_arrays)
-from .ranking import judge_runs
+from irmeta import __version__
+from irmeta.campaign.errors import TrecFormatError, TrecFormatWarning
+from irmeta.campaign.judge import judge_runs
+from irmeta.campaign.qrels import read_qrels
+from irmeta.measures.alpha import parse_alpha
+from irmeta.measures.averaging import Scores, score_arrays
+from irmeta.measures.names import MAX_CUTOFF, depth_read, measure_label, parse_measure
+from irmeta.measures.registry import MEASURES
+from irmeta.support.arrow import joined_bytes, lean_memory
+from irmeta.support.atomic import atomic_path
 
 
 def _score(args: argparse.Namespace) -> int:
-    io.lean_memory()
+    lean_memory()
     measures = [parse_measure(m) for m in (args.measure or ["P@10", "AP"])]
-    qrels = io.read_qrels(args.qrels)
+    qrels = read_qrels(args.qrels)
     # Runs are read no deeper than the measures look (every score is the same, less is kept).
     needed = depth_read(measures, args.rarity_depth)
     depth = args.depth if needed is None else min(args.depth or needed, needed)
@@ -65,7 +68,7 @@ def _write_output(path: str, text: bytes) -> None:
     if not target.parent.is_dir():
         raise FileNotFoundError(2, "its directory does not exist", path)
     try:
-        with io.atomic_path(target) as tmp:
+        with atomic_path(target) as tmp:
             tmp.write_bytes(text)
     except OSError as exc:
         raise OSError(exc.errno, f"cannot write ({exc.strerror or exc})", path) from None
@@ -94,7 +97,7 @@ def scores_tsv(scores: Scores, *, per_topic: bool, digits: int | None) -> bytes:
             lines = pc.binary_join_element_wise(runs.take(pa.array(run_index)), measure_label(measure, alpha),
                                                 qids.take(pa.array(qid_index)),
                                                 pc.binary_join_element_wise(text, "\n", ""), "\t")
-            chunks.append(io.joined_bytes(lines))
+            chunks.append(joined_bytes(lines))
     return b"".join(chunks)
 
 
@@ -107,7 +110,7 @@ def _gains(text: str) -> dict[int, float]:
 
 
 def _simulate(args: argparse.Namespace) -> int:
-    from .simulate import simulate_campaign
+    from irmeta.simulate import simulate_campaign
 
     def progress(stage: str, done: int, total: int) -> None:
         print(f"irmeta: simulate: {stage} {done}/{total}", file=sys.stderr, flush=True)
@@ -215,9 +218,10 @@ gain map (--gains) gives grades it does not name gain 0. Rareness measures count
 rarity over the runs given, so they alone depend on which runs are scored together.
 """
 
+
 # What reaches the user as one line: bad input (file, line, fault), a path that cannot
 # be read or written, a setting out of range. Anything else is a bug and keeps its traceback.
-_INPUT_ERRORS = (io.TrecFormatError, ValueError, KeyError, OSError)
+_INPUT_ERRORS = (TrecFormatError, ValueError, KeyError, OSError)
 
 
 def _message(exc: BaseException) -> str:
@@ -229,7 +233,7 @@ def _message(exc: BaseException) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", io.TrecFormatWarning)
+        warnings.simplefilter("always", TrecFormatWarning)
         try:
             code = args.func(args)
         except _INPUT_ERRORS as exc:

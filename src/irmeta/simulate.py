@@ -41,35 +41,49 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from irmeta.support.arrow import joined_bytes
 
-from .io import joined_bytes
-
-__all__ = ["simulate_campaign"]
 
 # Latent relevance strength per grade (index = grade).
 _GRADE_STRENGTH = np.array([0.0, 1.0, 1.6])
+
+
 # Fraction of relevant documents that are hidden / rare (of the non-hidden).
 _P_HIDDEN = 0.08
+
+
 _P_RARE = 0.15
+
+
 # Probability that a rare document is shared by a second innovative system.
 _P_CO_OWNED = 0.3
+
+
 # Latent boost an innovative system gets on the rare documents it owns.
 _RARE_BOOST = 3.0
+
+
 # Standard deviations of the shared / group / run-specific latent noise.
 _SD_POP, _SD_GROUP, _SD_RUN = 1.0, 0.9, 0.3
+
+
 # Fraction of non-pooled, non-relevant documents judged anyway.
 _P_EXTRA_JUDGED = 0.05
+
+
 # Per adjacent-rank probability of an exact score tie in "tied" runs.
 _P_TIE = 0.02
+
 
 _VARIANTS = (
     "bm25", "bm25-rm3", "ql-dir", "dfr-pl2", "bm25-sdm",
     "ql-jm", "inl2", "bm25-bo1", "lm-rm3", "bm25-axiom",
 )
+
+
 _INNOVATIVE = (("nova", "splade"), ("orbit", "colbert"), ("zenith", "doc2query"))
 
 

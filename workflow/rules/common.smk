@@ -10,13 +10,13 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from irmeta import config as irconfig
+from irmeta.pipeline import config as irconfig
 
 
 SCHEMA_DIR = Path(workflow.basedir) / "workflow" / "schemas"
 COLLECTIONS_DIR = Path("config/collections")
 
-# The same schema twice: irmeta.config first, for a one-line error naming the key,
+# The same schema twice: irmeta.pipeline.config first, for a one-line error naming the key,
 # then Snakemake's validate, which fills in the defaults.
 try:
     irconfig.validate_config(
@@ -140,7 +140,7 @@ def experiment_measures():
 
 def shard_range(total, wildcards):
     """[first, last) trial indices of the wildcard's shard, as a list of two ints."""
-    from irmeta.pipeline import shard_trials
+    from irmeta.pipeline.scripts import shard_trials
 
     trials = shard_trials(total, len(SHARDS), int(wildcards.shard))
     return [trials.start, trials.stop]
@@ -218,7 +218,7 @@ def ingest_input(wildcards):
 
 
 def ingest_options(wildcards):
-    """depth, duplicates and run_name: how irmeta.ranking.judge_runs reads the collection."""
+    """depth, duplicates and run_name: how irmeta.campaign.judge.judge_runs reads the collection."""
     return COLLECTIONS[wildcards.collection].ingest_options()
 
 
@@ -230,7 +230,7 @@ def relevance_threshold(wildcards):
 def rarity_listing_depths(wildcards):
     """Depths S_d is listed at: the rarity depth (default: the deepest measure cutoff)
     and the runs' full depth (None), as the paper's Table 4 counted it."""
-    from irmeta.metrics import parse_measure
+    from irmeta.measures.names import parse_measure
 
     cutoffs = [parse_measure(m).cutoff for m in config["measures"]]
     depth = config["rarity_depth"] or max((c for c in cutoffs if c), default=None)

@@ -1,6 +1,7 @@
 """Rule compute_rarity: S_d, R(d), R'(d) of every relevant document with irmeta.pipeline."""
 
-from irmeta.pipeline import log_to, rarity_collection, run_script
+from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.pipeline.steps import rarity_collection
 
 
 def main(smk) -> None:

@@ -1,7 +1,7 @@
-"""Rule download_qrels_<collection>: fetch public qrels with irmeta.download."""
+"""Rule download_qrels_<collection>: fetch public qrels with irmeta.pipeline.download."""
 
-from irmeta.download import download_qrels
-from irmeta.pipeline import log_to, run_script
+from irmeta.pipeline.download import download_qrels
+from irmeta.pipeline.scripts import log_to, run_script
 
 
 def main(smk) -> None:

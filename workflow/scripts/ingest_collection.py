@@ -1,8 +1,9 @@
-"""Rule ingest_collection: qrels and runs to judged.npz with irmeta.pipeline.ingest_collection."""
+"""Rule ingest_collection: qrels and runs to judged.npz with irmeta.pipeline.steps.ingest_collection."""
 
 import json
 
-from irmeta.pipeline import ingest_collection, log_to, run_script
+from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.pipeline.steps import ingest_collection
 
 
 def main(smk) -> None:

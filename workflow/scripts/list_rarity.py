@@ -2,7 +2,8 @@
 
 import pandas as pd
 
-from irmeta.pipeline import log_to, run_script, write_csv
+from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.pipeline.stored_scores import write_csv
 
 
 def main(smk) -> None:

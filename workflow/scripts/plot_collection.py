@@ -1,11 +1,13 @@
-"""Rule plot_collection: one collection's figures with irmeta.plots."""
+"""Rule plot_collection: one collection's figures with irmeta.artefacts.figures."""
 
 from pathlib import Path
 
 import pandas as pd
 
-from irmeta import plots
-from irmeta.pipeline import log_to, run_script
+
+from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.artefacts.figures.collection import plot_discriminative_power, plot_kendall_tau, plot_rarity_distribution, plot_stability, plot_synthetic_rare_common, plot_system_subsampling
+from irmeta.artefacts.figures.style import render_all
 
 
 def main(smk) -> None:
@@ -17,14 +19,14 @@ def main(smk) -> None:
                            if name != "synthetic_rare_common" else {"topic": str})
 
     tasks = [
-        lambda: plots.plot_discriminative_power(table("discriminative_power"), folder / "discriminative_power"),
-        lambda: plots.plot_synthetic_rare_common(table("synthetic_rare_common"), folder / "synthetic_rare_common"),
-        lambda: plots.plot_kendall_tau({smk.params.label: table("kendall_tau")}, folder / "kendall_tau"),
-        lambda: plots.plot_stability(table("stability"), folder / "stability"),
-        lambda: plots.plot_system_subsampling(table("system_subsampling"), folder / "system_subsampling"),
-        lambda: plots.plot_rarity_distribution(pd.read_parquet(smk.input.rarity), folder / "rarity_distribution"),
+        lambda: plot_discriminative_power(table("discriminative_power"), folder / "discriminative_power"),
+        lambda: plot_synthetic_rare_common(table("synthetic_rare_common"), folder / "synthetic_rare_common"),
+        lambda: plot_kendall_tau({smk.params.label: table("kendall_tau")}, folder / "kendall_tau"),
+        lambda: plot_stability(table("stability"), folder / "stability"),
+        lambda: plot_system_subsampling(table("system_subsampling"), folder / "system_subsampling"),
+        lambda: plot_rarity_distribution(pd.read_parquet(smk.input.rarity), folder / "rarity_distribution"),
     ]
-    plots.render_all(tasks, processes=smk.threads)
+    render_all(tasks, processes=smk.threads)
     log.info("wrote the figures of %s in %s", smk.params.label, folder)
 
 

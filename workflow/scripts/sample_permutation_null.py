@@ -1,7 +1,9 @@
 """Rule sample_permutation_null: one shard of the randomised Tukey HSD's null distribution."""
 
-from irmeta.experiments import randomised_null_shard, score_matrices
-from irmeta.pipeline import load_scores, log_to, run_script, write_frame
+from irmeta.metaeval.discriminative_power import randomised_null_shard
+from irmeta.metaeval.score_matrices import score_matrices
+from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.pipeline.stored_scores import load_scores, write_frame
 
 
 def main(smk) -> None:

@@ -1,8 +1,10 @@
 """Rule sample_stability: one shard of Buckley-Voorhees trials (per-pair wins and ties)."""
 
-from irmeta.experiments import score_matrices, stability_shard
-from irmeta.pipeline import load_scores, log_to, run_script
-from irmeta.statistics import topics_per_trial_default
+from irmeta.metaeval.score_matrices import score_matrices
+from irmeta.metaeval.stability import stability_shard
+from irmeta.metaeval.stats.stability_trials import topics_per_trial_default
+from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.pipeline.stored_scores import load_scores
 
 
 def main(smk) -> None:

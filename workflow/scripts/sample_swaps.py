@@ -1,7 +1,9 @@
 """Rule sample_swaps: one shard of the swap method's trials (per-bin comparisons and swaps)."""
 
-from irmeta.experiments import score_matrices, swap_shard
-from irmeta.pipeline import load_scores, log_to, run_script, write_frame
+from irmeta.metaeval.score_matrices import score_matrices
+from irmeta.metaeval.swap_sensitivity import swap_shard
+from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.pipeline.stored_scores import load_scores, write_frame
 
 
 def main(smk) -> None:

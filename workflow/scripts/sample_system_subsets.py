@@ -1,8 +1,9 @@
 """Rule sample_system_subsets: one shard of Algorithm 1's trials (tau per trial)."""
 
-from irmeta.experiments import subsampling_shard, subsampling_sizes
-from irmeta.pipeline import log_to, run_script, write_frame
-from irmeta.ranking import load_matrix
+from irmeta.campaign.store import load_matrix
+from irmeta.metaeval.system_subsampling import subsampling_shard, subsampling_sizes
+from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.pipeline.stored_scores import write_frame
 
 
 def main(smk) -> None:

@@ -1,6 +1,7 @@
-"""Rule score_runs: the scores of every run with irmeta.pipeline.score_collection."""
+"""Rule score_runs: the scores of every run with irmeta.pipeline.steps.score_collection."""
 
-from irmeta.pipeline import log_to, run_script, score_collection
+from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.pipeline.steps import score_collection
 
 
 def main(smk) -> None:

@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from irmeta.pipeline import log_to, run_script
+from irmeta.pipeline.scripts import log_to, run_script
 from irmeta.simulate import simulate_campaign
 
 

@@ -1,12 +1,13 @@
-"""Rule simulate_rare_common: Figure 1's table with irmeta.experiments.synthetic_rare_common."""
+"""Rule simulate_rare_common: Figure 1's table with irmeta.metaeval.synthetic_rare_common.synthetic_rare_common."""
 
 import numpy as np
 import pandas as pd
 
-from irmeta.experiments import synthetic_rare_common
-from irmeta.metrics import parse_measure
-from irmeta.pipeline import log_to, run_script, write_csv
-from irmeta.ranking import load_matrix
+from irmeta.campaign.store import load_matrix
+from irmeta.measures.names import parse_measure
+from irmeta.metaeval.synthetic_rare_common import synthetic_rare_common
+from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.pipeline.stored_scores import write_csv
 
 
 def main(smk) -> None:

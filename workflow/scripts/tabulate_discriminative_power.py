@@ -1,9 +1,11 @@
-"""Rule tabulate_discriminative_power: Table 1 with irmeta.experiments.discriminative_power_table."""
+"""Rule tabulate_discriminative_power: Table 1 with irmeta.metaeval.discriminative_power.discriminative_power_table."""
 
 import pandas as pd
 
-from irmeta.experiments import discriminative_power_table, score_matrices
-from irmeta.pipeline import load_scores, log_to, run_script, write_csv
+from irmeta.metaeval.discriminative_power import discriminative_power_table
+from irmeta.metaeval.score_matrices import score_matrices
+from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.pipeline.stored_scores import load_scores, write_csv
 
 
 def main(smk) -> None:

@@ -1,7 +1,8 @@
-"""Rule tabulate_kendall_tau: Figure 2's table with irmeta.experiments.kendall_tau_table."""
+"""Rule tabulate_kendall_tau: Figure 2's table with irmeta.metaeval.kendall_tau.kendall_tau_table."""
 
-from irmeta.experiments import kendall_tau_table
-from irmeta.pipeline import load_scores, log_to, run_script, write_csv
+from irmeta.metaeval.kendall_tau import kendall_tau_table
+from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.pipeline.stored_scores import load_scores, write_csv
 
 
 def main(smk) -> None:

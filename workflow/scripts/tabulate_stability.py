@@ -1,7 +1,8 @@
 """Rule tabulate_stability: Table 2 from the stability shards."""
 
-from irmeta.experiments import StabilityCounts, stability_table
-from irmeta.pipeline import log_to, run_script, write_csv
+from irmeta.metaeval.stability import StabilityCounts, stability_table
+from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.pipeline.stored_scores import write_csv
 
 
 def main(smk) -> None:

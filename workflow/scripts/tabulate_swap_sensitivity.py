@@ -2,8 +2,9 @@
 
 import pandas as pd
 
-from irmeta.experiments import swap_table
-from irmeta.pipeline import load_scores, log_to, run_script, write_csv
+from irmeta.metaeval.swap_sensitivity import swap_table
+from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.pipeline.stored_scores import load_scores, write_csv
 
 
 def main(smk) -> None:

@@ -2,8 +2,9 @@
 
 import pandas as pd
 
-from irmeta.experiments import subsampling_table
-from irmeta.pipeline import log_to, run_script, write_csv
+from irmeta.metaeval.system_subsampling import subsampling_table
+from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.pipeline.stored_scores import write_csv
 
 
 def main(smk) -> None:

@@ -1,0 +1,214 @@
+"""Runs joined to the qrels: each run file is read, put in trec_eval's order, cut at
+the depth and joined to the judgments on its own (in threads), into a
+:class:`~irmeta.campaign.postings.RelevanceMatrix` of the judged documents the runs
+retrieved. Memory holds one file's rows per thread and the judged postings, never every
+retrieved document.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from irmeta.campaign.errors import TrecFormatError
+from irmeta.campaign.files import resolve_paths
+from irmeta.campaign.postings import Postings, RelevanceMatrix, offsets_from_counts
+from irmeta.campaign.qrels import Qrels, sort_topics
+from irmeta.campaign.runs import DuplicatePolicy, RunNameSource, Runs, read_run_file
+
+
+@dataclass(frozen=True)
+class _Lookup:
+    """The qrels as a sorted key array: (topic, judged-document code) -> qrels row."""
+
+    topics: pa.Array  # qrels topics, in irmeta's topic order
+    vocabulary: pa.Array  # distinct judged docids
+    keys: np.ndarray  # sorted topic * V + doc
+    rows: np.ndarray  # qrels row of each key
+
+    @classmethod
+    def of(cls, qrels: Qrels, topics: list[str]) -> "_Lookup":
+        vocabulary = pc.unique(qrels.docid)
+        topic_values = pa.array(topics, pa.large_string())
+        topic = np.asarray(pc.index_in(qrels.qid, value_set=topic_values), dtype=np.int64)
+        doc = np.asarray(pc.index_in(qrels.docid, value_set=vocabulary), dtype=np.int64)
+        keys = topic * max(len(vocabulary), 1) + doc
+        order = np.argsort(keys, kind="stable")
+        return cls(topic_values, vocabulary, keys[order], order.astype(np.int64))
+
+    def topic_codes(self, qid: pa.Array) -> np.ndarray:
+        """Topic index of each qid, -1 when the qrels do not judge the topic."""
+        return np.asarray(pc.index_in(qid, value_set=self.topics).fill_null(-1), dtype=np.int64)
+
+    def judge(self, topic: np.ndarray, docid: pa.Array) -> np.ndarray:
+        """qrels row of each (topic, docid), -1 when unjudged (or the topic is not judged).
+        A dictionary-encoded ``docid`` is looked up once per distinct document."""
+        if pa.types.is_dictionary(docid.type):
+            codes = np.asarray(pc.index_in(docid.dictionary, value_set=self.vocabulary).fill_null(-1), dtype=np.int64)
+            doc = codes[np.asarray(docid.indices, dtype=np.int64)] if len(docid) else np.zeros(0, np.int64)
+        else:
+            doc = np.asarray(pc.index_in(docid, value_set=self.vocabulary).fill_null(-1), dtype=np.int64)
+        out = np.full(len(doc), -1, dtype=np.int64)
+        known = (doc >= 0) & (topic >= 0)
+        if known.any() and len(self.keys):
+            key = topic[known] * max(len(self.vocabulary), 1) + doc[known]
+            pos = np.minimum(np.searchsorted(self.keys, key), len(self.keys) - 1)
+            out[known] = np.where(self.keys[pos] == key, self.rows[pos], -1)
+        return out
+
+
+@dataclass(frozen=True)
+class _Side:
+    """One run's hits or misses: postings in topic order, ranks ascending, per-topic counts."""
+
+    rank: np.ndarray  # int32
+    judgment: np.ndarray  # int32
+    counts: np.ndarray  # (topics,) int64
+
+
+@dataclass(frozen=True)
+class _JudgedRun:
+    """One run joined to the qrels: its relevant and other judged postings, its list lengths."""
+
+    name: str
+    path: str
+    hits: _Side
+    misses: _Side
+    length: np.ndarray  # (Q,) int32
+    ignored: list[str]
+    dropped: int
+
+
+def _judge_run(name: str, path: str, qid: pa.Array, docid: pa.Array, rank: np.ndarray, lookup: _Lookup,
+               grade: np.ndarray, threshold: int, depth: int | None, dropped: int = 0) -> _JudgedRun:
+    """Rows of one run (trec_eval order, ranks from 1 per topic) joined to the qrels and
+    split at the relevance ``threshold`` (``grade``: the qrels grades)."""
+    n_topics = len(lookup.topics)
+    qid_enc = qid.dictionary_encode()
+    code_of = lookup.topic_codes(qid_enc.dictionary)
+    topic = code_of[np.asarray(qid_enc.indices, dtype=np.int64)] if len(qid) else np.zeros(0, np.int64)
+    rank = np.asarray(rank, dtype=np.int32)
+    keep = topic >= 0
+    if depth is not None:
+        keep &= rank <= depth
+    ignored = sorted(set(np.asarray(qid_enc.dictionary.to_pylist(), dtype=object)[code_of < 0].tolist()))
+    topic, rank = topic[keep], rank[keep]
+    length = np.bincount(topic, minlength=n_topics).astype(np.int32)
+    row = lookup.judge(topic, docid.filter(pa.array(keep)) if not keep.all() else docid)
+    judged = row >= 0
+    topic, rank, row = topic[judged], rank[judged], row[judged]
+    order = np.lexsort((rank, topic))  # the run's cells in topic order, ranks ascending
+    topic, rank, row = topic[order], rank[order], row[order].astype(np.int32)
+    relevant = grade[row] >= threshold
+
+    def side(mask: np.ndarray) -> _Side:
+        return _Side(rank[mask], row[mask], np.bincount(topic[mask], minlength=n_topics))
+
+    return _JudgedRun(name, path, side(relevant), side(~relevant), length, sort_topics(ignored), dropped)
+
+
+def _concatenate(sides: list[_Side]) -> Postings:
+    """Runs' postings one after the other (each in topic order: cells stay sorted), copied
+    into place run by run."""
+    counts = np.concatenate([side.counts for side in sides]) if sides else np.zeros(0, np.int64)
+    start = offsets_from_counts(counts)
+    rank = np.empty(int(start[-1]), dtype=np.int32)
+    judgment = np.empty(int(start[-1]), dtype=np.int32)
+    at = 0
+    for side in sides:
+        rank[at:at + len(side.rank)] = side.rank
+        judgment[at:at + len(side.rank)] = side.judgment
+        at += len(side.rank)
+    return Postings(start, rank, judgment)
+
+
+def _assemble(judged: list[_JudgedRun], qrels: Qrels, lookup: _Lookup, topics: list[str], *,
+              threshold: int, run_depth: int | None) -> RelevanceMatrix:
+    """The runs' postings, run-major, as one matrix."""
+    hits = _concatenate([j.hits for j in judged])
+    misses = _concatenate([j.misses for j in judged])
+    topic_of_row = np.asarray(pc.index_in(qrels.qid, value_set=lookup.topics), dtype=np.int64)
+    return RelevanceMatrix(
+        runs=[j.name for j in judged], topics=topics,
+        length=np.stack([j.length for j in judged]) if judged else np.zeros((0, len(topics)), np.int32),
+        hits=hits, misses_loader=lambda: misses, threshold=threshold,
+        qrels_topic=topic_of_row, qrels_grade=qrels.grade.astype(np.int64), docids=qrels.docid,
+        run_depth=run_depth, ignored_topics={j.name: j.ignored for j in judged if j.ignored},
+    )
+
+
+def _check_threshold(threshold: int) -> None:
+    if threshold < 0:
+        raise ValueError(f"the relevance threshold must be >= 0 (trec_eval -l), not {threshold}")
+
+
+def relevance_matrix(runs: Runs, qrels: Qrels, *, depth: int | None = None,
+                     threshold: int = 1) -> RelevanceMatrix:
+    """Join runs read by :func:`irmeta.campaign.runs.read_runs` to the qrels, cut at ``depth``."""
+    _check_threshold(threshold)
+    topics = qrels.topics
+    grade = qrels.grade.astype(np.int64)
+    lookup = _Lookup.of(qrels, topics)
+    qids = pa.array(runs.topics, pa.large_string())
+    bounds = np.searchsorted(runs.run, np.arange(runs.n_runs + 1))  # rows are sorted by run
+    judged = []
+    for s, name in enumerate(runs.names):
+        lo, hi = int(bounds[s]), int(bounds[s + 1])
+        qid = qids.take(pa.array(runs.qid[lo:hi]))
+        docid = runs.docids.take(pa.array(runs.docid[lo:hi]))
+        judged.append(_judge_run(name, "", qid, docid, runs.rank[lo:hi], lookup, grade, threshold, depth,
+                                 runs.dropped_duplicates.get(name, 0)))
+    return _assemble(judged, qrels, lookup, topics, threshold=threshold, run_depth=_cut_depth(runs.depth, depth))
+
+
+def judge_runs(paths, qrels: Qrels, *, depth: int | None = None, threshold: int = 1,
+               duplicates: DuplicatePolicy = "error", run_name: RunNameSource = "file", threads: int = 2,
+               progress: Callable[[int, int, Path], None] | None = None) -> tuple[RelevanceMatrix, dict]:
+    """Read run files straight into a :class:`RelevanceMatrix`: each file is parsed, put in
+    trec_eval's order, cut at ``depth`` and joined to the qrels on its own (in threads),
+    so memory holds one file's rows per thread and the judged postings, never every
+    retrieved document. Returns the matrix and what reading did (files, dropped
+    duplicates), for the record."""
+    files = resolve_paths(paths)
+    if not files:
+        raise FileNotFoundError("no run file given")
+    if depth is not None and depth < 1:
+        raise ValueError(f"depth must be a positive integer, not {depth}")
+    _check_threshold(threshold)
+    topics = qrels.topics
+    lookup = _Lookup.of(qrels, topics)
+    grade = qrels.grade.astype(np.int64)
+
+    def load(i_path: tuple[int, Path]) -> _JudgedRun:
+        i, path = i_path
+        f = read_run_file(path, run_name, depth, duplicates)
+        out = _judge_run(f.name, str(path), f.qid, f.docid, f.rank, lookup, grade, threshold, None, f.dropped)
+        if progress is not None:
+            progress(i + 1, len(files), path)
+        return out
+
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        judged = list(pool.map(load, enumerate(files)))
+    seen: dict[str, str] = {}
+    for j in judged:
+        if j.name in seen:
+            raise TrecFormatError(j.path, None, f"run name {j.name!r} is also the name of {seen[j.name]}")
+        seen[j.name] = j.path
+    matrix = _assemble(judged, qrels, lookup, topics, threshold=threshold, run_depth=depth)
+    reading = {
+        "depth": depth,
+        "order": "score descending, then docid descending (trec_eval)",
+        "duplicates": duplicates,
+        "dropped_duplicates": {j.name: j.dropped for j in judged if j.dropped},
+        "files": [j.path for j in judged],
+    }
+    return matrix, reading
+
+
+def _cut_depth(read: int | None, kept: int | None) -> int | None:
+    """The depth the runs are cut to: at reading (``-M``) and again when joined."""
+    return min((d for d in (read, kept) if d is not None), default=None)

@@ -1,0 +1,276 @@
+"""Runs joined to qrels: the judged documents each run retrieved, the input of every measure.
+
+Measures read the judged documents a run retrieved (the relevant ones; the judged
+non-relevant ones for bpref and for gains below the relevance threshold), their ranks,
+and how many documents the run returned for each topic; nothing else. So a campaign is
+held as *postings*: for each (run, topic) cell, the judged documents the run retrieved,
+in rank order, as compressed sparse rows (cell offsets, ranks, qrels rows). Its size
+follows what the measures read (TREC-8 at depth 1000: 0.3 M relevant and 1.4 M other
+judged postings against 6.5 M ranked cells), and unjudged documents are only counted.
+
+Cells are run-major: cell ``s * Q + q`` for run ``s`` and topic ``q``; topics are those
+of the qrels (trec_eval's topic set), runs in reading order. Relevant postings (judged,
+grade >= the threshold) and the other judged ones are kept apart, so a job that reads
+only the relevant ones never touches the rest (:func:`load_matrix` leaves them on disk
+until asked for).
+
+Every sum over a cell adds its postings one at a time in rank order
+(:meth:`Postings.ordered_sums`), as trec_eval's loops do, so per-topic scores are the
+same to the last bit whatever the other runs, and equal to the dense cumulative sums
+irmeta computed before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Callable, Iterable, Sequence
+import numpy as np
+import pyarrow as pa
+
+
+# A dense (run, topic, rank) view is for small campaigns (tests, notebooks) only.
+DENSE_LIMIT = 100_000_000
+
+
+@dataclass(frozen=True, eq=False)
+class Postings:
+    """Judged documents retrieved, grouped by cell, ranks ascending within a cell.
+
+    ``start`` (cells + 1,) int64 offsets; ``rank`` (n,) int32, 1-based; ``judgment``
+    (n,) int32, the row of the qrels that judges the document.
+    """
+
+    start: np.ndarray
+    rank: np.ndarray
+    judgment: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.rank)
+
+    @property
+    def n_cells(self) -> int:
+        return len(self.start) - 1
+
+    @cached_property
+    def counts(self) -> np.ndarray:
+        """(cells,) int64: postings per cell."""
+        return np.diff(self.start)
+
+    @cached_property
+    def cell(self) -> np.ndarray:
+        """(n,) int64: the cell of each posting."""
+        return np.repeat(np.arange(self.n_cells, dtype=np.int64), self.counts)
+
+    @cached_property
+    def position(self) -> np.ndarray:
+        """(n,) int64: 0-based position of each posting within its cell (rank order)."""
+        return np.arange(len(self), dtype=np.int64) - self.start[self.cell]
+
+    @cached_property
+    def _rounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Postings ordered by position, and where each position's run of them starts."""
+        order = np.argsort(self.position, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(np.bincount(self.position, minlength=1))])
+        return order, bounds
+
+    def rounds(self, reverse: bool = False) -> Iterable[np.ndarray]:
+        """Indices of the first posting of every cell, then of the second, ...; with
+        ``reverse``, the last of every cell first. Within a round each cell occurs once,
+        so ``out[cell[idx]] += v[idx]`` adds in rank order."""
+        if reverse:
+            back = (self.start[self.cell + 1] - 1) - np.arange(len(self), dtype=np.int64)
+            order = np.argsort(back, kind="stable")
+            bounds = np.concatenate([[0], np.cumsum(np.bincount(back, minlength=1))])
+        else:
+            order, bounds = self._rounds
+        for j in range(len(bounds) - 1):
+            yield order[bounds[j]:bounds[j + 1]]
+
+    def ordered_sums(self, values: np.ndarray) -> np.ndarray:
+        """(cells,) float64: each cell's values added one at a time in rank order (the
+        order of trec_eval's loops and of a cumulative sum over ranks)."""
+        out = np.zeros(self.n_cells, dtype=np.float64)
+        cell = self.cell
+        for idx in self.rounds():
+            out[cell[idx]] += values[idx]
+        return out
+
+    def running_sums(self, values: np.ndarray, reverse: bool = False) -> np.ndarray:
+        """(n,) float64: at each posting, the sum of its cell's values up to it, in rank
+        order (with ``reverse``, from the cell's last posting up to it)."""
+        acc = np.zeros(self.n_cells, dtype=np.float64)
+        out = np.empty(len(self), dtype=np.float64)
+        cell = self.cell
+        for idx in self.rounds(reverse):
+            c = cell[idx]
+            acc[c] += values[idx]
+            out[idx] = acc[c]
+        return out
+
+    def first(self) -> np.ndarray:
+        """(cells,) int64: index of each cell's first posting, -1 for an empty cell."""
+        return np.where(self.counts > 0, self.start[:-1], -1)
+
+    def top(self, k: int | None) -> "Postings":
+        """The postings ranked at most ``k`` (all for None)."""
+        if k is None or len(self) == 0 or int(self.rank.max()) <= k:
+            return self
+        keep = self.rank <= k
+        counts = np.bincount(self.cell[keep], minlength=self.n_cells)
+        return Postings(offsets_from_counts(counts), self.rank[keep], self.judgment[keep])
+
+    def cells(self, cells: np.ndarray) -> "Postings":
+        """The postings of the given cells, in that order (a cell may repeat)."""
+        cells = np.asarray(cells, dtype=np.int64)
+        counts = self.counts[cells]
+        begin = self.start[cells]
+        index = np.repeat(begin - offsets_from_counts(counts)[:-1], counts) + np.arange(int(counts.sum()), dtype=np.int64)
+        return Postings(offsets_from_counts(counts), self.rank[index], self.judgment[index])
+
+
+def offsets_from_counts(counts: np.ndarray) -> np.ndarray:
+    out = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=out[1:])
+    return out
+
+
+def merge(a: Postings, b: Postings) -> Postings:
+    """Both sets of postings in one, ranks ascending within each cell."""
+    cell = np.concatenate([a.cell, b.cell])
+    rank = np.concatenate([a.rank, b.rank])
+    order = np.lexsort((rank, cell))
+    counts = a.counts + b.counts
+    return Postings(offsets_from_counts(counts), rank[order], np.concatenate([a.judgment, b.judgment])[order])
+
+
+@dataclass(frozen=True, eq=False)
+class RelevanceMatrix:
+    """The judged documents every run retrieved for every qrels topic, as postings.
+
+    ``hits``: the relevant postings (judged, grade >= ``threshold``); ``misses``: the
+    other judged ones (loaded on first use when read from disk). ``length`` (runs,
+    topics): documents each run returned, after the depth cut. Qrels arrays are indexed
+    by judgment row: ``qrels_topic``, ``qrels_grade``, ``docids`` (the judged document of
+    each row; ``qrels_doc`` is ``arange(J)``, kept for the rarity listing).
+    """
+
+    runs: list[str]
+    topics: list[str]
+    length: np.ndarray  # (S, Q) int32
+    hits: Postings
+    misses_loader: Callable[[], Postings] = field(repr=False)
+    threshold: int
+    qrels_topic: np.ndarray  # (J,) int64
+    qrels_grade: np.ndarray  # (J,) int64
+    docids: pa.Array  # (J,) judged document of each qrels row
+    run_depth: int | None = None
+    ignored_topics: dict[str, list[str]] = field(default_factory=dict)
+
+    # ------------------------------------------------------------- shape and counts
+
+    @property
+    def n_runs(self) -> int:
+        return len(self.runs)
+
+    @property
+    def n_topics(self) -> int:
+        return len(self.topics)
+
+    @cached_property
+    def depth(self) -> int:
+        """The longest list kept (at least 1): the depth of the dense views."""
+        return max(1, int(self.length.max(initial=0)))
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return self.n_runs, self.n_topics, self.depth
+
+    @property
+    def returned(self) -> np.ndarray:
+        """(S, Q) bool: the run returned at least one document for the topic."""
+        return self.length > 0
+
+    @cached_property
+    def n_relevant(self) -> np.ndarray:
+        """(Q,) int64: relevant documents of each topic in the qrels."""
+        rel = self.qrels_grade >= self.threshold
+        return np.bincount(self.qrels_topic[rel], minlength=self.n_topics).astype(np.int64)
+
+    @property
+    def qrels_doc(self) -> np.ndarray:
+        return np.arange(len(self.qrels_grade), dtype=np.int64)
+
+    @cached_property
+    def misses(self) -> Postings:
+        """Judged documents retrieved with a grade below the threshold (negative ones too)."""
+        return self.misses_loader()
+
+    @cached_property
+    def judged(self) -> Postings:
+        """Every judged document retrieved: hits and misses together."""
+        return merge(self.hits, self.misses)
+
+    def grid(self, values: np.ndarray) -> np.ndarray:
+        """(cells,) values as (runs, topics)."""
+        return values.reshape(self.n_runs, self.n_topics)
+
+    def cell_counts(self, postings: Postings) -> np.ndarray:
+        """(S, Q) int64: postings per cell."""
+        return self.grid(postings.counts)
+
+    def topic_of(self, postings: Postings) -> np.ndarray:
+        """(n,) int64: the topic index of each posting."""
+        return postings.cell % self.n_topics
+
+    def run_of(self, postings: Postings) -> np.ndarray:
+        """(n,) int64: the run index of each posting."""
+        return postings.cell // self.n_topics
+
+    def grade_of(self, postings: Postings) -> np.ndarray:
+        """(n,) int64: the qrels grade of each posting."""
+        return self.qrels_grade[postings.judgment]
+
+    # ------------------------------------------------------------------- subsets
+
+    def subset(self, runs: np.ndarray | Sequence[int]) -> "RelevanceMatrix":
+        """The given runs (indices) only, sharing the qrels."""
+        idx = np.asarray(runs, dtype=np.int64)
+        cells = (idx[:, None] * self.n_topics + np.arange(self.n_topics)).reshape(-1)
+        misses = self.misses_loader
+        return RelevanceMatrix(
+            runs=[self.runs[i] for i in idx], topics=self.topics, length=self.length[idx],
+            hits=self.hits.cells(cells), misses_loader=lambda: misses().cells(cells),
+            threshold=self.threshold, qrels_topic=self.qrels_topic, qrels_grade=self.qrels_grade,
+            docids=self.docids, run_depth=self.run_depth,
+            ignored_topics={self.runs[i]: self.ignored_topics.get(self.runs[i], []) for i in idx},
+        )
+
+    # --------------------------------------------------------------- dense views
+
+    def _dense(self, postings: Postings, values: np.ndarray, fill, dtype) -> np.ndarray:
+        if self.n_runs * self.n_topics * self.depth > DENSE_LIMIT:
+            raise MemoryError(f"a dense view of {self.n_runs} x {self.n_topics} x {self.depth} cells is for small "
+                              f"campaigns only; measures read the postings")
+        out = np.full(self.shape, fill, dtype=dtype)
+        cell = postings.cell
+        out[cell // self.n_topics, cell % self.n_topics, postings.rank - 1] = values
+        return out
+
+    @cached_property
+    def relevant(self) -> np.ndarray:
+        """Dense (S, Q, depth) bool view: a relevant document at that rank (small campaigns)."""
+        return self._dense(self.hits, True, False, bool)
+
+    @cached_property
+    def judgment(self) -> np.ndarray:
+        """Dense (S, Q, depth) int32 view: the qrels row judging the document there, -1 if
+        unjudged or past the end of the list (small campaigns)."""
+        judged = self.judged
+        return self._dense(judged, judged.judgment, -1, np.int32)
+
+    @cached_property
+    def grade(self) -> np.ndarray:
+        """Dense (S, Q, depth) int32 view: the grade there, 0 when unjudged (small campaigns)."""
+        judged = self.judged
+        return self._dense(judged, self.qrels_grade[judged.judgment], 0, np.int32)

@@ -1,0 +1,118 @@
+"""TREC qrels (``qid iter docid grade``) read with trec_eval's semantics: ``iter`` is
+ignored, grades are integers and may be negative (the 2014 Web Track marks spam with
+-2), a pair judged twice is an error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from irmeta.campaign.errors import TrecFormatError
+from irmeta.campaign.files import read_bytes, without_bom
+from irmeta.campaign.tokens import INTEGER, arrow_fields, check_columns, parse_numbers, tokenise, utf8_column
+from irmeta.support.atomic import write_parquet
+
+
+@dataclass(frozen=True)
+class Qrels:
+    """Relevance judgments: one row per judged (topic, document)."""
+
+    qid: pa.Array  # string per judgment
+    docid: pa.Array  # string per judgment
+    grade: np.ndarray  # int64 per judgment
+    source: str = ""
+
+    @property
+    def topics(self) -> list[str]:
+        """Topics of the qrels in natural order (numerically when all are integers)."""
+        return sort_topics(pc.unique(self.qid).to_pylist())
+
+    def __len__(self) -> int:
+        return len(self.grade)
+
+    def to_table(self) -> pa.Table:
+        table = pa.table({"qid": self.qid.cast(pa.string()), "docid": self.docid.cast(pa.string()),
+                          "grade": pa.array(self.grade, pa.int64())})
+        return table.replace_schema_metadata({"irmeta": json.dumps({"source": self.source})})
+
+    @classmethod
+    def from_table(cls, table: pa.Table) -> "Qrels":
+        meta = json.loads((table.schema.metadata or {}).get(b"irmeta", b"{}"))
+        return cls(
+            qid=table.column("qid").combine_chunks().cast(pa.large_string()),
+            docid=table.column("docid").combine_chunks().cast(pa.large_string()),
+            grade=table.column("grade").to_numpy().astype(np.int64),
+            source=meta.get("source", ""),
+        )
+
+
+def sort_topics(topics: Iterable[str]) -> list[str]:
+    """Natural topic order: numeric when every qid is an integer, else byte order."""
+    topics = list(topics)
+    if all(re.fullmatch(r"\d+", t) for t in topics):
+        return sorted(topics, key=lambda t: (int(t), t))
+    return sorted(topics)
+
+
+QRELS_FIELDS = {"f0": pa.large_string(), "f2": pa.large_string(), "f3": pa.int64()}
+
+
+def read_qrels(path: str | Path) -> Qrels:
+    """Read a qrels file (``qid iter docid grade``); a (qid, docid) twice is an error."""
+    path = Path(path)
+    data = without_bom(path, read_bytes(path))
+    table = arrow_fields(data, QRELS_FIELDS)
+    lines = None
+    if table is not None:
+        qid, docid = table.column("f0").combine_chunks(), table.column("f2").combine_chunks()
+        grade = table.column("f3").to_numpy().astype(np.int64)
+    else:
+        lines = tokenise(data)
+        check_columns(path, lines, 4, "qid iter docid grade")
+        qid = utf8_column(path, lines, 0, "qid")
+        docid = utf8_column(path, lines, 2, "docid")
+        grade = parse_numbers(path, lines, 3, "grade", INTEGER, np.int64)
+    codes = _pair_codes(qid, docid)
+    order = np.argsort(codes, kind="stable")
+    repeat = np.flatnonzero(np.diff(codes[order]) == 0)
+    if len(repeat):
+        number = (lines or tokenise(data)).number  # line numbers, only to word the error
+        first_row, second_row = order[repeat[0]], order[repeat[0] + 1]
+        raise TrecFormatError(
+            path,
+            int(number[second_row]),
+            f"topic {qid[second_row].as_py()} document {docid[second_row].as_py()} is judged twice "
+            f"(first on line {int(number[first_row])})",
+        )
+    return Qrels(qid=qid, docid=docid, grade=grade, source=str(path))
+
+
+def _pair_codes(a: pa.ChunkedArray | pa.Array, b: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """One int64 per (a, b) pair, equal exactly when both strings are equal."""
+    ca = _codes(a)
+    cb = _codes(b)
+    return ca.astype(np.int64) * (int(cb.max(initial=0)) + 1) + cb
+
+
+def _codes(values: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    enc = values.dictionary_encode()
+    if isinstance(enc, pa.ChunkedArray):
+        enc = enc.combine_chunks()
+    return enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+
+
+def write_qrels(qrels: Qrels, path: str | Path) -> None:
+    write_parquet(qrels.to_table(), path)
+
+
+def load_qrels(path: str | Path) -> Qrels:
+    """Qrels written by :func:`write_qrels`."""
+    import pyarrow.parquet as pq
+
+    return Qrels.from_table(pq.read_table(path))

@@ -1,0 +1,112 @@
+"""Document rarity: how few of the campaign's runs found each relevant document.
+
+Türkmen, Lease and Kutlu (ECIR 2023), eq. 2 and section 5.2. For topic q and relevant
+document d, S_d is the number of runs whose top-k for q holds d, S the number of runs:
+
+    R(d)  = 1 - S_d / S                 in [0, (S-1)/S] for a retrieved document  (eq. 2)
+    R'(d) = 1 - (S_d - 1) / (S - 1)     in [0, 1] for a retrieved document   (sec. 5.2)
+
+Relevant documents no run found are kept with S_d = 0 (R = 1, R' = S/(S-1)); they
+never enter a run's score, but the rarity listing shows them. Rarity can be counted
+from any subset of the runs (the system-subsampling experiment draws N of them), at a
+depth of its own (the paper's Table 4 counted S_d over the runs' full depth, 1000).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+import numpy as np
+from irmeta.campaign.postings import Postings, RelevanceMatrix
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+@dataclass(frozen=True)
+class Rarity:
+    """S_d of every relevant judgment of the qrels, counted over ``n_systems`` runs."""
+
+    judgment: np.ndarray  # (J,) row of the qrels
+    topic: np.ndarray  # (J,) topic index
+    doc: np.ndarray  # (J,) document code
+    grade: np.ndarray  # (J,)
+    n_retrieving: np.ndarray  # (J,) S_d
+    n_systems: int  # S
+    depth: int  # the depth S_d was counted at
+    index_of_judgment: np.ndarray  # (qrels rows,) -> index into the arrays above, -1 if not relevant
+
+    @property
+    def rarity(self) -> np.ndarray:
+        """R(d) = 1 - S_d / S (eq. 2)."""
+        return 1.0 - self.n_retrieving / self.n_systems
+
+    @property
+    def rarity_prime(self) -> np.ndarray:
+        """R'(d) = 1 - (S_d - 1) / (S - 1) (section 5.2); needs S >= 2."""
+        if self.n_systems < 2:
+            raise ValueError("R'(d) needs at least two runs (S - 1 > 0)")
+        return 1.0 - (self.n_retrieving - 1) / (self.n_systems - 1)
+
+    def per_posting(self, hits: Postings, values: np.ndarray) -> np.ndarray:
+        """``values`` (one per relevant judgment) at each relevant posting of ``hits``."""
+        return np.asarray(values)[self.index_of_judgment[hits.judgment]]
+
+    def table(self, matrix: RelevanceMatrix) -> pd.DataFrame:
+        """One row per relevant judgment: qid, docid, grade, n_retrieving, rarity, rarity_prime."""
+        import pandas as pd
+
+        prime = self.rarity_prime if self.n_systems >= 2 else np.full(len(self.doc), np.nan)
+        return pd.DataFrame({
+            "qid": np.asarray(matrix.topics, dtype=object)[self.topic],
+            "docid": matrix.docids.take(self.doc).to_numpy(zero_copy_only=False),
+            "grade": self.grade,
+            "n_retrieving": self.n_retrieving,
+            "rarity": self.rarity,
+            "rarity_prime": prime,
+        })
+
+
+def relevant_judgments(matrix: RelevanceMatrix) -> np.ndarray:
+    """Rows of the qrels that are relevant (grade >= threshold), in qrels order."""
+    return np.flatnonzero(matrix.qrels_grade >= matrix.threshold)
+
+
+def document_rarity(matrix: RelevanceMatrix, depth: int | None = None, runs: np.ndarray | None = None) -> Rarity:
+    """Count S_d for every relevant judgment over ``runs`` (indices; default all) at ``depth``
+    (default: the depth the runs were cut to, else all they returned).
+
+    S is the number of runs counted. No file is re-read: counts come from the matrix.
+    """
+    kept = matrix.run_depth or matrix.depth
+    d = kept if depth is None else depth
+    if d > kept:
+        raise ValueError(f"rarity depth {d} exceeds the depth the runs were kept to ({kept})")
+    rows = relevant_judgments(matrix)
+    index_of = np.full(len(matrix.qrels_grade), -1, dtype=np.int64)
+    index_of[rows] = np.arange(len(rows))
+    hits = matrix.hits.top(d)
+    if runs is not None:
+        hits = hits.cells((np.asarray(runs, dtype=np.int64)[:, None] * matrix.n_topics
+                           + np.arange(matrix.n_topics)).reshape(-1))
+    n_retrieving = np.bincount(index_of[hits.judgment], minlength=len(rows)).astype(np.int64)
+    n_systems = len(matrix.runs) if runs is None else len(np.asarray(runs))
+    if n_systems < 1:
+        raise ValueError("rarity needs at least one run")
+    return Rarity(
+        judgment=rows, topic=matrix.qrels_topic[rows], doc=matrix.qrels_doc[rows],
+        grade=matrix.qrels_grade[rows], n_retrieving=n_retrieving, n_systems=n_systems,
+        depth=d, index_of_judgment=index_of,
+    )
+
+
+def rarity_listing(matrix: RelevanceMatrix, depths: list[int]) -> pd.DataFrame:
+    """Rarity of every relevant judgment counted at each of ``depths`` (long table, with depth)."""
+    import pandas as pd
+
+    frames = []
+    for d in depths:
+        table = document_rarity(matrix, depth=d).table(matrix)
+        table.insert(3, "depth", d)
+        frames.append(table)
+    return pd.concat(frames, ignore_index=True)

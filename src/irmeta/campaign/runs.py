@@ -1,0 +1,365 @@
+"""Read TREC qrels and runs with trec_eval's semantics, into columnar arrays.
+
+Formats (whitespace separated, plain or gzip):
+
+- qrels: ``qid iter docid grade``; ``iter`` is ignored, ``grade`` is an integer and
+  may be negative (the 2014 Web Track marks spam with -2).
+- run: ``qid Q0 docid rank score tag``; column 2 and ``rank`` are ignored (CLEF TAR
+  runs hold NF/AF in column 2), anything after ``tag`` is ignored, as trec_eval does.
+
+trec_eval's order: within a run and topic, documents are sorted by score descending,
+ties broken by docid descending as byte strings, and only then cut at the depth
+(``trec_eval -M``).  A docid twice for one topic in a run is an error in trec_eval;
+``duplicates="first"`` keeps the best-ranked copy instead and reports what it dropped.
+
+Each file is read once: plain files (one delimiter, six fields or more) by Arrow's
+multithreaded CSV reader, anything else by a numpy tokeniser that also words every
+error with its line (no Python loop over lines either way). A leading UTF-8
+byte-order mark is dropped with a :class:`TrecFormatWarning` naming the file;
+trec_eval would read it as part of the first qid.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Literal, Sequence
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from irmeta.campaign.errors import TrecFormatError
+from irmeta.campaign.files import read_bytes, resolve_paths, run_name_from_path, without_bom
+from irmeta.campaign.qrels import sort_topics
+from irmeta.campaign.tokens import NUMBER, arrow_fields, check_columns, parse_numbers, tokenise, utf8_column
+from irmeta.support.atomic import write_parquet
+
+
+DuplicatePolicy = Literal["error", "first"]
+
+
+RunNameSource = Literal["file", "tag"]
+
+
+@dataclass(frozen=True)
+class _RunFile:
+    """One run file in trec_eval order, duplicates handled, cut at the depth."""
+
+    path: Path
+    name: str
+    qid: pa.DictionaryArray  # per kept row, codes into the file's own topics
+    docid: pa.DictionaryArray  # per kept row, codes into the file's own docids
+    score: np.ndarray
+    rank: np.ndarray
+    dropped: int
+
+
+@dataclass(frozen=True)
+class _RunColumns:
+    """The columns of a run file that trec_eval reads, one row per non-blank line."""
+
+    qid: pa.Array  # string
+    docid: pa.Array  # string
+    score: np.ndarray  # float64, finite
+    tag: str  # the first line's tag
+    line: np.ndarray | None  # 1-based line numbers (None from the fast path: no error to report)
+
+
+# Only the fields irmeta reads: Arrow skips the others (Q0, iter, rank) unparsed.
+_RUN_FIELDS = {"f0": pa.large_string(), "f2": pa.large_string(), "f4": pa.float64(), "f5": pa.large_string()}
+
+
+def _fast_columns(data: bytes) -> _RunColumns | None:
+    """A run's columns by Arrow's CSV reader (:func:`arrow_fields`), finite scores only."""
+    table = arrow_fields(data, _RUN_FIELDS)
+    if table is None:
+        return None
+    score = table.column("f4").to_numpy()
+    if not np.isfinite(score).all():  # nan, inf: the general path words the error
+        return None
+    return _RunColumns(table.column("f0").combine_chunks(), table.column("f2").combine_chunks(),
+                       np.ascontiguousarray(score), table.column("f5")[0].as_py(), None)
+
+
+def _general_columns(path: Path, data: bytes) -> _RunColumns:
+    lines = tokenise(data)
+    check_columns(path, lines, 6, "qid Q0 docid rank score tag")
+    start, end = lines.field(5)
+    tag = bytes(lines.buf[start[0]:end[0]]).decode("utf-8", errors="replace")
+    return _RunColumns(utf8_column(path, lines, 0, "qid"), utf8_column(path, lines, 2, "docid"),
+                       parse_numbers(path, lines, 4, "score", NUMBER, np.float64), tag, lines.number)
+
+
+def read_run_file(path: Path, run_name: RunNameSource, depth: int | None,
+                   duplicates: DuplicatePolicy) -> _RunFile:
+    data = without_bom(path, read_bytes(path))
+    columns = _fast_columns(data) or _general_columns(path, data)
+    name = columns.tag if run_name == "tag" else run_name_from_path(path)
+    qid, docid, score = columns.qid, columns.docid, columns.score
+
+    q_enc, d_enc = qid.dictionary_encode(), docid.dictionary_encode()
+    q = q_enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    d = d_enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    order = trec_order(q, score, d_enc)
+    if order is not None:
+        q, d, score = q[order], d[order], score[order]
+
+    key = q * len(d_enc.dictionary) + d
+    by_key = np.argsort(key, kind="stable")  # stable: the better-ranked copy comes first
+    repeat = np.flatnonzero(np.diff(key[by_key]) == 0)
+    keep = None
+    if len(repeat):
+        first_row, second_row = by_key[repeat[0]], by_key[repeat[0] + 1]
+        if duplicates == "error":
+            line = (columns.line if columns.line is not None else _general_columns(path, data).line)
+            line = line if order is None else line[order]
+            lo, hi = sorted((int(line[first_row]), int(line[second_row])))
+            raise TrecFormatError(
+                path, hi,
+                f"document {d_enc.dictionary[d[second_row]].as_py()} appears twice for topic "
+                f"{q_enc.dictionary[q[second_row]].as_py()} (also on line {lo}); trec_eval refuses "
+                f"this, set duplicates: first to keep the best-ranked copy",
+            )
+        keep = np.ones(len(key), dtype=bool)
+        keep[by_key[repeat + 1]] = False
+
+    if keep is not None:
+        q, d, score = q[keep], d[keep], score[keep]
+    starts = np.flatnonzero(np.diff(q, prepend=-1))
+    rank = np.arange(1, len(q) + 1) - np.repeat(starts, np.diff(np.append(starts, len(q))))
+    if depth is not None:
+        cut = rank <= depth
+        q, d, score, rank = q[cut], d[cut], score[cut], rank[cut]
+    return _RunFile(
+        path=path, name=name,
+        qid=pa.DictionaryArray.from_arrays(pa.array(q.astype(np.int32)), q_enc.dictionary),
+        docid=pa.DictionaryArray.from_arrays(pa.array(d.astype(np.int32)), d_enc.dictionary),
+        score=score, rank=rank.astype(np.int32), dropped=int(len(repeat)),
+    )
+
+
+def trec_order(topic: np.ndarray, score: np.ndarray, docid: pa.DictionaryArray) -> np.ndarray | None:
+    """Row order of trec_eval: topics in blocks, score descending, ties by docid descending
+    as byte strings (trec_eval compares docnos with strcmp); None when the rows already are.
+
+    Numbers are sorted first; docids only for the rows that tie on a score, so the string
+    sort costs what the ties are, not the file.
+    """
+    blocks = np.flatnonzero(topic[1:] != topic[:-1])
+    grouped = len(blocks) + 1 == len(np.unique(topic)) if len(topic) else True
+    same = topic[1:] == topic[:-1]
+    descending = grouped and bool(np.all((score[1:] <= score[:-1]) | ~same))
+    order = None if descending else np.lexsort((-score, topic))
+    t, sc = (topic, score) if order is None else (topic[order], score[order])
+    tied = np.flatnonzero((t[1:] == t[:-1]) & (sc[1:] == sc[:-1]))
+    if not len(tied):
+        return order
+    rows = np.union1d(tied, tied + 1)  # every row of a run of equal (topic, score)
+    group = np.cumsum(np.concatenate([[1], np.diff(rows) != 1]) | np.concatenate(
+        [[True], (t[rows[1:]] != t[rows[:-1]]) | (sc[rows[1:]] != sc[rows[:-1]])]))
+    at = rows if order is None else order[rows]
+    names = docid.dictionary.take(pa.array(docid.indices.to_numpy(zero_copy_only=False)[at]))
+    within = np.asarray(pc.sort_indices(pa.table({"g": group, "d": names}),
+                                        sort_keys=[("g", "ascending"), ("d", "descending")]))
+    if order is None and np.array_equal(within, np.arange(len(rows))):
+        return None
+    full = np.arange(len(topic)) if order is None else order.copy()
+    full[rows] = at[within]
+    return full
+
+
+@dataclass(frozen=True)
+class Runs:
+    """Runs in trec_eval order, one row per retrieved document, cut at ``depth``.
+
+    Rows are sorted by run, topic (in each run's order of codes) and rank. ``run``,
+    ``qid`` and ``docid`` are integer codes into ``names``, ``topics`` and ``docids``.
+    """
+
+    run: np.ndarray  # int32 code into names
+    qid: np.ndarray  # int32 code into topics
+    docid: np.ndarray  # int32 code into docids
+    rank: np.ndarray  # int32, 1-based, trec_eval order
+    score: np.ndarray  # float64, as read
+    names: list[str]
+    topics: list[str]
+    docids: pa.Array  # large_string vocabulary
+    depth: int | None = None
+    duplicates: DuplicatePolicy = "error"
+    dropped_duplicates: dict[str, int] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.rank)
+
+    @property
+    def n_runs(self) -> int:
+        return len(self.names)
+
+    def settings(self) -> dict:
+        """The reading choices that produced these rows, for the record."""
+        return {
+            "depth": self.depth,
+            "order": "score descending, then docid descending (trec_eval)",
+            "duplicates": self.duplicates,
+            "dropped_duplicates": {k: v for k, v in self.dropped_duplicates.items() if v},
+            "files": self.files,
+        }
+
+    def to_table(self) -> pa.Table:
+        names = pa.array(self.names, pa.string())
+        topics = pa.array(self.topics, pa.string())
+        table = pa.table({
+            "run": pa.DictionaryArray.from_arrays(pa.array(self.run, pa.int32()), names),
+            "qid": pa.DictionaryArray.from_arrays(pa.array(self.qid, pa.int32()), topics),
+            "docid": self.docids.cast(pa.string()).take(pa.array(self.docid)),
+            "rank": pa.array(self.rank, pa.int32()),
+            "score": pa.array(self.score, pa.float64()),
+        })
+        meta = dict(self.settings(), names=self.names, topics=self.topics)
+        return table.replace_schema_metadata({"irmeta": json.dumps(meta)})
+
+    @classmethod
+    def from_table(cls, table: pa.Table) -> "Runs":
+        meta = json.loads((table.schema.metadata or {}).get(b"irmeta", b"{}"))
+        names = meta.get("names") or sort_topics_unique(table.column("run"))
+        topics = meta.get("topics") or sort_topics_unique(table.column("qid"))
+        run = _index_in(table.column("run"), names)
+        qid = _index_in(table.column("qid"), topics)
+        doc = table.column("docid").combine_chunks().cast(pa.large_string()).dictionary_encode()
+        return cls(
+            run=run,
+            qid=qid,
+            docid=doc.indices.to_numpy(zero_copy_only=False).astype(np.int32),
+            rank=table.column("rank").to_numpy().astype(np.int32),
+            score=table.column("score").to_numpy().astype(np.float64),
+            names=list(names),
+            topics=list(topics),
+            docids=doc.dictionary,
+            depth=meta.get("depth"),
+            duplicates=meta.get("duplicates", "error"),
+            dropped_duplicates={n: int(meta.get("dropped_duplicates", {}).get(n, 0)) for n in names},
+            files=list(meta.get("files", [])),
+        )
+
+    def select(self, names: Sequence[str]) -> "Runs":
+        """The given runs only (no re-reading), in the given order."""
+        lookup = {n: i for i, n in enumerate(self.names)}
+        missing = [n for n in names if n not in lookup]
+        if missing:
+            raise KeyError(f"unknown runs: {', '.join(missing)}")
+        remap = np.full(len(self.names), -1, dtype=np.int32)
+        remap[[lookup[n] for n in names]] = np.arange(len(names), dtype=np.int32)
+        new_run = remap[self.run]
+        keep = new_run >= 0
+        order = np.argsort(new_run[keep], kind="stable")
+        idx = np.flatnonzero(keep)[order]
+        return Runs(
+            run=new_run[idx], qid=self.qid[idx], docid=self.docid[idx], rank=self.rank[idx],
+            score=self.score[idx], names=list(names), topics=self.topics, docids=self.docids,
+            depth=self.depth, duplicates=self.duplicates,
+            dropped_duplicates={n: self.dropped_duplicates.get(n, 0) for n in names},
+            files=self.files,
+        )
+
+
+def sort_topics_unique(column: pa.ChunkedArray) -> list[str]:
+    col = column.combine_chunks()
+    if pa.types.is_dictionary(col.type):
+        col = col.dictionary_decode()
+    return sort_topics(pc.unique(col).to_pylist())
+
+
+def _index_in(column: pa.ChunkedArray, vocabulary: Sequence[str]) -> np.ndarray:
+    col = column.combine_chunks()
+    if pa.types.is_dictionary(col.type):
+        col = col.dictionary_decode()
+    idx = pc.index_in(col.cast(pa.string()), value_set=pa.array(list(vocabulary), pa.string()))
+    if idx.null_count:
+        raise ValueError("a value is missing from the table's vocabulary")
+    return idx.to_numpy(zero_copy_only=False).astype(np.int32)
+
+
+def read_runs(
+    paths: str | Path | Iterable[str | Path],
+    *,
+    depth: int | None = None,
+    duplicates: DuplicatePolicy = "error",
+    run_name: RunNameSource = "file",
+    threads: int = 2,
+    progress: Callable[[int, int, Path], None] | None = None,
+) -> Runs:
+    """Read TREC runs into trec_eval order, cut at ``depth`` (None keeps everything).
+
+    ``paths``: files, directories or globs. The run's name is the file name minus
+    ``.gz`` (``run_name="file"``) or the tag column of its first line (``"tag"``).
+    A docid twice for a topic in a run raises :class:`TrecFormatError` unless
+    ``duplicates="first"``, which keeps the best-ranked copy (trec_eval's order).
+    """
+    if duplicates not in ("error", "first"):
+        raise ValueError(f"duplicates must be 'error' or 'first', not {duplicates!r}")
+    if run_name not in ("file", "tag"):
+        raise ValueError(f"run_name must be 'file' or 'tag', not {run_name!r}")
+    if depth is not None and depth < 1:
+        raise ValueError(f"depth must be a positive integer, not {depth}")
+    files = resolve_paths(paths)
+    if not files:
+        raise FileNotFoundError("no run file given")
+
+    def load(i_path: tuple[int, Path]) -> _RunFile:
+        i, path = i_path
+        out = read_run_file(path, run_name, depth, duplicates)
+        if progress is not None:
+            progress(i + 1, len(files), path)
+        return out
+
+    # Each file is ordered and cut on its own; zlib, numpy's sorts and pyarrow release
+    # the GIL, so threads overlap the work of several files.
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        parsed = list(pool.map(load, enumerate(files)))
+    seen: dict[str, Path] = {}
+    for f in parsed:
+        if f.name in seen:
+            raise TrecFormatError(f.path, None, f"run name {f.name!r} is also the name of {seen[f.name]}")
+        seen[f.name] = f.path
+    return _assemble(parsed, depth=depth, duplicates=duplicates)
+
+
+def _assemble(parsed: list[_RunFile], *, depth: int | None, duplicates: DuplicatePolicy) -> Runs:
+    """Concatenate per-file rows; one docid vocabulary; rows sorted by run, topic, rank."""
+    sizes = np.array([len(f.score) for f in parsed], dtype=np.int64)
+    run = np.repeat(np.arange(len(parsed), dtype=np.int32), sizes)
+    qid_enc = pa.chunked_array([f.qid.dictionary_decode() for f in parsed],
+                               pa.large_string()).dictionary_encode().combine_chunks()
+    doc_enc = pa.chunked_array([f.docid.dictionary_decode() for f in parsed],
+                               pa.large_string()).dictionary_encode().combine_chunks()
+    topics = sort_topics(qid_enc.dictionary.to_pylist())
+    topic_code = np.asarray(pc.index_in(qid_enc.dictionary, value_set=pa.array(topics, pa.large_string())))
+    qid = topic_code[qid_enc.indices.to_numpy(zero_copy_only=False)].astype(np.int32)
+    docid = doc_enc.indices.to_numpy(zero_copy_only=False).astype(np.int32)
+    score = np.concatenate([f.score for f in parsed]) if parsed else np.zeros(0)
+    rank = np.concatenate([f.rank for f in parsed]) if parsed else np.zeros(0, np.int32)
+    group = run.astype(np.int64) * max(len(topics), 1) + qid
+    if len(group) and np.any(np.diff(group) < 0):
+        # Files list topics in their own order; a stable sort keeps ranks in order.
+        order = np.argsort(group, kind="stable")
+        run, qid, docid, score, rank = run[order], qid[order], docid[order], score[order], rank[order]
+    return Runs(
+        run=run, qid=qid, docid=docid, rank=rank, score=score,
+        names=[f.name for f in parsed], topics=topics, docids=doc_enc.dictionary, depth=depth,
+        duplicates=duplicates,
+        dropped_duplicates={f.name: f.dropped for f in parsed},
+        files=[str(f.path) for f in parsed],
+    )
+
+
+def write_runs(runs: Runs, path: str | Path) -> None:
+    write_parquet(runs.to_table(), path)
+
+
+def load_runs(path: str | Path) -> Runs:
+    """Runs written by :func:`write_runs`."""
+    import pyarrow.parquet as pq
+
+    return Runs.from_table(pq.read_table(path))

@@ -1,0 +1,54 @@
+"""Alpha, the rarity weight of the rareness measures: reading it (a number >= 0, or
+``1/R`` for 1/N_R per topic), its range for the [0, 1] forms, and its canonical text.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+import numpy as np
+
+
+PER_TOPIC_ALPHA = "1/R"  # the authors' "document importance": alpha = 1 / N_R per topic
+
+
+Alpha = float | str
+
+
+def parse_alpha(value: Alpha) -> Alpha:
+    """A rarity weight: a number >= 0, or ``"1/R"`` for alpha = 1/N_R per topic.
+
+    Eq. 1 and 3, Rel (1 + alpha R), take any alpha >= 0 (above 1, rarity weighs more
+    than relevance; eq. 4 at alpha in [0, 1) is eq. 1 at alpha S / ((1 - alpha)(S - 1))).
+    The [0, 1] forms of eq. 4 are convex combinations and take alpha in [0, 1] only:
+    :func:`check_unit_alphas`.
+    """
+    given = value
+    if isinstance(value, str):
+        text = value.strip()
+        if text.replace(" ", "") in ("1/R", "1/N_R"):
+            return PER_TOPIC_ALPHA
+        try:
+            value = float(text)
+        except ValueError:
+            raise ValueError(f"alpha {given!r} is neither a number nor 1/R") from None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ValueError(f"alpha {given!r} is neither a number nor 1/R")
+    alpha = float(value)
+    if not 0.0 <= alpha < np.inf:  # also refuses NaN
+        raise ValueError(f"alpha {given!r} is not a finite number >= 0")
+    return alpha
+
+
+def check_unit_alphas(alphas: Sequence[Alpha], measure: str) -> None:
+    """Alphas of a [0, 1] form (eq. 4): (1 - alpha) Rel + alpha Rel R' leaves [0, 1] for alpha > 1."""
+    for a in alphas:
+        value = parse_alpha(a)
+        if value != PER_TOPIC_ALPHA and value > 1.0:
+            raise ValueError(f"alpha {a!r} is outside [0, 1], the range of {measure} (eq. 4 is a convex "
+                             f"combination; only P_rareness and AP_rareness take alpha > 1)")
+
+
+def alpha_label(alpha: Alpha) -> str:
+    """Canonical text of an alpha: ``0``, ``0.25``, ``1``, ``1/R`` (shortest round-trip digits)."""
+    alpha = parse_alpha(alpha)
+    return alpha if isinstance(alpha, str) else np.format_float_positional(alpha, trim="-")

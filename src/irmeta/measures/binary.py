@@ -1,0 +1,118 @@
+"""trec_eval's other binary-relevance measures, vectorised over runs and topics.
+
+Each maps a :class:`~irmeta.campaign.postings.RelevanceMatrix` to per-topic scores (runs, topics)
+with trec_eval's arithmetic (trec_eval 9, ``m_*.c``). "Relevant" is judged with grade
+>= the threshold (trec_eval -l), N_R the topic's relevant documents in the qrels, and
+``@k`` cuts the runs at rank k first, as ``AP@k`` does (trec_eval -M k); without it the
+whole run counts. Registered names (trec_eval's in brackets):
+
+``Recall@k`` (``recall_k``; ir_measures' ``R@k``)
+    relevant documents in the top k / N_R; 0 when N_R = 0.
+``Rprec`` (``Rprec``)
+    relevant documents in the top N_R / N_R: precision at the rank where it equals
+    recall; 0 when N_R = 0.
+``Bpref`` (``bpref``; Buckley and Voorhees, SIGIR 2004)
+    (1/N_R) sum over the relevant documents returned of
+    1 - min(n, N_R) / min(N_N, N_R), n the judged non-relevant documents ranked above,
+    N_N the topic's judged non-relevant documents (0 <= grade < threshold); a term is 1
+    when n = 0. Unjudged documents and negative grades (trec_eval's "unjudged in the
+    pool") count neither way.
+``SetP``, ``SetR``, ``SetF`` (``set_P``, ``set_recall``, ``set_F``)
+    the returned list as a set: relevant returned / returned, relevant returned / N_R,
+    and their harmonic mean 2 P R / (P + R) (trec_eval's default ``set_F.1``); 0 when
+    the numerator is 0.
+``Success@k`` (``success_k``)
+    1 if a relevant document is in the top k, else 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from irmeta.campaign.postings import RelevanceMatrix
+from irmeta.measures.cutoffs import divide_by_relevant, relevant_count, top_ranks
+from irmeta.measures.registry import MeasureDefinition, register
+
+
+def recall(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+    """Recall@k = |relevant in top k| / N_R (trec_eval ``recall_k``)."""
+    return divide_by_relevant(relevant_count(matrix, cutoff).astype(np.float64), matrix.n_relevant)
+
+
+def r_precision(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+    """Rprec = |relevant in top N_R| / N_R (trec_eval ``Rprec``)."""
+    hits = top_ranks(matrix, cutoff)
+    within = hits.rank <= matrix.n_relevant[matrix.topic_of(hits)]  # the top N_R
+    count = np.bincount(hits.cell[within], minlength=hits.n_cells)
+    return divide_by_relevant(matrix.grid(count).astype(np.float64), matrix.n_relevant)
+
+
+def bpref(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+    """Bpref = (1/N_R) sum_{relevant r} (1 - min(n_r, N_R) / min(N_N, N_R)) (trec_eval ``bpref``)."""
+    hits = top_ranks(matrix, cutoff)
+    misses = matrix.misses.top(cutoff)
+    nonrel = matrix.grade_of(misses) >= 0  # negative grades: in the pool, unjudged
+    span = np.int64(max(int(hits.rank.max(initial=0)), int(misses.rank.max(initial=0))) + 1)
+    keys = misses.cell[nonrel] * span + misses.rank[nonrel]  # sorted: cells, then ranks
+    above = np.searchsorted(keys, hits.cell * span + hits.rank) - np.searchsorted(keys, hits.cell * span)
+    graded = matrix.qrels_grade
+    n_nonrel = np.bincount(matrix.qrels_topic[(graded >= 0) & (graded < matrix.threshold)],
+                           minlength=matrix.n_topics)
+    n_rel = matrix.n_relevant
+    topic = matrix.topic_of(hits)
+    denominator = np.minimum(n_nonrel, n_rel)[topic].astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):  # n > 0 implies a positive denominator
+        term = np.where(above > 0, 1.0 - np.minimum(above, n_rel[topic]) / denominator, 1.0)
+    # Summed in rank order, as trec_eval's loop adds the terms.
+    return divide_by_relevant(matrix.grid(hits.ordered_sums(term)), n_rel)
+
+
+def _set_counts(matrix: RelevanceMatrix, cutoff: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """Relevant documents returned and documents returned (in the top k), as float64."""
+    returned = matrix.length if cutoff is None else np.minimum(matrix.length, cutoff)
+    return relevant_count(matrix, cutoff).astype(np.float64), returned.astype(np.float64)
+
+
+def set_precision(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+    """SetP = relevant returned / returned (trec_eval ``set_P``); 0 for an empty list."""
+    hits, returned = _set_counts(matrix, cutoff)
+    return np.divide(hits, returned, out=np.zeros_like(hits), where=returned > 0)
+
+
+def set_recall(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+    """SetR = relevant returned / N_R (trec_eval ``set_recall``)."""
+    return recall(matrix, cutoff)
+
+
+def set_f(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+    """SetF = (x + 1) P R / (x P + R) with x = 1 (trec_eval ``set_F``); 0 with no relevant returned."""
+    hits, _ = _set_counts(matrix, cutoff)
+    p, r = set_precision(matrix, cutoff), set_recall(matrix, cutoff)
+    x = 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(hits > 0, (x + 1.0) * p * r / (x * p + r), 0.0)
+
+
+def success(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+    """Success@k = 1 if a relevant document is in the top k, else 0 (trec_eval ``success_k``)."""
+    return (relevant_count(matrix, cutoff) > 0).astype(np.float64)
+
+
+register(MeasureDefinition("Recall", recall, "recall at k: relevant in the top k / N_R (trec_eval recall_k)"))
+
+
+register(MeasureDefinition("Rprec", r_precision, "precision at rank N_R (trec_eval Rprec)"))
+
+
+register(MeasureDefinition("Bpref", bpref, "binary preference over judged documents (trec_eval bpref)"))
+
+
+register(MeasureDefinition("SetP", set_precision, "relevant returned / returned (trec_eval set_P)"))
+
+
+register(MeasureDefinition("SetR", set_recall, "relevant returned / N_R (trec_eval set_recall)"))
+
+
+register(MeasureDefinition("SetF", set_f, "harmonic mean of SetP and SetR (trec_eval set_F)"))
+
+
+register(MeasureDefinition("Success", success, "1 if a relevant document is in the top k (trec_eval success_k)"))

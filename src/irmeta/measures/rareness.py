@@ -1,0 +1,127 @@
+"""The rareness measures of Turkmen, Lease and Kutlu (ECIR 2023): P@k and AP
+re-weighted by the rarity R(d) = 1 - S_d/S of each relevant document (eq. 1-3), and
+their [0, 1] forms with R'(d) (eq. 4). Both are affine in alpha: the rarity terms are
+computed once and every alpha is a broadcast.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+import numpy as np
+from irmeta.campaign.postings import Postings, RelevanceMatrix
+from irmeta.measures.alpha import Alpha, PER_TOPIC_ALPHA, check_unit_alphas, parse_alpha
+from irmeta.measures.cutoffs import cut_at, divide_by_relevant
+from irmeta.measures.precision import average_precision, precision
+from irmeta.measures.registry import MeasureDefinition, register
+
+if TYPE_CHECKING:
+    from irmeta.campaign.rarity import Rarity
+
+
+def alpha_weights(alphas: Sequence[Alpha], n_relevant: np.ndarray) -> np.ndarray:
+    """(A, 1, Q) weights: each alpha broadcast over topics (1/N_R per topic for ``1/R``)."""
+    rows = []
+    for a in map(parse_alpha, alphas):
+        if a == PER_TOPIC_ALPHA:
+            rows.append(divide_by_relevant(np.ones(len(n_relevant)), n_relevant))
+        else:
+            rows.append(np.full(len(n_relevant), a))
+    return np.asarray(rows, dtype=np.float64).reshape(len(rows), 1, len(n_relevant))
+
+
+def precision_rarity_term(matrix: RelevanceMatrix, hits: Postings, weight: np.ndarray, k: int) -> np.ndarray:
+    """(1/k) sum_{i<=k} rel(d_i) w(d_i): the part of eq. 1 (or eq. 4) that alpha scales;
+    ``weight`` per posting of ``hits``."""
+    return matrix.grid(hits.ordered_sums(weight)) / k
+
+
+def average_precision_rarity_term(matrix: RelevanceMatrix, hits: Postings, weight: np.ndarray) -> np.ndarray:
+    """The part of eq. 3 that alpha scales.
+
+    AP_rareness = AP + alpha (1/N_R) sum_i rel_i (1/i) sum_{j<=i} rel_j R_j
+                = AP + alpha (1/N_R) sum_j rel_j R_j W_j,   W_j = sum_{i=j..k} rel_i / i,
+    so the weights W do not depend on rarity (and subsampling trials are dot products).
+    """
+    total = matrix.grid(hits.ordered_sums(weight * tail_weights(hits)))
+    return divide_by_relevant(total, matrix.n_relevant)
+
+
+def tail_weights(hits: Postings) -> np.ndarray:
+    """W_j = sum_{i >= j} rel_i / i at each relevant posting j, summed from the deepest up."""
+    return hits.running_sums(1.0 / hits.rank.astype(np.float64), reverse=True)
+
+
+def rarity_for(matrix: RelevanceMatrix, k: int, rarity: "Rarity | None", rarity_depth: int | None,
+                cache: dict[int, "Rarity"] | None = None) -> "Rarity":
+    """The rarity a measure cut at ``k`` is scored with: ``rarity`` when given, else S_d
+    over all runs at ``rarity_depth`` (default: k), counted once per depth in ``cache``."""
+    from irmeta.campaign.rarity import document_rarity
+
+    if rarity is not None:
+        return rarity
+    depth = k if rarity_depth is None else rarity_depth
+    if depth < k:
+        raise ValueError(
+            f"rarity depth {depth} is shallower than the scoring cutoff {k}: documents ranked "
+            f"below it would count as found by no run"
+        )
+    cache = {} if cache is None else cache
+    if depth not in cache:  # no run holds a document below the depth it was cut to
+        cache[depth] = document_rarity(matrix, depth=min(depth, matrix.run_depth or matrix.depth))
+    return cache[depth]
+
+
+def _rareness(matrix: RelevanceMatrix, cutoff: int | None, *, kind: str, normalised: bool,
+              alphas: Sequence[Alpha] = (0.0,), rarity: "Rarity | None" = None,
+              rarity_depth: int | None = None, **_: object) -> np.ndarray:
+    if normalised:
+        check_unit_alphas(alphas, f"{kind}_rareness_norm")
+    hits, k = cut_at(matrix, cutoff)
+    found = rarity_for(matrix, k, rarity, rarity_depth)
+    weight = found.per_posting(hits, found.rarity_prime if normalised else found.rarity)
+    if kind == "P":
+        base = precision(matrix, cutoff)
+        term = precision_rarity_term(matrix, hits, weight, k)
+    else:
+        base = average_precision(matrix, cutoff)
+        term = average_precision_rarity_term(matrix, hits, weight)
+    a = alpha_weights(alphas, matrix.n_relevant)
+    if normalised:  # eq. 4: (1 - alpha) Rel + alpha Rel R'
+        return (1.0 - a) * base[None] + a * term[None]
+    return base[None] + a * term[None]  # eq. 1 and 3: Rel (1 + alpha R)
+
+
+def precision_rareness(matrix: RelevanceMatrix, cutoff: int | None, **options) -> np.ndarray:
+    """P@k_rareness = (1/k) sum_{i<=k} Rel(d_i) (1 + alpha R(d_i)) (eq. 1); (A, S, Q)."""
+    return _rareness(matrix, cutoff, kind="P", normalised=False, **options)
+
+
+def average_precision_rareness(matrix: RelevanceMatrix, cutoff: int | None, **options) -> np.ndarray:
+    """AP_rareness = (1/N_R) sum_{i<=k} Rel(d_i) P@i_rareness (eq. 3); (A, S, Q)."""
+    return _rareness(matrix, cutoff, kind="AP", normalised=False, **options)
+
+
+def precision_rareness_norm(matrix: RelevanceMatrix, cutoff: int | None, **options) -> np.ndarray:
+    """P'@k_rareness = (1/k) sum [(1 - alpha) Rel(d_i) + alpha Rel(d_i) R'(d_i)] (eq. 4), in [0, 1]."""
+    return _rareness(matrix, cutoff, kind="P", normalised=True, **options)
+
+
+def average_precision_rareness_norm(matrix: RelevanceMatrix, cutoff: int | None, **options) -> np.ndarray:
+    """AP'_rareness = (1/N_R) sum Rel(d_i) P'@i_rareness (eq. 4 inside eq. 3), in [0, 1]."""
+    return _rareness(matrix, cutoff, kind="AP", normalised=True, **options)
+
+
+register(MeasureDefinition("P_rareness", precision_rareness,
+                           "rareness-weighted precision at k (Turkmen et al. 2023, eq. 1)", uses_alpha=True))
+
+
+register(MeasureDefinition("AP_rareness", average_precision_rareness,
+                           "rareness-weighted average precision (eq. 3)", uses_alpha=True))
+
+
+register(MeasureDefinition("P_rareness_norm", precision_rareness_norm,
+                           "[0, 1] rareness-weighted precision with R' (eq. 4)", uses_alpha=True))
+
+
+register(MeasureDefinition("AP_rareness_norm", average_precision_rareness_norm,
+                           "[0, 1] rareness-weighted average precision with R' (eq. 4)", uses_alpha=True))

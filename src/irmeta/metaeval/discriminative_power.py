@@ -1,0 +1,79 @@
+"""Table 1 of the paper: pairs of runs whose difference is significant at each level,
+by three methods (the authors' per-pair Tukey HSD, the two-way Tukey HSD, the
+randomised Tukey HSD from sharded permutation nulls).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+import numpy as np
+import pandas as pd
+from irmeta.metaeval.score_matrices import ScoreMatrix, sort_by_alpha
+from irmeta.metaeval.stats.tukey_hsd import count_significant, paper_pairwise_pvalues, randomised_tukey_hsd_null_many, randomised_tukey_hsd_pvalues, tukey_hsd_critical_values, tukey_hsd_statistics
+from irmeta.support.progress import Progress
+
+
+DP_METHODS = ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd")
+
+
+def randomised_null_shard(matrices: Sequence[ScoreMatrix], trials: Iterable[int], seed: int) -> pd.DataFrame:
+    """Max-difference statistics of the given permutation trials, for every matrix."""
+    trials = np.asarray(list(trials), dtype=np.int64)
+    progress = Progress(len(trials), f"permutations of {len(matrices)} score matrices")
+    null = np.zeros((len(matrices), len(trials)))
+    for start in range(0, len(trials), 100):  # blocks of trials, for progress
+        block = trials[start : start + 100]
+        if matrices:
+            null[:, start : start + len(block)] = randomised_tukey_hsd_null_many(
+                np.stack([m.values for m in matrices]), block, seed)
+        progress.advance(len(block))
+    frames = [pd.DataFrame({"measure": m.measure, "alpha": m.alpha or "", "trial": trials,
+                            "max_difference": row}) for m, row in zip(matrices, null)]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["measure", "alpha", "trial", "max_difference"])
+
+
+def discriminative_power_table(
+    matrices: Sequence[ScoreMatrix],
+    *,
+    methods: Sequence[str] = DP_METHODS,
+    levels: Sequence[float] = (0.05, 0.01),
+    null: pd.DataFrame | None = None,
+) -> pd.DataFrame:
+    """Table 1: run pairs significantly different at each level, by each method.
+
+    - ``paper_pairwise``: each pair alone, Tukey HSD on two independent groups (the
+      authors' scripts; equals an unpaired two-sample t-test, no multiplicity correction);
+    - ``tukey_hsd``: one Tukey HSD over all runs on the two-way ANOVA residual;
+    - ``randomised_tukey_hsd``: permutation within topics (``null`` from the shards).
+    """
+    unknown = set(methods) - set(DP_METHODS)
+    if unknown:
+        raise ValueError(f"unknown discriminative-power methods: {sorted(unknown)}")
+    rows = []
+    critical: dict[tuple[int, int], dict[float, float]] = {}
+    for m in matrices:
+        n_runs = m.values.shape[0]
+        total = n_runs * (n_runs - 1) // 2
+        for method in methods:
+            if method == "paper_pairwise":
+                counts = count_significant(paper_pairwise_pvalues(m.values), levels)
+            elif method == "tukey_hsd":
+                q, k, df = tukey_hsd_statistics(m.values)
+                if (k, df) not in critical:  # the studentized range quantile is the slow part
+                    critical[(k, df)] = tukey_hsd_critical_values(k, df, levels)
+                counts = {lv: int(np.count_nonzero(q > critical[(k, df)][lv])) for lv in map(float, levels)}
+            else:
+                if null is None:
+                    raise ValueError("randomised_tukey_hsd needs the permutation null (its shards)")
+                mine = null[(null["measure"] == m.measure) & (null["alpha"] == (m.alpha or ""))]
+                mine = mine.sort_values("trial")
+                p = randomised_tukey_hsd_pvalues(m.values, mine["max_difference"].to_numpy())
+                counts = count_significant(p, levels)
+                counts = {float(k): v for k, v in counts.items()}
+            for level in levels:
+                rows.append({"measure": m.measure, "alpha": m.alpha or "", "method": method,
+                             "level": float(level), "significant_pairs": int(counts[float(level)]),
+                             "total_pairs": total,
+                             "permutations": int(len(mine)) if method == "randomised_tukey_hsd" else None})
+    return sort_by_alpha(pd.DataFrame(rows), ["measure", "alpha"])

@@ -1,0 +1,86 @@
+"""The (runs, topics) score matrices the experiments compare, read from the scored
+blocks, each oriented so that higher is better.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+import numpy as np
+import pandas as pd
+from irmeta.measures.alpha import alpha_label
+from irmeta.measures.averaging import Scores
+from irmeta.measures.names import parse_measure
+
+
+@dataclass(frozen=True)
+class ScoreMatrix:
+    """Per-topic scores of one measure at one alpha: (runs, topics)."""
+
+    measure: str
+    alpha: str | None  # label ("0.5", "1/R"), None for measures without one
+    runs: list[str]
+    topics: list[str]
+    values: np.ndarray
+    higher_is_better: bool = True
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.measure, self.alpha or ""
+
+
+def score_matrices(scores: pd.DataFrame | Scores, measures: Sequence[str] | None = None,
+                   alphas: Sequence[str] | None = None) -> list[ScoreMatrix]:
+    """The per-topic scores as (runs, topics) matrices, one per (measure, alpha): from
+    :class:`~irmeta.measures.averaging.Scores` (as loaded from ``scores.npz``), or from the per-topic
+    rows of a long scores table, runs and topics in the table's order (every qrels topic,
+    a topic a run did not return scoring 0: the paper's averaging over all topics)."""
+    if isinstance(scores, Scores):
+        wanted = None if alphas is None else {alpha_label(a) for a in alphas}
+        return [ScoreMatrix(measure=m, alpha=a, runs=scores.runs, topics=scores.topics, values=scores.per_topic[i],
+                            higher_is_better=parse_measure(m).higher_is_better)
+                for i, (m, a) in enumerate(zip(scores.measures, scores.alphas))
+                if (measures is None or m in measures) and (a is None or wanted is None or a in wanted)]
+    per_topic = scores[scores["averaging"].isna()]
+    if measures is not None:
+        per_topic = per_topic[per_topic["measure"].isin(list(measures))]
+    wanted = None if alphas is None else {alpha_label(a) for a in alphas}
+    out = []
+    runs = list(dict.fromkeys(per_topic["run"]))
+    topics = list(dict.fromkeys(per_topic["qid"]))
+    for (measure, alpha), block in per_topic.groupby(["measure", per_topic["alpha"].fillna("")], sort=False):
+        if alpha and wanted is not None and alpha not in wanted:
+            continue
+        table = block.pivot(index="run", columns="qid", values="value").reindex(index=runs, columns=topics)
+        if table.isna().any().any():
+            raise ValueError(f"{measure} alpha {alpha or '-'}: the scores table misses run-topic rows")
+        out.append(ScoreMatrix(measure=measure, alpha=alpha or None, runs=runs, topics=topics,
+                               values=table.to_numpy(dtype=np.float64),
+                               higher_is_better=parse_measure(measure).higher_is_better))
+    return out
+
+
+def mean_table(scores: pd.DataFrame, averaging: str = "all_topics") -> pd.DataFrame:
+    """Runs' means: one row per run, one column per (measure, alpha label)."""
+    means = scores[scores["averaging"] == averaging]
+    return means.pivot_table(index="run", columns=["measure", means["alpha"].fillna("")],
+                             values="value", sort=False)
+
+
+def oriented(values: np.ndarray, measure: str) -> np.ndarray:
+    return values if parse_measure(measure).higher_is_better else -values
+
+
+def alpha_order(label: str) -> float:
+    try:
+        return float(label)
+    except ValueError:
+        return float("inf")  # 1/R after the numbers
+
+
+def sort_by_alpha(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    if frame.empty:
+        return frame
+    keyed = frame.assign(_alpha=frame["alpha"].fillna("").map(lambda a: -1.0 if a == "" else alpha_order(a)))
+    by = ["_alpha" if b == "alpha" else b for b in by]
+    return keyed.sort_values(by, kind="stable").drop(columns="_alpha").reset_index(drop=True)

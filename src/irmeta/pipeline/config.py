@@ -1,0 +1,387 @@
+"""The workflow's configuration: load and validate ``config.yaml`` and collection YAMLs.
+
+The JSON schemas are the workflow's own (``workflow/schemas/*.schema.yaml``), so that
+Snakemake, the CLI and the tests accept and reject exactly the same files, and fill in
+the same defaults. Every fault is reported on one line that names the file and the key
+or path at fault.
+
+Paths: a collection's ``qrels``, ``runs`` and ``run_groups`` may contain
+``{data_root}``, which stands for the configured data root. The data root itself, and
+any path that is still relative after the substitution, is resolved against
+``base_dir``: the workflow's working directory (the repository root by default), or the
+current directory when no ``base_dir`` is given.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+import yaml
+from irmeta.campaign.files import resolve_paths, run_name_from_path
+from irmeta.campaign.runs import DuplicatePolicy, RunNameSource
+
+
+#: Where the schemas live: ``workflow/schemas`` of the source tree (``IRMETA_SCHEMA_DIR``
+#: overrides it, for an installation without the workflow beside it).
+SCHEMA_DIR = Path(os.environ.get("IRMETA_SCHEMA_DIR", Path(__file__).resolve().parents[3] / "workflow" / "schemas"))
+
+
+CONFIG_SCHEMA = "config.schema.yaml"
+
+
+COLLECTION_SCHEMA = "collection.schema.yaml"
+
+
+DATA_ROOT = "{data_root}"
+
+
+_MADE_BY_SIMULATION = ("qrels", "runs", "run_groups")
+
+
+_PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
+
+
+class ConfigError(ValueError):
+    """A configuration file breaks its schema; the message is one line naming the file and key."""
+
+
+@dataclass(frozen=True)
+class Collection:
+    """A collection as the workflow reads it, every path resolved.
+
+    For a simulated collection (``simulate`` set), ``qrels`` and ``run_groups`` are None
+    and ``runs`` is empty: the workflow makes the campaign itself.
+    """
+
+    name: str
+    qrels: Path | None
+    runs: tuple[str, ...]  # files, directories or globs, absolute
+    depth: int | None = None
+    threshold: int = 1
+    duplicates: DuplicatePolicy = "error"
+    run_name: RunNameSource = "file"
+    run_groups: Path | None = None
+    simulate: Mapping[str, Any] | None = None
+    description: str = ""
+    source: Path | None = None  # the YAML file it was read from
+    label: str = ""  # the name in tables and figures (the paper's TREC-8, ...)
+    qrels_url: str | None = None
+    qrels_sha256: str | None = None
+    qrels_format: str = "plain"
+    runs_archive: str | None = None
+    expected_runs: Path | None = None
+    synthetic_topic: str | None = None
+    listing_topics: tuple[str, ...] = ()
+
+    @property
+    def simulated(self) -> bool:
+        return self.simulate is not None
+
+    def ingest_options(self) -> dict[str, Any]:
+        """Keyword arguments of :func:`irmeta.pipeline.steps.ingest_collection` / :func:`irmeta.campaign.runs.read_runs`."""
+        return {"depth": self.depth, "duplicates": self.duplicates, "run_name": self.run_name}
+
+    def run_files(self) -> list[Path]:
+        """The run files (directories and globs expanded), in reading order."""
+        return resolve_paths(self.runs)
+
+
+@lru_cache(maxsize=None)
+def _load_schema(path: Path) -> dict:
+    with open(path, encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def load_schema(name: str, schema_dir: str | Path | None = None) -> dict:
+    """A schema of ``workflow/schemas`` by file name (a fresh copy)."""
+    path = Path(schema_dir or SCHEMA_DIR) / name
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: schema not found (set IRMETA_SCHEMA_DIR to the workflow/schemas folder)")
+    return copy.deepcopy(_load_schema(path.resolve()))
+
+
+def _validator_with_defaults(schema: dict):
+    """A Draft 2020-12 validator that also fills in defaults, as ``snakemake.utils.validate`` does."""
+    from jsonschema import Draft202012Validator, validators
+
+    properties = Draft202012Validator.VALIDATORS["properties"]
+
+    def set_defaults(validator, props, instance, sub_schema):
+        if isinstance(instance, dict):
+            for key, sub in props.items():
+                if isinstance(sub, dict) and "default" in sub:
+                    instance.setdefault(key, copy.deepcopy(sub["default"]))
+        yield from properties(validator, props, instance, sub_schema)
+
+    cls = validators.extend(Draft202012Validator, {"properties": set_defaults})
+    return cls(schema)
+
+
+def _describe(error) -> str:
+    """One line for a jsonschema error: which key, what is wrong."""
+    path = ".".join(str(p) for p in error.absolute_path)
+    where = f"key '{path}'" if path else "top level"
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = sorted((error.schema.get("properties") or {}).keys())
+        unknown = sorted(k for k in error.instance if k not in allowed)
+        inside = f" in '{path}'" if path else ""
+        return (f"unknown key{'s' if len(unknown) > 1 else ''} {', '.join(repr(k) for k in unknown)}{inside} "
+                f"(allowed: {', '.join(allowed)})")
+    if error.validator == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        inside = f" in '{path}'" if path else ""
+        return f"missing key '{missing}'{inside}"
+    if error.validator is None and error.schema is False:  # jsonschema gives no path here
+        return f"the value {error.instance!r} is not allowed where it is"
+    if error.validator == "oneOf" and path == "runs":
+        return f"key 'runs': {error.instance!r} is neither a path nor a list of paths"
+    item_of = str(error.absolute_path[0]) if len(error.absolute_path) == 2 else ""
+    hint = _VALUE_HINTS.get(item_of)
+    if hint and error.validator in ("oneOf", "pattern", "minimum", "maximum", "type"):
+        return f"{where}: {error.instance!r} is not {hint}"
+    return f"{where}: {' '.join(error.message.split())}"
+
+
+# What an item of a list key must be, for errors that jsonschema words as regexes.
+_VALUE_HINTS = {"alphas": "an alpha: a number >= 0, or 1/R"}
+
+
+def validate(data: Any, schema_name: str, *, source: str | Path, schema_dir: str | Path | None = None) -> dict:
+    """``data`` checked against a schema, defaults filled in (a copy); ConfigError if invalid."""
+    from jsonschema.exceptions import best_match
+
+    if data is None:
+        data = {}
+    if isinstance(data, Mapping):
+        data = dict(data)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: expected a mapping of keys to values, found {type(data).__name__}")
+    data = copy.deepcopy(data)
+    validator = _validator_with_defaults(load_schema(schema_name, schema_dir))
+    error = best_match(validator.iter_errors(data))
+    if error is not None:
+        raise ConfigError(f"{source}: {_describe(error)}")
+    return data
+
+
+def _read_yaml(path: Path) -> Any:
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return yaml.safe_load(fh)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML ({' '.join(str(exc).split())})") from None
+
+
+def check_measures(measures: Iterable[str], source: str | Path = "config") -> None:
+    """Every measure name is one :func:`irmeta.measures.names.parse_measure` knows."""
+    from irmeta.measures.names import parse_measure
+
+    for measure in measures:
+        try:
+            parse_measure(measure)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: key 'measures': {exc}") from None
+
+
+def check_alphas(alphas: Iterable[Any], measures: Iterable[str], source: str | Path = "config") -> None:
+    """Every alpha is one :func:`irmeta.measures.alpha.parse_alpha` accepts (>= 0, or 1/R), and in
+    [0, 1] when a [0, 1] form of eq. 4 is among the measures."""
+    from irmeta.measures.alpha import check_unit_alphas, parse_alpha
+    from irmeta.measures.names import parse_measure
+
+    alphas = list(alphas)
+    try:
+        for alpha in alphas:
+            parse_alpha(alpha)
+        for measure in measures:
+            if parse_measure(measure).family.endswith("_rareness_norm"):
+                check_unit_alphas(alphas, measure)
+    except ValueError as exc:
+        raise ConfigError(f"{source}: key 'alphas': {exc}") from None
+
+
+def validate_config(config: Mapping[str, Any], source: str | Path = "config",
+                    schema_dir: str | Path | None = None) -> dict:
+    """The workflow configuration checked, defaults filled in (a copy)."""
+    checked = validate(config, CONFIG_SCHEMA, source=source, schema_dir=schema_dir)
+    check_measures(checked["measures"], source)
+    check_alphas(checked["alphas"], checked["measures"], source)
+    return checked
+
+
+def load_config(path: str | Path, *, schema_dir: str | Path | None = None) -> dict:
+    """Read ``config.yaml``, check it against ``config.schema.yaml``, fill in defaults."""
+    path = Path(path)
+    return validate_config(_read_yaml(path), path, schema_dir)
+
+
+def resolve_data_root(data_root: str | Path, base_dir: str | Path | None = None) -> Path:
+    """The data root as an absolute path; a relative one is taken from ``base_dir`` (default: cwd)."""
+    root = Path(os.path.expanduser(str(data_root)))
+    if not root.is_absolute():
+        root = Path(base_dir or Path.cwd()) / root
+    return Path(os.path.normpath(root.absolute()))
+
+
+def collection_file(name_or_path: str | Path, config_dir: str | Path = "config/collections") -> Path:
+    """``config_dir/<name>.yaml`` for a bare name; a path (``.yaml``/``.yml`` or with a slash) as is."""
+    text = str(name_or_path)
+    if text.endswith((".yaml", ".yml")) or "/" in text or os.sep in text:
+        return Path(text)
+    return Path(config_dir) / f"{text}.yaml"
+
+
+def _resolve(text: str, key: str, data_root: Path, base_dir: Path, source: Path) -> str:
+    unknown = [m for m in _PLACEHOLDER.findall(text) if m != DATA_ROOT]
+    if unknown:
+        raise ConfigError(f"{source}: key '{key}': unknown placeholder {unknown[0]} in {text!r} (only {DATA_ROOT})")
+    expanded = os.path.expanduser(text.replace(DATA_ROOT, str(data_root)))
+    if not os.path.isabs(expanded):
+        expanded = str(base_dir / expanded)
+    return os.path.normpath(expanded)
+
+
+def load_collection(
+    name_or_path: str | Path,
+    data_root: str | Path,
+    config_dir: str | Path = "config/collections",
+    *,
+    base_dir: str | Path | None = None,
+    schema_dir: str | Path | None = None,
+) -> Collection:
+    """Read and check a collection YAML; resolve ``{data_root}`` and relative paths.
+
+    ``name_or_path`` is a name (``config_dir/<name>.yaml``) or a YAML file. The file's
+    ``name`` must equal its file name without ``.yaml`` (it names ``results/<name>/``).
+    Paths are resolved, not checked: see :func:`check_collection_paths`.
+    """
+    base = Path(base_dir or Path.cwd()).absolute()
+    path = collection_file(name_or_path, config_dir)
+    if not path.is_absolute():
+        path = base / path
+    if not path.is_file():
+        raise FileNotFoundError(f"collection '{name_or_path}': {path}: no such file")
+    raw = _read_yaml(path)
+    if isinstance(raw, dict) and "simulate" in raw:
+        for key in _MADE_BY_SIMULATION:
+            if key in raw:
+                raise ConfigError(f"{path}: key '{key}' is not allowed with 'simulate' "
+                                  f"(the workflow makes the campaign's qrels, runs and run_groups)")
+    data = validate(raw, COLLECTION_SCHEMA, source=path, schema_dir=schema_dir)
+    stem = path.name.rsplit(".", 1)[0]
+    if data["name"] != stem:
+        raise ConfigError(f"{path}: key 'name': {data['name']!r} differs from the file name {stem!r}")
+    root = resolve_data_root(data_root, base)
+    runs = data.get("runs", [])
+    runs = [runs] if isinstance(runs, str) else list(runs)
+    return Collection(
+        name=data["name"],
+        qrels=Path(_resolve(data["qrels"], "qrels", root, base, path)) if "qrels" in data else None,
+        runs=tuple(_resolve(spec, "runs", root, base, path) for spec in runs),
+        depth=data["depth"],
+        threshold=data["relevance_threshold"],
+        duplicates=data["duplicates"],
+        run_name=data["run_name"],
+        run_groups=(Path(_resolve(data["run_groups"], "run_groups", root, base, path))
+                    if "run_groups" in data else None),
+        simulate=dict(data["simulate"]) if "simulate" in data else None,
+        description=data.get("description", ""),
+        source=path,
+        label=data.get("label") or data["name"],
+        qrels_url=data.get("qrels_url"),
+        qrels_sha256=data.get("qrels_sha256"),
+        qrels_format=data["qrels_format"],
+        runs_archive=(data["runs_archive"].replace(DATA_ROOT, str(root)).strip() if "runs_archive" in data else None),
+        expected_runs=(Path(_resolve(data["expected_runs"], "expected_runs", root, base, path))
+                       if "expected_runs" in data else None),
+        synthetic_topic=data["synthetic_topic"],
+        listing_topics=tuple(data["listing_topics"]),
+    )
+
+
+def check_collection_paths(collection: Collection) -> list[Path]:
+    """Check that the qrels, runs and run groups exist; return the run files.
+
+    Raises FileNotFoundError with one line naming the collection file, the key and the
+    path. A simulated collection has nothing to check (returns ``[]``).
+    """
+    if collection.simulated:
+        return []
+    source = collection.source or collection.name
+    if collection.qrels is None or not collection.qrels.is_file():
+        what = "is a directory, not a file" if collection.qrels and collection.qrels.is_dir() else "no such file"
+        if not (collection.qrels_url and what == "no such file"):  # else the workflow downloads it
+            raise FileNotFoundError(f"{source}: key 'qrels': {collection.qrels}: {what}")
+    try:
+        files = resolve_paths(collection.runs)
+    except FileNotFoundError as exc:
+        hint = f" (runs: {collection.runs_archive})" if collection.runs_archive else ""
+        raise FileNotFoundError(f"{source}: key 'runs': {exc}{hint}") from None
+    if len(files) < 2:
+        raise ValueError(f"{source}: key 'runs': {len(files)} run file(s) found, a campaign needs at least two")
+    if collection.run_groups is not None and not collection.run_groups.is_file():
+        raise FileNotFoundError(f"{source}: key 'run_groups': {collection.run_groups}: no such file")
+    return files
+
+
+def missing_runs(collection: Collection, files: Iterable[Path]) -> list[str]:
+    """Official runs (``expected_runs``) with no file among ``files``, by name."""
+    if collection.expected_runs is None or not collection.expected_runs.is_file():
+        return []
+    text = collection.expected_runs.read_text().splitlines()
+    sep = "\t" if text and "\t" in text[0] else ","
+    expected = [line.split(sep)[0].strip() for line in text[1:] if line.strip()]
+    have = {run_name_from_path(f) for f in files}
+    return [name for name in expected if name not in have]
+
+
+def load_collections(
+    config: Mapping[str, Any],
+    config_dir: str | Path = "config/collections",
+    *,
+    base_dir: str | Path | None = None,
+    schema_dir: str | Path | None = None,
+    check_paths: bool = True,
+) -> dict[str, Collection]:
+    """Every collection the (validated) config lists, by name, paths checked unless told not to.
+
+    With ``config["missing_data"] == "skip"``, a collection whose qrels or runs are absent
+    is left out (see :func:`available_collections` for the reasons)."""
+    return available_collections(config, config_dir, base_dir=base_dir, schema_dir=schema_dir,
+                                 check_paths=check_paths)[0]
+
+
+def available_collections(
+    config: Mapping[str, Any],
+    config_dir: str | Path = "config/collections",
+    *,
+    base_dir: str | Path | None = None,
+    schema_dir: str | Path | None = None,
+    check_paths: bool = True,
+) -> tuple[dict[str, Collection], list[str]]:
+    """The collections to process and one warning per skipped collection or missing run."""
+    out: dict[str, Collection] = {}
+    warnings: list[str] = []
+    skip = config.get("missing_data", "error") == "skip"
+    for name in config["collections"]:
+        collection = load_collection(name, config["data_root"], config_dir, base_dir=base_dir, schema_dir=schema_dir)
+        if check_paths:
+            try:
+                files = check_collection_paths(collection)
+            except FileNotFoundError as exc:
+                if not skip:
+                    raise
+                warnings.append(f"skipping collection {name}: {exc}")
+                continue
+            absent = missing_runs(collection, files)
+            if absent:
+                warnings.append(f"collection {name}: {len(absent)} official run(s) missing: {', '.join(absent)}")
+        out[collection.name] = collection
+    return out, warnings

@@ -1,0 +1,110 @@
+"""Scores and tables on disk: ``scores.parquet`` (built block by block), ``scores.npz``
+(one block per measure and alpha, which the experiments load), CSV tables.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Sequence
+import pandas as pd
+import pyarrow as pa
+import numpy as np
+from irmeta.measures.alpha import Alpha, alpha_label
+from irmeta.measures.averaging import Scores
+from irmeta.support.atomic import atomic_path, atomic_save_npz, write_parquet
+
+
+def write_scores(scores: Scores, path: str | Path, settings: dict) -> None:
+    """``scores.npz``: one array per block of per-topic scores (a job loads the blocks it
+    needs), the means, the labels and the settings; atomically."""
+    arrays = {f"per_topic_{i}": block for i, block in enumerate(scores.per_topic)}
+    arrays |= {f"mean_{name}": means for name, means in scores.means.items()}
+    meta = {"runs": scores.runs, "topics": scores.topics, "measures": scores.measures, "alphas": scores.alphas,
+            "averaging": list(scores.means), "settings": settings}
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
+    atomic_save_npz(path, arrays)
+
+
+def load_scores(path: str | Path, measures: Sequence[str] | None = None,
+                alphas: Sequence[Alpha] | None = None) -> Scores:
+    """Scores written by :func:`write_scores`: every block, or those of ``measures`` (and,
+    for measures with one, ``alphas``); only those blocks are read."""
+    wanted_alphas = None if alphas is None else {alpha_label(a) for a in alphas}
+    with np.load(path) as stored:
+        meta = json.loads(stored["meta"].tobytes())
+        keep = [i for i, (m, a) in enumerate(zip(meta["measures"], meta["alphas"]))
+                if (measures is None or m in measures) and (a is None or wanted_alphas is None or a in wanted_alphas)]
+        n_runs, n_topics = len(meta["runs"]), len(meta["topics"])
+        per_topic = np.stack([stored[f"per_topic_{i}"] for i in keep]) if keep else np.zeros((0, n_runs, n_topics))
+        means = {name: stored[f"mean_{name}"][keep] for name in meta["averaging"]}
+    return Scores(runs=meta["runs"], topics=meta["topics"], measures=[meta["measures"][i] for i in keep],
+                  alphas=[meta["alphas"][i] for i in keep], per_topic=per_topic, means=means)
+
+
+def scores_arrow_blocks(scores: Scores):
+    """The long scores table (as :meth:`Scores.to_frame`) as Arrow tables, one per block,
+    with dictionary-encoded names: never the whole table in memory at once."""
+    n_runs, n_topics = len(scores.runs), len(scores.topics)
+    runs = pa.array(scores.runs, pa.string())
+    qids = pa.array(scores.topics + ["all"], pa.string())
+    measures = pa.array(list(dict.fromkeys(scores.measures)), pa.string())
+    labels = sorted({a for a in scores.alphas if a is not None})
+    alphas = pa.array(labels, pa.string())
+    averaging = pa.array(list(scores.means), pa.string())
+    run_codes = np.repeat(np.arange(n_runs, dtype=np.int32), n_topics)
+    qid_codes = np.tile(np.arange(n_topics, dtype=np.int32), n_runs)
+
+    def column(codes, dictionary, valid=True):
+        mask = None if valid else np.ones(len(codes), dtype=bool)
+        return pa.DictionaryArray.from_arrays(pa.array(codes, pa.int32(), mask=mask), dictionary)
+
+    for i, (measure, alpha) in enumerate(zip(scores.measures, scores.alphas)):
+        m_code = measures.index(measure).as_py()
+        a_code = labels.index(alpha) if alpha is not None else 0
+        parts = [(run_codes, qid_codes, scores.per_topic[i].reshape(-1), None)]
+        parts += [(np.arange(n_runs, dtype=np.int32), np.full(n_runs, n_topics, np.int32), means[i], j)
+                  for j, means in enumerate(scores.means.values())]
+        for r, q, value, mode in parts:
+            n = len(value)
+            yield pa.table({
+                "run": column(r, runs), "qid": column(q, qids),
+                "measure": column(np.full(n, m_code, np.int32), measures),
+                "alpha": column(np.full(n, a_code, np.int32), alphas, alpha is not None),
+                "value": pa.array(value, pa.float64()),
+                "averaging": column(np.full(n, mode or 0, np.int32), averaging, mode is not None),
+            })
+
+
+def write_frame(frame: pd.DataFrame, out: str | Path, settings: dict) -> None:
+    """A DataFrame to Parquet, atomically, with the settings that produced it as metadata."""
+    arrow = pa.Table.from_pandas(frame, preserve_index=False)
+    write_parquet(arrow.replace_schema_metadata({"irmeta": json.dumps(settings)}), out)
+
+
+def write_csv(frame: pd.DataFrame, out: str | Path) -> None:
+    """A table as CSV, atomically, with fixed formatting (same inputs, same bytes)."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    try:
+        frame.to_csv(tmp, index=False, lineterminator="\n")
+        tmp.replace(out)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def write_table_in_blocks(blocks, out: str | Path, settings: dict) -> None:
+    """Arrow tables of one schema to one Parquet file, block by block, atomically, with
+    the settings that produced them as metadata."""
+    import pyarrow.parquet as pq
+
+    with atomic_path(out) as tmp:
+        writer = None
+        for block in blocks:
+            block = block.replace_schema_metadata({"irmeta": json.dumps(settings)})
+            if writer is None:
+                writer = pq.ParquetWriter(tmp, block.schema, compression="zstd")
+            writer.write_table(block)
+        if writer is not None:
+            writer.close()

@@ -4,6 +4,9 @@ or against slow oracles. Shared by the test modules (``from campaigns import ...
 from __future__ import annotations
 
 from pathlib import Path
+
+#: The repository's root (Snakefile, config/, workflow/), whatever the test's folder.
+REPO = Path(__file__).resolve().parents[1]
 from irmeta.campaign.qrels import Qrels, read_qrels
 from irmeta.campaign.runs import Runs, read_runs
 
@@ -41,3 +44,59 @@ def write_campaign(root: Path, runs: dict[str, dict[str, list[str]]], qrels: dic
     qrels_text = "".join(f"{q} 0 {d} {g}\n" for q, judged in qrels.items() for d, g in judged.items())
     write(root / "qrels.txt", qrels_text)
     return read_runs(run_dir), read_qrels(root / "qrels.txt")
+
+
+# ------------------------------------------------------------ the ASL tiny campaign
+#
+# qrels: topic 1: a 1, b 1, c 2, d 1, x 0   -> relevant a b c d (n_q = 4); at threshold 2: c
+#        topic 2: e 1, y 0                  -> relevant e (n_q = 1)
+#        topic 3: z 0                       -> no relevant document (n_q = 0)
+# Relevant qrels rows, in file order: a b c d e (columns of the per-document array).
+#
+# run A, topic 1: a x u b y  (R N N R N; u unjudged, y judged only for topic 2: both
+#                             irrelevant here)           length 5
+#        topic 2: x1 x2 e   (N N R)                      length 3
+#        topic 3: z                                      length 1
+# run B, topic 1: b a c z1 z2 z3 z4 (R R R N N N N)      length 7
+#        topic 2: not returned
+#        topic 3: z
+# The runs are cut at depth 7, the deepest list: k = 7 (the "depth" alternative pads
+# to the depth the runs were cut to).
+
+ASL_QRELS = """1 0 a 1
+1 0 b 1
+1 0 c 2
+1 0 d 1
+1 0 x 0
+2 0 e 1
+2 0 y 0
+3 0 z 0
+"""
+ASL_RUN_A = """1 Q0 a 1 0.9 A
+1 Q0 x 2 0.8 A
+1 Q0 u 3 0.7 A
+1 Q0 b 4 0.6 A
+1 Q0 y 5 0.5 A
+2 Q0 x1 1 0.9 A
+2 Q0 x2 2 0.8 A
+2 Q0 e 3 0.7 A
+3 Q0 z 1 0.5 A
+"""
+ASL_RUN_B = """1 Q0 b 1 0.9 B
+1 Q0 a 2 0.8 B
+1 Q0 c 3 0.7 B
+1 Q0 z1 4 0.6 B
+1 Q0 z2 5 0.5 B
+1 Q0 z3 6 0.4 B
+1 Q0 z4 7 0.3 B
+3 Q0 z 1 1 B
+"""
+
+
+def asl_campaign(root: Path):
+    """The ASL tiny campaign above, written under ``root`` and joined at depth 7."""
+    from irmeta.campaign.judge import relevance_matrix
+
+    qrels = read_qrels(write(root / "qrels.txt", ASL_QRELS))
+    runs = read_runs([write(root / "runs" / "A", ASL_RUN_A), write(root / "runs" / "B", ASL_RUN_B)], depth=7)
+    return relevance_matrix(runs, qrels)

@@ -65,7 +65,7 @@ def counted_means(matrix: RelevanceMatrix, measure: Measure, averaging: Averagin
     ((1 - alpha)(S - 1) C + alpha (S C - D)) / (k (S - 1) Q), D the sum of S_d over those
     documents. Runs with equal totals get bit-identical means, and at alpha = 0 all three
     equal P@k's mean to the last bit: summing per-topic quotients cannot promise either
-    (PROTOCOL.md, numerical care). (A, runs) for alpha measures, (runs,) otherwise; None
+    (docs/PROTOCOL.md, Numerical care). (A, runs) for alpha measures, (runs,) otherwise; None
     for other measures. A per-topic alpha (1/R) has no integer form: its row is NaN,
     and its mean is a sorted sum.
     """

@@ -35,7 +35,7 @@ class CoRetrieval:
     P_rareness keeps integers (``scale`` = k): ``own`` counts a run's relevant documents
     in its top k, ``pair`` the ones two runs share, and a mean is one division,
     ((1 + alpha) N own - alpha shared) / (N k Q), so runs tied in exact arithmetic stay
-    tied (PROTOCOL.md, numerical care). AP_rareness's weights are fractions.
+    tied (docs/PROTOCOL.md, Numerical care). AP_rareness's weights are fractions.
     """
 
     base: np.ndarray  # (S,) mean of the classic measure (alpha = 0)

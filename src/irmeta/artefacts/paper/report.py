@@ -32,11 +32,11 @@ WHY = {
         "runs' per-topic scores as two independent groups, one call per pair. That is an unpaired "
         "two-sample test with no topic blocking and no correction for the number of pairs, so a pair "
         "whose statistic sits at the critical value changes side with the last digits of the scores "
-        "(PROTOCOL.md records such a TREC-8 pair for P@100 at 95%)."
+        "(docs/PROTOCOL.md, Numerical care, records such a TREC-8 pair for P@100 at 95%)."
     ),
     "table1_quirk": (
         "The authors' discriminative-power script scores the AP_rareness rows with the P@k_rareness "
-        "scores (PROTOCOL.md, known quirks), so the published AP_rareness rows cannot come from that "
+        "scores (docs/PROTOCOL.md, Known quirks), so the published AP_rareness rows cannot come from that "
         "script as released; the rows here score AP_rareness."
     ),
     "table1_cells": "{collection}: {equal} of {cells} cells equal the published count; differences range from {low} to {high}.",
@@ -81,7 +81,7 @@ WHY = {
     ),
     "figure2_method": (
         "Tau is Kendall's tau-b on means kept exact (ties preserved), averaging over {averaging}. The "
-        "authors read trec_eval's 4-decimal output, which merges or splits near-ties (PROTOCOL.md)."
+        "authors read trec_eval's 4-decimal output, which merges or splits near-ties (docs/PROTOCOL.md, Numerical care)."
     ),
     "figure2_runs": "{collection}: {here} runs here, {paper} in the paper.",
 }

@@ -45,7 +45,7 @@ def stability_counts(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Wins of a, wins of b and ties per pair (pair order), summed over the trials.
 
-    Buckley and Voorhees (SIGIR 2000), as PROTOCOL.md states the paper's use: each trial
+    Buckley and Voorhees (SIGIR 2000), as docs/PROTOCOL.md (Stability) states the paper's use: each trial
     draws ``topics_per_trial`` topics without replacement (:func:`draw_topic_subsets`),
     each run's exact mean over them, and for each pair the better run wins when the
     difference exceeds the fuzziness, otherwise the trial is a tie for the pair:
@@ -109,7 +109,7 @@ def stability_counts_of_means(means: np.ndarray, fuzziness: float = 0.05, mode: 
 
 def stability(wins_a: np.ndarray, wins_b: np.ndarray, ties: np.ndarray) -> float:
     """sum over pairs of max(wins_a, wins_b) / sum over pairs of (wins_a + wins_b + ties):
-    the mean majority fraction (PROTOCOL.md). Ties count against it. NaN with no trials."""
+    the mean majority fraction (docs/PROTOCOL.md, Stability). Ties count against it. NaN with no trials."""
     wins_a, wins_b, ties = (np.asarray(v, dtype=np.int64) for v in (wins_a, wins_b, ties))
     total = int(wins_a.sum() + wins_b.sum() + ties.sum())
     if total == 0:

@@ -45,7 +45,7 @@ def paper_pairwise_pvalues(scores: np.ndarray) -> np.ndarray:
         p = studentized_range.sf(q, 2, df) = 2 * t.sf(q / sqrt(2), df),
 
     exactly the unpaired two-sample (pooled-variance) t-test. No topic blocking and no
-    correction for the number of pairs (PROTOCOL.md). Edge cases statsmodels leaves
+    correction for the number of pairs (docs/PROTOCOL.md, Discriminative power). Edge cases statsmodels leaves
     NaN: a pair of constant runs gets p = 1 when equal, 0 otherwise.
     """
     from scipy.special import stdtr  # t.sf(x, df) is stdtr(df, -x); scipy.stats costs a second to import

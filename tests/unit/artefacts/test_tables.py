@@ -3,7 +3,6 @@ reproduced report, on small synthetic inputs (no campaign data)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -13,10 +12,11 @@ from irmeta.artefacts.paper.published_vs_reproduced import published_vs_reproduc
 from irmeta.artefacts.paper.report import load_published
 from irmeta.artefacts.paper.tables import paper_swap_table, paper_table1, paper_table2, paper_table3
 from irmeta.artefacts.tables import latex_escape, write_table
+from campaigns import REPO
 
 
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 
 
 # ----------------------------------------------------------------------- write_table

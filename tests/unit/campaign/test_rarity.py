@@ -1,5 +1,5 @@
 """Document rarity (S_d, R, R') and the rareness measures (eq. 1-4 of Türkmen, Lease and
-Kutlu 2023; PROTOCOL.md "Rarity", "Metrics", "Qualitative analysis").
+Kutlu 2023; docs/PROTOCOL.md "Rarity", "Rareness measures", "Rarity listing").
 
 Expected values come from hand computation (exact fractions, worked in the comments),
 from a slow pure-Python oracle kept in this file (dict and list loops, exact
@@ -559,7 +559,7 @@ def test_subset_rarity_equals_campaign_of_the_subset_trec8(trec8_runs, trec8_qre
 
 TABLE4 = ["FBIS3-38782", "LA020889-0003", "LA102589-0109", "LA092189-0061", "FBIS4-44815"]
 TABLE4_PUBLISHED = [0.81, 0.62, 0.41, 0.22, 0.08]  # the paper's Table 4 (external reference)
-TABLE4_AT_100 = [0.992, 0.992, 0.907, 0.434, 0.147]  # PROTOCOL.md, "Qualitative analysis"
+TABLE4_AT_100 = [0.992, 0.992, 0.907, 0.434, 0.147]  # docs/PROTOCOL.md, "Rarity listing"
 
 
 def count_runs_retrieving(runs: Runs, qid: str, depth: int) -> dict[str, int]:

@@ -1,7 +1,7 @@
 """The paper's experiments (irmeta.metaeval): Algorithm 1, Figure 1, Figure 2, Tables 1-3.
 
-PROTOCOL.md sections "Number of systems", "Synthetic rare/common experiment", "Kendall
-tau", "Discriminative power", "Stability" and "Numerical care".
+docs/PROTOCOL.md sections "System subsampling", "Synthetic systems", "Rank
+agreement", "Discriminative power", "Stability" and "Numerical care".
 
 Expected values come from hand computation (worked in the comments), from scipy /
 statsmodels applied literally, from a brute-force path (rarity recounted over the sampled
@@ -308,7 +308,7 @@ def test_subsampling_two_runs_exhaustive_ties_on_trec8(trec8_matrix, trec8_p_int
 
     In a two-run sample {a, b} the score x k Q N is 2 n_a + (n_a - n_ab) (n_a relevant
     documents retrieved in the top 100 over all topics, n_ab shared), so a and b tie
-    exactly when n_a = n_b: 18 TREC-8 pairs (PROTOCOL: 18 pairs have exactly equal mean
+    exactly when n_a = n_b: 18 TREC-8 pairs (docs/PROTOCOL.md, Numerical care: 18 pairs have exactly equal mean
     P@100). Those trials must be NaN (undefined), not +-1 from float noise."""
     hits, full_int = trec8_p_integers
     cr = co_retrieval(trec8_matrix, "P_rareness@100")
@@ -772,7 +772,7 @@ def tau_ap_loop(x, y):
 
 
 def test_p_at_100_means_keep_exact_ties_on_trec8(trec8_matrix, trec8_scores):
-    """PROTOCOL, numerical care: 18 pairs of TREC-8 runs have exactly equal mean P@100
+    """docs/PROTOCOL.md, Numerical care: 18 pairs of TREC-8 runs have exactly equal mean P@100
     (equal relevant counts over the 50 topics). The means table must keep them tied, and
     tau of P@100_rareness against P@100 must be the one exact arithmetic gives: both x k Q
     (x 2S at alpha 0.5) are integers."""

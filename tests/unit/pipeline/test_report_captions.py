@@ -14,8 +14,9 @@ from docutils.core import publish_parts
 from jinja2 import Environment
 
 from irmeta.pipeline.config import validate_config
+from campaigns import REPO
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 CAPTIONS = sorted((ROOT / "workflow" / "report").glob("*.rst"))
 
 

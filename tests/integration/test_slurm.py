@@ -29,10 +29,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from campaigns import REPO
 
 pytestmark = [pytest.mark.slurm, pytest.mark.integration]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 SNAKEMAKE = Path(sys.executable).parent / "snakemake"
 PROFILE = Path("workflow") / "profiles" / "slurm"
 PACKAGES = ("slurm-wlm", "munge")

@@ -16,10 +16,11 @@ import pandas as pd
 import pytest
 
 from irmeta.campaign.store import load_matrix, matrix_settings
+from campaigns import REPO
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 SNAKEMAKE = Path(sys.executable).parent / "snakemake"
 OUTPUTS = ("judged.npz", "scores.parquet", "scores.npz", "rarity.parquet")
 
@@ -230,7 +231,7 @@ def test_trec8_experiments_follow_the_protocol(trec8):
     tables = trec8 / "results" / "trec8" / "tables"
     dp = pd.read_csv(tables / "discriminative_power.csv", dtype={"alpha": str})
     p100 = dp[(dp["measure"] == "P@100") & (dp["method"] == "paper_pairwise")].set_index("level")
-    # PROTOCOL.md: one TREC-8 pair sits 1e-6 from the 95% critical value, so the
+    # docs/PROTOCOL.md, Numerical care: one TREC-8 pair sits 1e-6 from the 95% critical value, so the
     # unpaired per-pair test finds 3665 pairs here (the paper printed 3666).
     assert p100.loc[0.05, "significant_pairs"] == 3665
     assert (dp["total_pairs"] == 8256).all()

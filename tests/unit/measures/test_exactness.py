@@ -4,7 +4,7 @@
     trec_eval figures, printed to 4 decimals as trec_eval prints them.
 (b) The arithmetic: per-topic P@100 and AP@100 equal pytrec_eval's on every TREC-8 and
     CLEF TAR 2017 run, when pytrec_eval is fed trec_eval's order as scores (100 - position);
-    with raw scores pytrec_eval reorders near-ties and disagrees (PROTOCOL.md).
+    with raw scores pytrec_eval reorders near-ties and disagrees (docs/PROTOCOL.md, Numerical care).
 (c) CLEF's messy run with 311 repeated (topic, doc) pairs.
 """
 

@@ -284,7 +284,7 @@ def test_exact_mean_permutation_property(values, seed):
 
 def test_runs_with_same_per_topic_scores_in_other_topics_tie_exactly(tmp_path):
     """Run B is run A with its rankings moved to other topics: equal multisets of
-    per-topic scores, so the means must be bit-identical (PROTOCOL: exact ties)."""
+    per-topic scores, so the means must be bit-identical (docs/PROTOCOL.md, Numerical care)."""
     rng = random.Random(3)
     n_topics = 40
     qrels_lines, a_lines, b_lines = [], [], []

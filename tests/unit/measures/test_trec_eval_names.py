@@ -5,7 +5,7 @@ for -M (the depth runs are read to), -l (the relevance threshold) and -c (averag
 over every qrels topic) on TREC-8 (binary, 129 runs), CLEF TAR 2017 (messy runs up to
 12,800 deep) and two graded campaigns: the real TREC 2014 Web Track qrels (grades -2..4)
 with runs drawn from them, and irmeta's simulated demo (grades 0..2, tied scores).
-pytrec_eval is fed trec_eval's order as scores (PROTOCOL.md, numerical care): the
+pytrec_eval is fed trec_eval's order as scores (docs/PROTOCOL.md, Numerical care): the
 order itself is checked against NIST's figures in test_exactness.py.
 """
 

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 import yaml
 from irmeta.pipeline.config import CONFIG_SCHEMA, ConfigError, SCHEMA_DIR, available_collections, check_collection_paths, load_collection, load_collections, load_config, resolve_data_root, validate_config
+from campaigns import REPO
 
 
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO
 CONFIG = ROOT / "config" / "config.yaml"
 COLLECTIONS = ROOT / "config" / "collections"
 SHIPPED = ["demo", "trec8", "clef_tar2017"]

@@ -16,7 +16,7 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[workflow,test,lint]'
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -33,7 +33,10 @@ reproduce: $(STAMP)
 report: $(STAMP)
 	$(BIN)/snakemake --report results/report.html $(ARGS)
 
+# Clean means: ruff (pyproject.toml's rules), mypy on the core, Snakemake's own lint.
 lint: $(STAMP)
+	$(BIN)/ruff check src tests workflow/scripts benchmarks
+	$(BIN)/mypy
 	$(BIN)/snakemake --lint
 
 bench: $(STAMP)

@@ -13,11 +13,10 @@ import sys
 import time
 from pathlib import Path
 
-
 from irmeta.campaign.judge import relevance_matrix
-from irmeta.measures.averaging import evaluate
 from irmeta.campaign.qrels import read_qrels
 from irmeta.campaign.runs import read_runs
+from irmeta.measures.averaging import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
 MEASURES = ["RR", "nDCG@10", "nDCG@1000", "DCG@1000", "nDCG_jk@1000", "DCG_jk@1000", "Q@1000", "O@1000",

@@ -16,11 +16,10 @@ import time
 import tracemalloc
 from pathlib import Path
 
-
 from irmeta.campaign.judge import relevance_matrix
-from irmeta.measures.averaging import evaluate
 from irmeta.campaign.qrels import read_qrels
 from irmeta.campaign.runs import read_runs
+from irmeta.measures.averaging import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
 MEASURES = ["P@100", "AP@100", "P_rareness@100", "AP_rareness@100", "P_rareness_norm@100", "AP_rareness_norm@100"]

@@ -96,7 +96,8 @@ def growth(small: dict, large: dict) -> None:
     wall = large["wall"] / small["wall"]
     job_time = large["jobs"]["seconds"].sum() / small["jobs"]["seconds"].sum()
     memory = large["jobs"]["max_rss_mb"].max() / small["jobs"]["max_rss_mb"].max()
-    print(f"\ngrowth from {'x'.join(map(str, small['size']))} to {'x'.join(map(str, large['size']))}: cells x{cells:.2f}, "
+    sizes = [("x".join(map(str, r["size"]))) for r in (small, large)]
+    print(f"\ngrowth from {sizes[0]} to {sizes[1]}: cells x{cells:.2f}, "
           f"wall x{wall:.2f}, job time x{job_time:.2f}, largest job's memory x{memory:.2f} "
           f"(exponents {math.log(job_time) / math.log(cells):.2f} and {math.log(memory) / math.log(cells):.2f} "
           f"in the cells)")

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-#: The repository's root (Snakefile, config/, workflow/), whatever the test's folder.
-REPO = Path(__file__).resolve().parents[1]
 from irmeta.campaign.qrels import Qrels, read_qrels
 from irmeta.campaign.runs import Runs, read_runs
 
-
+#: The repository's root (Snakefile, config/, workflow/), whatever the test's folder.
+REPO = Path(__file__).resolve().parents[1]
 
 
 def write(path: Path, text: str) -> Path:

@@ -15,9 +15,11 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
+
 import numpy as np
+
 from irmeta import __version__
 from irmeta.campaign.errors import TrecFormatError, TrecFormatWarning
 from irmeta.campaign.judge import judge_runs
@@ -166,8 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--qrels", required=True, help="qrels file (qid iter docid grade), plain or .gz")
     score.add_argument("--runs", required=True, nargs="+", help="run files, directories or globs")
     score.add_argument("--measure", action="append",
-                       help=f"measure, repeatable, e.g. P@100, AP@100, or trec_eval's names (P_100, map, ndcg, "
-                            f"bpref, ...); families: {', '.join(sorted(MEASURES))}")
+                       help=f"measure, repeatable, e.g. P@100, AP@100, nDCG(gains={{1:1,2:3}})@10, or trec_eval's "
+                            f"names (P_100, map, ndcg, bpref, ...); families: {', '.join(sorted(MEASURES))}")
     score.add_argument("--per-topic", action="store_true", help="also print one row per topic")
     score.add_argument("--output", help="write the TSV here instead of standard output")
     score.add_argument("--average", choices=["all", "returned"], default="all",
@@ -216,6 +218,12 @@ measure trec_eval has no cutoff for cuts the run at k first (AP@k is map at -M k
 nDCG@k is ndcg_cut_k (its ideal list cut at k); P without @k divides by --depth. A
 gain map (--gains) gives grades it does not name gain 0. Rareness measures count
 rarity over the runs given, so they alone depend on which runs are scored together.
+
+Parameters may be written in a measure's name, as ir_measures does; they win over
+--gains, --beta, --asl-unretrieved and --alpha, so one call can score a measure under
+several settings: --measure 'nDCG(gains={1:1,2:3})@10' --measure nDCG@10
+--measure 'Q(beta=0.5)@100' --measure 'ASL(asl_unretrieved=depth)'
+--measure 'P_rareness(alpha=0.5)@100'.
 """
 
 

@@ -37,15 +37,18 @@ from __future__ import annotations
 
 import gzip
 import operator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import NamedTuple
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from irmeta.support.arrow import joined_bytes
 
+from irmeta.support.arrow import joined_bytes
+from irmeta.support.atomic import atomic_write_bytes, atomic_write_text
 
 # Latent relevance strength per grade (index = grade).
 _GRADE_STRENGTH = np.array([0.0, 1.0, 1.6])
@@ -311,7 +314,7 @@ def _write_bytes(path: Path, data: bytes, gzip_it: bool) -> None:
         # faster than gzip's default 6 (the scale campaigns are 10^8 lines), and zlib runs
         # outside the GIL, so runs compress in parallel.
         data = gzip.compress(data, compresslevel=1, mtime=0)
-    path.write_bytes(data)
+    atomic_write_bytes(path, data)
 
 
 def simulate_campaign(
@@ -358,7 +361,34 @@ def simulate_campaign(
     keep = min(depth, pool_size)
     design = _design(seed, n_runs, n_topics, keep, pool_size)
     report = progress or (lambda stage, done, total: None)
+    drawn = _draw_topics(design, seed, n_topics, n_runs, keep, pool_size, depth, threads, report)
+    widths = (max(4, len(str(100 + n_topics))), max(5, len(str(pool_size - 1))))
+    qrels_path = _write_qrels(out / "qrels.txt", drawn.judged, widths)
+    run_paths = _write_runs(out / "runs", design, drawn, widths, gzip_runs, threads, report)
+    run_groups = dict(zip(design.names, design.groups))
+    atomic_write_text(out / "run_groups.tsv", "run\tgroup\n" + "".join(f"{n}\t{g}\n" for n, g in run_groups.items()))
+    return {
+        "qrels": qrels_path,
+        "runs": run_paths,
+        "run_groups": run_groups,
+        "seed": seed,
+        "innovative": design.names[n_runs - design.n_innov:],
+    }
 
+
+class _Drawn(NamedTuple):
+    """Every topic's runs: document order (topics, runs, keep), score micro-units, list
+    lengths (topics, runs), and each topic's judged documents with their grades."""
+
+    order: np.ndarray
+    micro: np.ndarray
+    length: np.ndarray
+    judged: list[tuple[np.ndarray, np.ndarray]]
+
+
+def _draw_topics(design: _Design, seed: int, n_topics: int, n_runs: int, keep: int, pool_size: int, depth: int,
+                 threads: int, report: Callable[[str, int, int], None]) -> _Drawn:
+    """Each topic from its own stream, in threads (the same bytes in any thread order)."""
     order = np.empty((n_topics, n_runs, keep), dtype=np.int16)
     micro = np.empty((n_topics, n_runs, keep), dtype=np.int32)
     length = np.empty((n_topics, n_runs), dtype=np.int64)
@@ -373,20 +403,25 @@ def simulate_campaign(
         for done, _ in enumerate(pool.map(make, range(n_topics)), start=1):
             if done % 100 == 0 or done == n_topics:
                 report("topics", done, n_topics)
+    return _Drawn(order, micro, length, judged)
 
-    run_dir = out / "runs"
-    run_dir.mkdir(parents=True, exist_ok=True)
-    t_width = max(4, len(str(100 + n_topics)))
-    d_width = max(5, len(str(pool_size - 1)))
-    qrels_path = out / "qrels.txt"
+
+def _write_qrels(path: Path, judged: list[tuple[np.ndarray, np.ndarray]], widths: tuple[int, int]) -> Path:
+    """Every topic's judged documents as qrels lines, formatted column-wise."""
     topic = np.concatenate([np.full(len(d), t) for t, (d, _) in enumerate(judged)])
     doc = np.concatenate([d for d, _ in judged])
     grades = np.concatenate([g for _, g in judged])
     # docids are zero-padded: index order is string order
-    qrels = pc.binary_join_element_wise(_decimal(101 + topic), "0", _docids(topic, doc, t_width, d_width),
+    qrels = pc.binary_join_element_wise(_decimal(101 + topic), "0", _docids(topic, doc, *widths),
                                         pc.binary_join_element_wise(_decimal(grades), "\n", ""), " ")
-    qrels_path.write_bytes(joined_bytes(qrels))
+    atomic_write_bytes(path, joined_bytes(qrels))
+    return path
 
+
+def _write_runs(run_dir: Path, design: _Design, drawn: _Drawn, widths: tuple[int, int], gzip_runs: bool,
+                threads: int, report: Callable[[str, int, int], None]) -> list[Path]:
+    """One file per run, formatted and compressed in threads; other run files removed,
+    so the folder holds exactly this campaign."""
     suffix = ".gz" if gzip_runs else ".txt"
     wanted = {f"{n}{suffix}" for n in design.names}
     for stale in run_dir.iterdir():
@@ -395,25 +430,14 @@ def simulate_campaign(
 
     def write(r: int) -> Path:
         path = run_dir / f"{design.names[r]}{suffix}"
-        text = _run_text(design.names[r], order[:, r], micro[:, r], length[:, r], t_width, d_width)
+        text = _run_text(design.names[r], drawn.order[:, r], drawn.micro[:, r], drawn.length[:, r], *widths)
         _write_bytes(path, text, gzip_runs)
         return path
 
     run_paths: list[Path] = []
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        for path in pool.map(write, range(n_runs)):
+        for path in pool.map(write, range(len(design.names))):
             run_paths.append(path)
-            if len(run_paths) % 50 == 0 or len(run_paths) == n_runs:
-                report("runs", len(run_paths), n_runs)
-
-    run_groups = dict(zip(design.names, design.groups))
-    (out / "run_groups.tsv").write_text(
-        "run\tgroup\n" + "".join(f"{n}\t{g}\n" for n, g in run_groups.items()), encoding="ascii"
-    )
-    return {
-        "qrels": qrels_path,
-        "runs": run_paths,
-        "run_groups": run_groups,
-        "seed": seed,
-        "innovative": design.names[n_runs - design.n_innov:],
-    }
+            if len(run_paths) % 50 == 0 or len(run_paths) == len(design.names):
+                report("runs", len(run_paths), len(design.names))
+    return run_paths

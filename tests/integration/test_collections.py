@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from test_workflow import _copy_workflow, _ok, _snakemake
 
 from irmeta.campaign.store import load_matrix
 from irmeta.pipeline.download import DownloadError, download_qrels, sha256_of
 from irmeta.simulate import simulate_campaign
-from test_workflow import _copy_workflow, _ok, _snakemake
 
 QRELS = b"1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n"
 
@@ -57,7 +57,8 @@ def test_download_plain_gzip_and_tar_of_parts(server, tmp_path):
     (www / "q.txt").write_bytes(QRELS)
     (www / "q.txt.gz").write_bytes(gzip.compress(QRELS))
     # NIST ships early ad hoc qrels as a tar.gz of parts (some gzipped): concatenated by name.
-    (www / "q.tar.gz").write_bytes(_tar_of_parts({"qrels.part2": QRELS[9:], "qrels.part1.gz": gzip.compress(QRELS[:9])}))
+    parts = {"qrels.part2": QRELS[9:], "qrels.part1.gz": gzip.compress(QRELS[:9])}
+    (www / "q.tar.gz").write_bytes(_tar_of_parts(parts))
     for name, fmt in (("q.txt", "plain"), ("q.txt.gz", "gzip"), ("q.tar.gz", "tar.gz")):
         dest = tmp_path / "data" / fmt / "qrels.txt"
         digest = download_qrels(f"{url}/{name}", dest, fmt=fmt, retries=1)

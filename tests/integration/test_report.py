@@ -11,7 +11,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from test_workflow import _copy_workflow, _ok, _snakemake
 
 pytestmark = pytest.mark.integration

@@ -1,4 +1,4 @@
-"""The workflow on a real SLURM cluster, through workflow/profiles/slurm.
+"""The workflow on a real SLURM cluster, through profiles/slurm.
 
 A one-node cluster on this machine: munged, slurmctld and slurmd started by hand from a
 private slurm.conf (SLURM_CONF) and munge key in a temporary directory, on free ports,
@@ -6,7 +6,7 @@ so a SLURM already set up on the machine is neither used nor disturbed. The Debi
 packages slurm-wlm and munge are installed when sinfo is missing (CI runs as root on a
 fresh Debian 12); elsewhere a missing SLURM fails the test, it is never skipped.
 
-The demo campaign then runs twice: `snakemake --profile workflow/profiles/slurm` on the
+The demo campaign then runs twice: `snakemake --profile profiles/slurm` on the
 cluster and `snakemake --cores 2` locally; every table must come out byte-identical, and
 every job must have gone through SLURM with its rule's threads, memory and runtime.
 The daemons are stopped at the end, whatever happened; their logs are in every failure.
@@ -29,13 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
 from campaigns import REPO
 
 pytestmark = [pytest.mark.slurm, pytest.mark.integration]
 
 ROOT = REPO
 SNAKEMAKE = Path(sys.executable).parent / "snakemake"
-PROFILE = Path("workflow") / "profiles" / "slurm"
+PROFILE = Path("profiles") / "slurm"
 PACKAGES = ("slurm-wlm", "munge")
 SBIN = ("/usr/sbin", "/usr/local/sbin", "/sbin")
 STARTUP_TIMEOUT = 30  # seconds for the node to be idle after the daemons start
@@ -297,7 +298,7 @@ def _copy_workflow(dest: Path) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy2(ROOT / "Snakefile", dest / "Snakefile")
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in ("workflow", "config"):
+    for folder in ("workflow", "config", "profiles"):
         shutil.copytree(ROOT / folder, dest / folder, ignore=ignore)
     return dest
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import io as stdio
+import io
 from contextlib import redirect_stderr, redirect_stdout
 
 import pandas as pd
@@ -12,7 +12,7 @@ from irmeta.cli import main
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = stdio.StringIO(), stdio.StringIO()
+    out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
         code = main(list(argv))
     return code, out.getvalue(), err.getvalue()
@@ -24,7 +24,7 @@ def test_score_prints_official_trec8_means(shared_data):
                            "--runs", str(runs / "INQ601.gz"), str(runs / "ok8alx.gz"),
                            "--measure", "P@100", "--measure", "AP@1000", "--digits", "4")
     assert code == 0
-    table = pd.read_csv(stdio.StringIO(out), sep="\t", dtype={"qid": str})
+    table = pd.read_csv(io.StringIO(out), sep="\t", dtype={"qid": str})
     assert list(table.columns) == ["run", "measure", "qid", "value"]
     official = pd.read_csv(shared_data / "trec8_adhoc" / "official_per_topic.tsv", sep="\t", dtype={"topic": str})
     official = official[official.topic == "all"].set_index("run")
@@ -83,12 +83,12 @@ def test_score_the_seeds_measures_with_their_options(shared_data):
             "--measure", "ASL@g1-10", "--measure", "Q@1000"]
     code, out, _ = run_cli(*args)
     assert code == 0
-    table = pd.read_csv(stdio.StringIO(out), sep="\t").set_index("measure")["value"]
+    table = pd.read_csv(io.StringIO(out), sep="\t").set_index("measure")["value"]
     assert set(table.index) == {"nDCG@10", "ASL_g1@10", "Q@1000"}
     # A gain map changes the graded measures (binary TREC-8: gain 2 for grade 1 leaves nDCG
     # unchanged, being a ratio, but moves Q, whose blended ratio adds ranks to gains).
     code, out2, _ = run_cli(*args, "--gains", "1:2")
-    scaled = pd.read_csv(stdio.StringIO(out2), sep="\t").set_index("measure")["value"]
+    scaled = pd.read_csv(io.StringIO(out2), sep="\t").set_index("measure")["value"]
     assert scaled["nDCG@10"] == pytest.approx(table["nDCG@10"], abs=1e-12)
     assert scaled["Q@1000"] != table["Q@1000"]
     code, _, err = run_cli(*args, "--gains", "one:two")

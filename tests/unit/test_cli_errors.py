@@ -10,7 +10,7 @@ is one line starting with ``irmeta``.
 from __future__ import annotations
 
 import gzip
-import io as stdio
+import io
 import os
 import pickle
 import tempfile
@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from irmeta.cli import main
 from campaigns import write
+from irmeta.cli import main
 
 QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 2\n"
 RUN = "1 Q0 a 1 2.5 r\n1 Q0 x 2 1.5 r\n2 Q0 c 1 9 r\n"
@@ -30,7 +30,7 @@ RUN = "1 Q0 a 1 2.5 r\n1 Q0 x 2 1.5 r\n2 Q0 c 1 9 r\n"
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
     """Exit status, standard output and standard error of ``irmeta argv``, in-process."""
-    out, err = stdio.StringIO(), stdio.StringIO()
+    out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
         try:
             code = main(list(argv))

@@ -1,4 +1,5 @@
-# Configuration, collections and input functions; parsed before the rules.
+# Configuration, collections, input functions and what every job shares; parsed before
+# the rules (one file per experiment beside this one).
 #
 # Paths: the working directory (the repository root, or --directory) is the base of
 # every relative path: config/config.yaml, config/collections/<name>.yaml, data_root,
@@ -16,17 +17,23 @@ from irmeta.pipeline import config as irconfig
 SCHEMA_DIR = Path(workflow.basedir) / "workflow" / "schemas"
 COLLECTIONS_DIR = Path("config/collections")
 
-# The same schema twice: irmeta.pipeline.config first, for a one-line error naming the key,
-# then Snakemake's validate, which fills in the defaults.
+# One validation of the schema, Snakemake's, which fills in its defaults. Its error is a
+# many-line dump, so on failure irmeta.pipeline.config finds the same fault and names its
+# key on one line. Then what a schema cannot say (measure names, alphas, experiments on
+# unscored measures), and measure_options become parameters of the measure names.
+CONFIG_SOURCE = " + ".join(map(str, workflow.configfiles)) or "config"
 try:
-    irconfig.validate_config(
-        config,
-        " + ".join(map(str, workflow.configfiles)) or "config",
-        schema_dir=SCHEMA_DIR,
-    )
+    validate(config, schema="../schemas/config.schema.yaml")
+except WorkflowError:
+    try:
+        irconfig.validate_config(config, CONFIG_SOURCE, schema_dir=SCHEMA_DIR)
+    except ValueError as exc:
+        raise WorkflowError(str(exc)) from None
+    raise
+try:
+    config.update(irconfig.check_config(config, CONFIG_SOURCE))  # in place: the report's captions read it
 except ValueError as exc:
     raise WorkflowError(str(exc)) from None
-validate(config, schema="../schemas/config.schema.yaml")
 
 
 # Every configured collection, by name. A bad collection file or a missing qrels or run
@@ -59,6 +66,8 @@ wildcard_constraints:
 
 EXPERIMENTS = config["experiments"]
 SHARDS = list(range(EXPERIMENTS["shards"]))
+# Discriminative power and stability test every measure the comparisons name.
+COMPARISON_MEASURES = irconfig.comparison_measures(config)
 EXPERIMENT_TABLES = [
     "kendall_tau",
     "discriminative_power",
@@ -124,20 +133,32 @@ def collection_figure(name, caption, subcategory):
     )
 
 
-def experiment_measures():
-    """The measures the experiments compare: each comparison's measure and baseline."""
-    names = []
-    for comparison in EXPERIMENTS["comparisons"]:
-        for key in ("baseline", "measure"):
-            if comparison[key] not in config["measures"]:
-                raise WorkflowError(
-                    f"experiments.comparisons: {comparison[key]} is not in measures {config['measures']}"
-                )
-            if comparison[key] not in names:
-                names.append(comparison[key])
-    return names
+# Jobs. Every rule runs in the same software and on one core unless it says otherwise
+# (Snakemake's default threads: 1). A job's log and benchmark are named by its rule and
+# wildcards, results/logs/<rule>/<collection>[.<shard>].log, one file per job, so no two
+# jobs write to the same log.
+IRMETA_ENV = "../envs/irmeta.yaml"  # relative to workflow/rules/, where every rule lives
+SHARD = "{collection}.{shard}"
+
+# What a job asks a cluster for (SLURM: --mem in MB, --time in minutes): a table job
+# reads scores or tables and writes a table; a matrix job holds the score matrices of its
+# measures through many trials or tests.
+TABLE_JOB = {"mem_mb": 1024, "runtime": 10}
+MATRIX_JOB = {"mem_mb": 2048, "runtime": 30}
 
 
+def job_log(rule, wildcards="{collection}"):
+    return f"results/logs/{rule}/{wildcards}.log"
+
+
+def job_benchmark(rule, wildcards="{collection}"):
+    return f"results/benchmarks/{rule}/{wildcards}.tsv"
+
+
+# Randomised experiments run as shards (separate jobs, side by side on a cluster), merged
+# by a tabulate rule. Each trial draws from its own stream, seeded by the experiment's
+# seed (irmeta.pipeline.config.experiment_seed) and the trial's index, so the merged table
+# is the same however the trials are split.
 def shard_range(total, wildcards):
     """[first, last) trial indices of the wildcard's shard, as a list of two ints."""
     from irmeta.pipeline.scripts import shard_trials
@@ -146,46 +167,13 @@ def shard_range(total, wildcards):
     return [trials.start, trials.stop]
 
 
-def permutation_null_shards(wildcards):
-    """The randomised Tukey HSD's null shards (none when the method is not configured)."""
-    if "randomised_tukey_hsd" not in EXPERIMENTS["discriminative_power"]["methods"]:
-        return []
+def shard_files(experiment, ext):
+    """Every shard's output of an experiment, for the rule that merges them."""
     return expand(
-        "results/{collection}/shards/permutation_null/{shard}.parquet",
-        collection=wildcards.collection,
+        "results/{{collection}}/shards/{experiment}/{shard}.{ext}",
+        experiment=experiment,
         shard=SHARDS,
-    )
-
-
-def swap_measures():
-    """Measures of the swap-method experiment (each must be scored)."""
-    for name in EXPERIMENTS["swap"]["measures"]:
-        if name not in config["measures"]:
-            raise WorkflowError(f"experiments.swap.measures: {name} is not in measures {config['measures']}")
-    return list(EXPERIMENTS["swap"]["measures"])
-
-
-def swap_shards(wildcards):
-    return expand(
-        "results/{collection}/shards/swap/{shard}.parquet",
-        collection=wildcards.collection,
-        shard=SHARDS,
-    )
-
-
-def stability_shards(wildcards):
-    return expand(
-        "results/{collection}/shards/stability/{shard}.npz",
-        collection=wildcards.collection,
-        shard=SHARDS,
-    )
-
-
-def system_subsampling_shards(wildcards):
-    return expand(
-        "results/{collection}/shards/system_subsampling/{shard}.parquet",
-        collection=wildcards.collection,
-        shard=SHARDS,
+        ext=ext,
     )
 
 
@@ -249,32 +237,8 @@ def mem_mb_from_input(factor, minimum=1024):
 
 
 def paper_inputs(wildcards):
-    """Every collection's experiment tables and rarity, keyed <table>_<collection>."""
-    inputs = {}
-    for name in COLLECTIONS:
-        for table in EXPERIMENT_TABLES:  # includes swap_sensitivity when configured
-            inputs[f"{table}__{name}"] = f"results/{name}/tables/{table}.csv"
-        inputs[f"rarity__{name}"] = f"results/{name}/rarity.parquet"
-    return inputs
+    """Every collection's experiment tables (swap_sensitivity too, when configured) and
+    rarity, named as the paper's script reads them."""
+    from irmeta.pipeline.paper_inputs import paper_inputs
 
-
-def paper_settings():
-    """What produced the numbers, per collection label, for published_vs_reproduced.md."""
-    settings = {}
-    for name, collection in COLLECTIONS.items():
-        settings[collection.label] = {
-            "collection": name,
-            "depth": collection.depth,
-            "relevance_threshold": collection.threshold,
-            "duplicates": collection.duplicates,
-            "measures": list(config["measures"]),
-            "alphas": [str(a) for a in config["alphas"]],
-            "rarity_depth": config["rarity_depth"] or "the cutoff",
-            "averaging": "all_topics (every qrels topic; missing ones score 0)",
-            "seed": EXPERIMENTS["seed"],
-            "permutations": EXPERIMENTS["discriminative_power"]["permutations"],
-            "stability_trials": EXPERIMENTS["stability"]["trials"],
-            "stability_fuzziness": EXPERIMENTS["stability"]["fuzziness"],
-            "subsampling_trials": EXPERIMENTS["system_subsampling"]["trials"],
-        }
-    return settings
+    return paper_inputs(COLLECTIONS, EXPERIMENT_TABLES)

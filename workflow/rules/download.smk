@@ -14,13 +14,12 @@ for _name, _collection in qrels_downloads().items():
             sha256=_collection.qrels_sha256,
             fmt=_collection.qrels_format,
         log:
-            f"results/logs/download_qrels/{_name}.log",
+            job_log("download_qrels", _name),
         retries: 1
-        threads: 1
         resources:
             mem_mb=1024,
             runtime=30,
         conda:
-            "../envs/irmeta.yaml"
+            IRMETA_ENV
         script:
             "../scripts/download_qrels.py"

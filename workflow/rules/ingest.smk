@@ -10,9 +10,9 @@ rule ingest_collection:
         options=ingest_options,
         threshold=relevance_threshold,
     log:
-        "results/logs/ingest_collection/{collection}.log",
+        job_log("ingest_collection"),
     benchmark:
-        "results/benchmarks/ingest_collection/{collection}.tsv"
+        job_benchmark("ingest_collection")
     threads: config["threads"]
     resources:
         # One run file per thread in memory, then the judged postings: TREC-8 (64 MB of
@@ -20,6 +20,6 @@ rule ingest_collection:
         mem_mb=mem_mb_from_input(2),
         runtime=30,
     conda:
-        "../envs/irmeta.yaml"
+        IRMETA_ENV
     script:
         "../scripts/ingest_collection.py"

@@ -28,16 +28,16 @@ rule plot_collection:
     params:
         label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
     log:
-        "results/logs/plot_collection/{collection}.log",
+        job_log("plot_collection"),
     benchmark:
-        "results/benchmarks/plot_collection/{collection}.tsv"
+        job_benchmark("plot_collection")
     # Figures are drawn in forked processes, one figure each (same bytes as one by one).
     threads: 2
     resources:
         mem_mb=2048,
         runtime=10,
     conda:
-        "../envs/irmeta.yaml"
+        IRMETA_ENV
     script:
         "../scripts/plot_collection.py"
 
@@ -78,17 +78,16 @@ rule tabulate_paper:
     params:
         labels=[COLLECTIONS[name].label for name in COLLECTIONS],
         names=list(COLLECTIONS),
-        settings=paper_settings(),
+        settings=irconfig.paper_settings(config, COLLECTIONS),
         swap=bool(EXPERIMENTS["swap"]["measures"]),
     log:
-        "results/logs/tabulate_paper/paper.log",
+        job_log("tabulate_paper", "paper"),
     benchmark:
-        "results/benchmarks/tabulate_paper/paper.tsv"
-    threads: 1
+        job_benchmark("tabulate_paper", "paper")
     resources:
         mem_mb=2048,
         runtime=10,
     conda:
-        "../envs/irmeta.yaml"
+        IRMETA_ENV
     script:
         "../scripts/tabulate_paper.py"

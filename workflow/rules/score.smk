@@ -13,16 +13,14 @@ rule score_runs:
         rarity_depth=config["rarity_depth"],
         measure_options=config["measure_options"],
     log:
-        "results/logs/score_runs/{collection}.log",
+        job_log("score_runs"),
     benchmark:
-        "results/benchmarks/score_runs/{collection}.tsv"
-    # Numpy reductions over the postings, on one core.
-    threads: 1
+        job_benchmark("score_runs")
     resources:
         mem_mb=mem_mb_from_input(2),
         runtime=30,
     conda:
-        "../envs/irmeta.yaml"
+        IRMETA_ENV
     script:
         "../scripts/score_runs.py"
 
@@ -36,14 +34,13 @@ rule compute_rarity:
     params:
         depths=rarity_listing_depths,
     log:
-        "results/logs/compute_rarity/{collection}.log",
+        job_log("compute_rarity"),
     benchmark:
-        "results/benchmarks/compute_rarity/{collection}.tsv"
-    threads: 1
+        job_benchmark("compute_rarity")
     resources:
         mem_mb=mem_mb_from_input(2),
         runtime=30,
     conda:
-        "../envs/irmeta.yaml"
+        IRMETA_ENV
     script:
         "../scripts/compute_rarity.py"

@@ -7,16 +7,14 @@ rule simulate_campaign:
     params:
         options=simulate_options,
     log:
-        "results/logs/simulate_campaign/{collection}.log",
+        job_log("simulate_campaign"),
     benchmark:
-        "results/benchmarks/simulate_campaign/{collection}.tsv"
+        job_benchmark("simulate_campaign")
     wildcard_constraints:
         collection=alternatives(SIMULATED),
-    threads: 1
     resources:
-        mem_mb=1024,
-        runtime=10,
+        **TABLE_JOB,
     conda:
-        "../envs/irmeta.yaml"
+        IRMETA_ENV
     script:
         "../scripts/simulate_campaign.py"

@@ -2,12 +2,11 @@
 
 from pathlib import Path
 
-
+from irmeta.artefacts.figures.asl import plot_asl_difference_histogram, plot_asl_histogram
 from irmeta.campaign.store import load_matrix
+from irmeta.metaeval.asl_analysis import asl_analysis
 from irmeta.pipeline.scripts import log_to, run_script
 from irmeta.pipeline.stored_scores import write_csv
-from irmeta.artefacts.figures.asl import plot_asl_difference_histogram, plot_asl_histogram
-from irmeta.metaeval.asl_analysis import asl_analysis
 
 
 def main(smk) -> None:

@@ -4,10 +4,17 @@ from pathlib import Path
 
 import pandas as pd
 
-
-from irmeta.pipeline.scripts import log_to, run_script
-from irmeta.artefacts.figures.collection import plot_discriminative_power, plot_kendall_tau, plot_rarity_distribution, plot_stability, plot_synthetic_rare_common, plot_system_subsampling
+from irmeta.artefacts.figures.collection import (
+    plot_discriminative_power,
+    plot_kendall_tau,
+    plot_rarity_distribution,
+    plot_stability,
+    plot_synthetic_rare_common,
+    plot_system_subsampling,
+)
 from irmeta.artefacts.figures.style import render_all
+from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.pipeline.stored_scores import read_table
 
 
 def main(smk) -> None:
@@ -15,8 +22,7 @@ def main(smk) -> None:
     folder = Path(smk.output.kendall_tau).parent
 
     def table(name: str) -> pd.DataFrame:
-        return pd.read_csv(getattr(smk.input, name), dtype={"alpha": str, "topic": str, "qid": str}
-                           if name != "synthetic_rare_common" else {"topic": str})
+        return read_table(getattr(smk.input, name), name)
 
     tasks = [
         lambda: plot_discriminative_power(table("discriminative_power"), folder / "discriminative_power"),

@@ -1,19 +1,17 @@
 """Rule tabulate_swap_sensitivity: Sakai's Table 1 from the swap shards."""
 
-import pandas as pd
-
 from irmeta.metaeval.swap_sensitivity import swap_table
+from irmeta.pipeline.experiments import swap_topic_set_size
 from irmeta.pipeline.scripts import log_to, run_script
-from irmeta.pipeline.stored_scores import load_scores, write_csv
+from irmeta.pipeline.stored_scores import load_scores, read_shards, write_csv
 
 
 def main(smk) -> None:
     log = log_to(smk.log[0])
     settings = dict(smk.params.settings)
     n_topics = len(load_scores(smk.input.scores, measures=[]).topics)
-    size = settings["topic_set_size"] or (n_topics if settings["sampling"] == "bootstrap" else n_topics // 2)
-    table = swap_table([pd.read_parquet(p) for p in smk.input.counts], trials=settings["trials"],
-                       sampling=settings["sampling"], topic_set_size=size, bin_width=settings["bin_width"],
+    table = swap_table(read_shards(smk.input.counts), trials=settings["trials"], sampling=settings["sampling"],
+                       topic_set_size=swap_topic_set_size(settings, n_topics), bin_width=settings["bin_width"],
                        confidence=settings["confidence"], seed=smk.params.seed)
     write_csv(table, smk.output.table)
     log.info("wrote %s (%d rows)", smk.output.table, len(table))

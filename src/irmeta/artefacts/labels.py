@@ -4,60 +4,51 @@
 
 from __future__ import annotations
 
-import math
 import re
-import pandas as pd
+from typing import NamedTuple
+
+from irmeta.measures.alpha import alpha_cell, alpha_value
+from irmeta.measures.names import parse_measure
 
 
-MEASURE_PATTERN = re.compile(r"^(?P<family>AP|P)(?P<rareness>_rareness)?(?P<norm>_norm)?@(?P<k>\d+)$")
+class PaperMeasure(NamedTuple):
+    """A measure the paper reports: P or AP at k, plain, rareness (eq. 1, 3) or [0, 1] (eq. 4)."""
+
+    family: str  # "P" or "AP"
+    rareness: bool
+    norm: bool
+    k: int
+
+
+_PAPER_FAMILIES = {"P": ("P", False, False), "AP": ("AP", False, False), "P_rareness": ("P", True, False),
+                   "AP_rareness": ("AP", True, False), "P_rareness_norm": ("P", True, True),
+                   "AP_rareness_norm": ("AP", True, True)}
+
+
+def paper_measure(measure: str) -> PaperMeasure | None:
+    """The paper's reading of a measure name (by irmeta's one grammar); None for a
+    measure the paper does not report, or one without a cutoff or with parameters."""
+    try:
+        m = parse_measure(str(measure))
+    except ValueError:
+        return None
+    if m.family not in _PAPER_FAMILIES or m.cutoff is None or m.params:
+        return None
+    return PaperMeasure(*_PAPER_FAMILIES[m.family], m.cutoff)
 
 
 _LABEL_PATTERN = re.compile(r"^(?P<family>AP|P)(?P<prime>')?(?:@(?P<k>\d+))?(?P<rareness>_rareness)?$")
 
 
-def alpha_key(value: object) -> str:
-    """Canonical text of an alpha cell: ``""`` (baseline), ``"0.25"``, ``"1"``, ``"1/R"``.
-
-    Accepts what a CSV read gives back: floats (``1.0`` -> ``"1"``), numeric strings
-    (``"1.0"`` -> ``"1"``), NaN/None/"" for measures without alpha, and non-numeric
-    labels such as ``1/R`` kept as they are.
-    """
-    if value is None or value is pd.NA:
-        return ""
-    if isinstance(value, float) and math.isnan(value):
-        return ""
-    text = str(value).strip()
-    if text == "" or text.lower() == "nan":
-        return ""
-    try:
-        return f"{float(text):g}"
-    except ValueError:
-        return text
-
-
-def alpha_number(value: object) -> float | None:
-    """The numeric alpha of a cell; None for baselines and per-topic alphas (``1/R``)."""
-    key = alpha_key(value)
-    try:
-        return float(key) if key else None
-    except ValueError:
-        return None
-
-
 def alpha_display(value: object) -> str:
     """An alpha as the paper prints it: ``0.0``, ``0.5``, ``1.0``, ``0.25``, ``1/R``;
     a baseline (no alpha) is ``0.0``."""
-    key = alpha_key(value)
+    key = alpha_cell(value)
     if key == "":
         return "0.0"
-    if alpha_number(key) is None:
+    if alpha_value(key) is None:
         return key
     return key if any(c in key for c in ".e") else key + ".0"
-
-
-def alpha_sort_key(key: str) -> tuple:
-    number = alpha_number(key)
-    return (0, number, "") if number is not None else (1, 0.0, key)
 
 
 def paper_label(measure: str) -> str:
@@ -65,14 +56,14 @@ def paper_label(measure: str) -> str:
     ``AP@100`` -> ``AP``, ``AP_rareness@100`` -> ``AP_rareness``; the [0, 1] forms of
     eq. 4 get a prime: ``P_rareness_norm@100`` -> ``P'@100_rareness``. Other cutoffs
     keep theirs (``AP@10`` -> ``AP@10``). Unknown names are returned unchanged."""
-    m = MEASURE_PATTERN.match(str(measure))
-    if not m:
+    m = paper_measure(measure)
+    if m is None:
         return str(measure)
-    prime = "'" if m["norm"] else ""
-    suffix = "_rareness" if m["rareness"] else ""
-    if m["family"] == "P":
-        return f"P{prime}@{m['k']}{suffix}"
-    cut = "" if m["k"] == "100" else f"@{m['k']}"
+    prime = "'" if m.norm else ""
+    suffix = "_rareness" if m.rareness else ""
+    if m.family == "P":
+        return f"P{prime}@{m.k}{suffix}"
+    cut = "" if m.k == 100 else f"@{m.k}"
     return f"AP{prime}{cut}{suffix}"
 
 
@@ -87,5 +78,5 @@ def measure_from_paper_label(label: str, cutoff: int = 100) -> str:
 
 
 def is_baseline(measure: str) -> bool:
-    m = MEASURE_PATTERN.match(str(measure))
-    return bool(m) and not m["rareness"]
+    m = paper_measure(measure)
+    return m is not None and not m.rareness

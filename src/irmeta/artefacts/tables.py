@@ -6,10 +6,12 @@ byte for byte deterministic.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
+
 import numpy as np
 import pandas as pd
+
 from irmeta.support.atomic import atomic_write_text
 
 

@@ -8,10 +8,10 @@ import glob
 import gzip
 import warnings
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
-from irmeta.campaign.errors import TrecFormatError, TrecFormatWarning
 
+from irmeta.campaign.errors import TrecFormatError, TrecFormatWarning
 
 _BOM = b"\xef\xbb\xbf"
 

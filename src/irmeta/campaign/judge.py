@@ -7,18 +7,18 @@ retrieved document.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from irmeta.campaign.errors import TrecFormatError
+
 from irmeta.campaign.files import resolve_paths
 from irmeta.campaign.postings import Postings, RelevanceMatrix, offsets_from_counts
 from irmeta.campaign.qrels import Qrels, sort_topics
-from irmeta.campaign.runs import DuplicatePolicy, RunNameSource, Runs, read_run_file
+from irmeta.campaign.runs import DuplicatePolicy, RunNameSource, Runs, read_each_run, read_run_file
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class _Lookup:
     rows: np.ndarray  # qrels row of each key
 
     @classmethod
-    def of(cls, qrels: Qrels, topics: list[str]) -> "_Lookup":
+    def of(cls, qrels: Qrels, topics: list[str]) -> _Lookup:
         vocabulary = pc.unique(qrels.docid)
         topic_values = pa.array(topics, pa.large_string())
         topic = np.asarray(pc.index_in(qrels.qid, value_set=topic_values), dtype=np.int64)
@@ -174,8 +174,6 @@ def judge_runs(paths, qrels: Qrels, *, depth: int | None = None, threshold: int 
     retrieved document. Returns the matrix and what reading did (files, dropped
     duplicates), for the record."""
     files = resolve_paths(paths)
-    if not files:
-        raise FileNotFoundError("no run file given")
     if depth is not None and depth < 1:
         raise ValueError(f"depth must be a positive integer, not {depth}")
     _check_threshold(threshold)
@@ -183,21 +181,11 @@ def judge_runs(paths, qrels: Qrels, *, depth: int | None = None, threshold: int 
     lookup = _Lookup.of(qrels, topics)
     grade = qrels.grade.astype(np.int64)
 
-    def load(i_path: tuple[int, Path]) -> _JudgedRun:
-        i, path = i_path
+    def load(path: Path) -> _JudgedRun:
         f = read_run_file(path, run_name, depth, duplicates)
-        out = _judge_run(f.name, str(path), f.qid, f.docid, f.rank, lookup, grade, threshold, None, f.dropped)
-        if progress is not None:
-            progress(i + 1, len(files), path)
-        return out
+        return _judge_run(f.name, str(path), f.qid, f.docid, f.rank, lookup, grade, threshold, None, f.dropped)
 
-    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        judged = list(pool.map(load, enumerate(files)))
-    seen: dict[str, str] = {}
-    for j in judged:
-        if j.name in seen:
-            raise TrecFormatError(j.path, None, f"run name {j.name!r} is also the name of {seen[j.name]}")
-        seen[j.name] = j.path
+    judged = read_each_run(files, load, threads=threads, progress=progress)
     matrix = _assemble(judged, qrels, lookup, topics, threshold=threshold, run_depth=depth)
     reading = {
         "depth": depth,

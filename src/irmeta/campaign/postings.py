@@ -22,12 +22,12 @@ irmeta computed before.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, Iterable, Sequence
+
 import numpy as np
 import pyarrow as pa
-
 
 # A dense (run, topic, rank) view is for small campaigns (tests, notebooks) only.
 DENSE_LIMIT = 100_000_000
@@ -112,7 +112,7 @@ class Postings:
         """(cells,) int64: index of each cell's first posting, -1 for an empty cell."""
         return np.where(self.counts > 0, self.start[:-1], -1)
 
-    def top(self, k: int | None) -> "Postings":
+    def top(self, k: int | None) -> Postings:
         """The postings ranked at most ``k`` (all for None)."""
         if k is None or len(self) == 0 or int(self.rank.max()) <= k:
             return self
@@ -120,12 +120,13 @@ class Postings:
         counts = np.bincount(self.cell[keep], minlength=self.n_cells)
         return Postings(offsets_from_counts(counts), self.rank[keep], self.judgment[keep])
 
-    def cells(self, cells: np.ndarray) -> "Postings":
+    def cells(self, cells: np.ndarray) -> Postings:
         """The postings of the given cells, in that order (a cell may repeat)."""
         cells = np.asarray(cells, dtype=np.int64)
         counts = self.counts[cells]
         begin = self.start[cells]
-        index = np.repeat(begin - offsets_from_counts(counts)[:-1], counts) + np.arange(int(counts.sum()), dtype=np.int64)
+        index = (np.repeat(begin - offsets_from_counts(counts)[:-1], counts)
+                 + np.arange(int(counts.sum()), dtype=np.int64))
         return Postings(offsets_from_counts(counts), self.rank[index], self.judgment[index])
 
 
@@ -233,7 +234,7 @@ class RelevanceMatrix:
 
     # ------------------------------------------------------------------- subsets
 
-    def subset(self, runs: np.ndarray | Sequence[int]) -> "RelevanceMatrix":
+    def subset(self, runs: np.ndarray | Sequence[int]) -> RelevanceMatrix:
         """The given runs (indices) only, sharing the qrels."""
         idx = np.asarray(runs, dtype=np.int64)
         cells = (idx[:, None] * self.n_topics + np.arange(self.n_topics)).reshape(-1)
@@ -248,7 +249,7 @@ class RelevanceMatrix:
 
     # --------------------------------------------------------------- dense views
 
-    def _dense(self, postings: Postings, values: np.ndarray, fill, dtype) -> np.ndarray:
+    def _dense(self, postings: Postings, values: np.ndarray | bool, fill, dtype) -> np.ndarray:
         if self.n_runs * self.n_topics * self.depth > DENSE_LIMIT:
             raise MemoryError(f"a dense view of {self.n_runs} x {self.n_topics} x {self.depth} cells is for small "
                               f"campaigns only; measures read the postings")

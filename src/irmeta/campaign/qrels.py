@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
 from irmeta.campaign.errors import TrecFormatError
 from irmeta.campaign.files import read_bytes, without_bom
 from irmeta.campaign.tokens import INTEGER, arrow_fields, check_columns, parse_numbers, tokenise, utf8_column
@@ -42,7 +44,7 @@ class Qrels:
         return table.replace_schema_metadata({"irmeta": json.dumps({"source": self.source})})
 
     @classmethod
-    def from_table(cls, table: pa.Table) -> "Qrels":
+    def from_table(cls, table: pa.Table) -> Qrels:
         meta = json.loads((table.schema.metadata or {}).get(b"irmeta", b"{}"))
         return cls(
             qid=table.column("qid").combine_chunks().cast(pa.large_string()),

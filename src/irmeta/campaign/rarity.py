@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
 import numpy as np
+
 from irmeta.campaign.postings import Postings, RelevanceMatrix
 
 if TYPE_CHECKING:

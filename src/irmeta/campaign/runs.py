@@ -22,19 +22,21 @@ trec_eval would read it as part of the first qid.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Literal, Sequence
+from typing import Any, Literal, Protocol, TypeVar
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+
 from irmeta.campaign.errors import TrecFormatError
 from irmeta.campaign.files import read_bytes, resolve_paths, run_name_from_path, without_bom
 from irmeta.campaign.qrels import sort_topics
 from irmeta.campaign.tokens import NUMBER, arrow_fields, check_columns, parse_numbers, tokenise, utf8_column
 from irmeta.support.atomic import write_parquet
-
 
 DuplicatePolicy = Literal["error", "first"]
 
@@ -112,7 +114,9 @@ def read_run_file(path: Path, run_name: RunNameSource, depth: int | None,
     if len(repeat):
         first_row, second_row = by_key[repeat[0]], by_key[repeat[0] + 1]
         if duplicates == "error":
-            line = (columns.line if columns.line is not None else _general_columns(path, data).line)
+            # the fast path keeps no line numbers: the general one counts them, for this message only
+            line = columns.line if columns.line is not None else _general_columns(path, data).line
+            assert line is not None  # the general tokeniser always numbers its lines
             line = line if order is None else line[order]
             lo, hi = sorted((int(line[first_row]), int(line[second_row])))
             raise TrecFormatError(
@@ -221,7 +225,7 @@ class Runs:
         return table.replace_schema_metadata({"irmeta": json.dumps(meta)})
 
     @classmethod
-    def from_table(cls, table: pa.Table) -> "Runs":
+    def from_table(cls, table: pa.Table) -> Runs:
         meta = json.loads((table.schema.metadata or {}).get(b"irmeta", b"{}"))
         names = meta.get("names") or sort_topics_unique(table.column("run"))
         topics = meta.get("topics") or sort_topics_unique(table.column("qid"))
@@ -243,7 +247,7 @@ class Runs:
             files=list(meta.get("files", [])),
         )
 
-    def select(self, names: Sequence[str]) -> "Runs":
+    def select(self, names: Sequence[str]) -> Runs:
         """The given runs only (no re-reading), in the given order."""
         lookup = {n: i for i, n in enumerate(self.names)}
         missing = [n for n in names if n not in lookup]
@@ -303,13 +307,34 @@ def read_runs(
         raise ValueError(f"run_name must be 'file' or 'tag', not {run_name!r}")
     if depth is not None and depth < 1:
         raise ValueError(f"depth must be a positive integer, not {depth}")
-    files = resolve_paths(paths)
+    parsed = read_each_run(resolve_paths(paths), lambda path: read_run_file(path, run_name, depth, duplicates),
+                           threads=threads, progress=progress)
+    return _assemble(parsed, depth=depth, duplicates=duplicates)
+
+
+class _NamedRun(Protocol):
+    """What :func:`read_each_run` needs of what it reads: the run's name and its file."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def path(self) -> Any: ...
+
+
+RunT = TypeVar("RunT", bound=_NamedRun)
+
+
+def read_each_run(files: Sequence[Path], read: Callable[[Path], RunT], *, threads: int = 2,
+                  progress: Callable[[int, int, Path], None] | None = None) -> list[RunT]:
+    """``read`` applied to every run file, in threads, in file order; ``progress(done,
+    total, path)`` after each. Two files that give one run name are refused, naming both."""
     if not files:
         raise FileNotFoundError("no run file given")
 
-    def load(i_path: tuple[int, Path]) -> _RunFile:
+    def load(i_path: tuple[int, Path]) -> RunT:
         i, path = i_path
-        out = read_run_file(path, run_name, depth, duplicates)
+        out = read(path)
         if progress is not None:
             progress(i + 1, len(files), path)
         return out
@@ -317,13 +342,13 @@ def read_runs(
     # Each file is ordered and cut on its own; zlib, numpy's sorts and pyarrow release
     # the GIL, so threads overlap the work of several files.
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        parsed = list(pool.map(load, enumerate(files)))
-    seen: dict[str, Path] = {}
-    for f in parsed:
-        if f.name in seen:
-            raise TrecFormatError(f.path, None, f"run name {f.name!r} is also the name of {seen[f.name]}")
-        seen[f.name] = f.path
-    return _assemble(parsed, depth=depth, duplicates=duplicates)
+        runs = list(pool.map(load, enumerate(files)))
+    seen: dict[str, Any] = {}
+    for run in runs:
+        if run.name in seen:
+            raise TrecFormatError(run.path, None, f"run name {run.name!r} is also the name of {seen[run.name]}")
+        seen[run.name] = run.path
+    return runs
 
 
 def _assemble(parsed: list[_RunFile], *, depth: int | None, duplicates: DuplicatePolicy) -> Runs:

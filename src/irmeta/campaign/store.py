@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+
 import numpy as np
 import pyarrow as pa
+
 from irmeta.campaign.postings import Postings, RelevanceMatrix
 from irmeta.support.atomic import atomic_save_npz
-
 
 _ARRAYS = ("length", "hits_start", "hits_rank", "hits_judgment", "misses_start", "misses_rank",
            "misses_judgment", "qrels_topic", "qrels_grade", "docid_offsets", "docid_bytes")

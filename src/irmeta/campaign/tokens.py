@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from irmeta.campaign.errors import TrecFormatError
 
+from irmeta.campaign.errors import TrecFormatError
 
 WHITESPACE = np.zeros(256, dtype=bool)
 WHITESPACE[[9, 10, 11, 12, 13, 32]] = True

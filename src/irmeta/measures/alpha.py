@@ -4,9 +4,9 @@
 
 from __future__ import annotations
 
-from typing import Sequence
-import numpy as np
+from collections.abc import Sequence
 
+import numpy as np
 
 PER_TOPIC_ALPHA = "1/R"  # the authors' "document importance": alpha = 1 / N_R per topic
 
@@ -43,7 +43,7 @@ def check_unit_alphas(alphas: Sequence[Alpha], measure: str) -> None:
     """Alphas of a [0, 1] form (eq. 4): (1 - alpha) Rel + alpha Rel R' leaves [0, 1] for alpha > 1."""
     for a in alphas:
         value = parse_alpha(a)
-        if value != PER_TOPIC_ALPHA and value > 1.0:
+        if isinstance(value, float) and value > 1.0:
             raise ValueError(f"alpha {a!r} is outside [0, 1], the range of {measure} (eq. 4 is a convex "
                              f"combination; only P_rareness and AP_rareness take alpha > 1)")
 
@@ -52,3 +52,35 @@ def alpha_label(alpha: Alpha) -> str:
     """Canonical text of an alpha: ``0``, ``0.25``, ``1``, ``1/R`` (shortest round-trip digits)."""
     alpha = parse_alpha(alpha)
     return alpha if isinstance(alpha, str) else np.format_float_positional(alpha, trim="-")
+
+
+def alpha_cell(value: object) -> str:
+    """Canonical text of an alpha as a table holds it, read back from CSV or Parquet:
+    ``""`` for a measure without alpha (None, NaN, ``<NA>``, empty), else
+    :func:`alpha_label`'s text (``1.0`` and ``"1.0"`` -> ``"1"``, ``"1/N_R"`` -> ``"1/R"``);
+    text that is no alpha is kept as it is, for the caller to report."""
+    text = "" if value is None else str(value).strip()
+    if text.lower() in ("", "nan", "<na>", "none"):
+        return ""
+    try:
+        return alpha_label(text)
+    except ValueError:
+        return text
+
+
+def alpha_value(value: object) -> float | None:
+    """The number of an alpha cell (:func:`alpha_cell`); None without alpha or for ``1/R``."""
+    text = alpha_cell(value)
+    try:
+        return float(text) if text else None
+    except ValueError:
+        return None
+
+
+def alpha_sort_key(value: object) -> tuple[int, float, str]:
+    """Order of alpha cells: no alpha first, then numbers ascending, then ``1/R``."""
+    text = alpha_cell(value)
+    number = alpha_value(text)
+    if not text:
+        return (0, 0.0, "")
+    return (1, number, "") if number is not None else (2, 0.0, text)

@@ -7,11 +7,12 @@ n relevant documents (eq. 5). Lower is better. The analyses of the paper live in
 from __future__ import annotations
 
 from typing import Literal, NamedTuple
+
 import numpy as np
+
 from irmeta.campaign.postings import Postings, RelevanceMatrix
 from irmeta.measures.cutoffs import measure_depth
 from irmeta.measures.registry import MeasureDefinition, register
-
 
 Unretrieved = Literal["paper", "plus_one", "depth"]
 
@@ -47,7 +48,8 @@ def _check_unretrieved(unretrieved: str) -> None:
         raise ValueError(f"unretrieved must be one of {', '.join(UNRETRIEVED_CHOICES)}, not {unretrieved!r}")
 
 
-def unretrieved_value(found: np.ndarray, returned: np.ndarray, k: int, unretrieved: Unretrieved = "paper") -> np.ndarray:
+def unretrieved_value(found: np.ndarray, returned: np.ndarray, k: int,
+                      unretrieved: Unretrieved = "paper") -> np.ndarray:
     """ASL of a relevant document the run did not return (eq. 3 and the alternatives).
 
     ``found``: relevant documents returned in the top k, ``returned``: documents returned

@@ -7,18 +7,22 @@ get bit-identical means and exact ties stay ties (docs/PROTOCOL.md, Numerical ca
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Literal, Sequence
+from typing import TYPE_CHECKING, Literal
+
 import numpy as np
+
 from irmeta.campaign.postings import RelevanceMatrix
-from irmeta.measures.alpha import Alpha, PER_TOPIC_ALPHA, alpha_label, check_unit_alphas, parse_alpha
+from irmeta.measures.alpha import PER_TOPIC_ALPHA, Alpha, alpha_label, check_unit_alphas, parse_alpha
 from irmeta.measures.cutoffs import cut_at, measure_depth
 from irmeta.measures.names import Measure, parse_measure
 from irmeta.measures.rareness import rarity_for
 
 if TYPE_CHECKING:
-    from irmeta.campaign.rarity import Rarity
     import pandas as pd
+
+    from irmeta.campaign.rarity import Rarity
 
 
 Averaging = Literal["all", "returned"]
@@ -56,7 +60,7 @@ _COUNTED = ("P", "P_rareness", "P_rareness_norm")
 
 
 def counted_means(matrix: RelevanceMatrix, measure: Measure, averaging: Averaging = "all",
-                  alphas: Sequence[Alpha] = (0.0,), rarity: "Rarity | None" = None,
+                  alphas: Sequence[Alpha] = (0.0,), rarity: Rarity | None = None,
                   rarity_depth: int | None = None) -> np.ndarray | None:
     """Means of the precision family from integer totals, one division per run (and alpha).
 
@@ -111,21 +115,28 @@ def mean_scores(matrix: RelevanceMatrix, per_topic: np.ndarray, averaging: Avera
 
 def evaluate(matrix: RelevanceMatrix, measures: Iterable[str | Measure], *,
              alphas: Sequence[Alpha] = (0.0,), rarity_depth: int | None = None,
-             rarity: "Rarity | None" = None, **options) -> dict[Measure, np.ndarray]:
-    """Per-topic scores of each measure: (runs, topics), or (alphas, runs, topics) for
-    measures weighted by alpha. Rarity is counted once per depth and shared. Other
-    ``options`` (e.g. ``gains``) go to the measures that declare them."""
+             rarity: Rarity | None = None, **options) -> dict[Measure, np.ndarray]:
+    """Per-topic scores of each measure, keyed as the measure is named: (runs, topics), or
+    (alphas, runs, topics) for measures weighted by alpha (one alpha when the name fixes
+    it). Rarity is counted once per depth and shared. Other ``options`` (e.g. ``gains``)
+    go to the measures that declare them, unless the name sets its own
+    (``nDCG(gains={1:1,2:3})@10``)."""
     out: dict[Measure, np.ndarray] = {}
-    counted: dict[int, "Rarity"] = {}
+    counted: dict[int, Rarity] = {}
     for item in measures:
-        m = parse_measure(item)
+        named = parse_measure(item)
+        m = parse_measure(named, options)  # the name's parameters, else the options, else the defaults
         if not m.uses_alpha:
-            given = {key: options[key] for key in m.definition.options if key in options}
-            out[m] = m.definition.compute(matrix, m.cutoff, **given)
+            out[named] = m.definition.compute(matrix, m.cutoff, **m.options())
             continue
         found = rarity_for(matrix, _cutoff(matrix, m), rarity, rarity_depth, counted)
-        out[m] = m.definition.compute(matrix, m.cutoff, alphas=alphas, rarity=found)
+        out[named] = m.definition.compute(matrix, m.cutoff, alphas=_alphas_of(m, alphas), rarity=found)
     return out
+
+
+def _alphas_of(measure: Measure, alphas: Sequence[Alpha]) -> Sequence[Alpha]:
+    """The alpha a name fixes (``P_rareness(alpha=0.5)@100``), else the grid."""
+    return alphas if measure.alpha is None else [measure.alpha]
 
 
 def _cutoff(matrix: RelevanceMatrix, measure: Measure) -> int:
@@ -203,18 +214,20 @@ def score_arrays(
     others are sorted sums (:func:`exact_mean`); rarity is counted once per depth.
     """
     alphas = options.get("alphas", (0.0,))
-    rarities: dict[int, "Rarity"] = {}  # S_d counted once per depth, for scores and means
+    rarities: dict[int, Rarity] = {}  # S_d counted once per depth, for scores and means
     names, labels, blocks = [], [], []
     means: dict[str, list[np.ndarray]] = {AVERAGING_NAMES[mode]: [] for mode in averaging}
     for item in measures:
-        measure = parse_measure(item)
+        named = parse_measure(item)  # rows keep the name as given; the options fill what it leaves
+        measure = parse_measure(named, options)
+        own = _alphas_of(measure, alphas)
         found = (rarity_for(matrix, _cutoff(matrix, measure), options.get("rarity"), options.get("rarity_depth"),
                              rarities) if measure.uses_alpha else None)
         values = evaluate(matrix, [measure], **dict(options, rarity=found))[measure]
         stacked = values if measure.uses_alpha else values[None]
-        counted = {mode: counted_means(matrix, measure, mode, alphas=alphas, rarity=found) for mode in averaging}
-        for a_index, alpha in enumerate([alpha_label(a) for a in alphas] if measure.uses_alpha else [None]):
-            names.append(str(measure))
+        counted = {mode: counted_means(matrix, measure, mode, alphas=own, rarity=found) for mode in averaging}
+        for a_index, alpha in enumerate([alpha_label(a) for a in own] if measure.uses_alpha else [None]):
+            names.append(str(named.without_alpha()))
             labels.append(alpha)
             blocks.append(stacked[a_index])
             for mode in averaging:

@@ -28,6 +28,7 @@ whole run counts. Registered names (trec_eval's in brackets):
 from __future__ import annotations
 
 import numpy as np
+
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.cutoffs import divide_by_relevant, relevant_count, top_ranks
 from irmeta.measures.registry import MeasureDefinition, register

@@ -5,6 +5,7 @@ were cut to), the relevant postings within it, and division by N_R.
 from __future__ import annotations
 
 import numpy as np
+
 from irmeta.campaign.postings import Postings, RelevanceMatrix
 
 

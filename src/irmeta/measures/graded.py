@@ -52,12 +52,13 @@ of Q use stay ``grade >= threshold`` whatever the gains.
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from collections.abc import Mapping
+
 import numpy as np
+
 from irmeta.campaign.postings import Postings, RelevanceMatrix
 from irmeta.measures.cutoffs import divide_by_relevant
 from irmeta.measures.registry import MeasureDefinition, register
-
 
 GainMap = Mapping[int, float]
 

@@ -1,30 +1,65 @@
-"""The measure-name grammar, the one place names are read: irmeta's ``P@100``,
-``AP``, ``nDCG@10``; trec_eval's ``P_100``, ``map``, ``map_cut_100``, ``ndcg_cut_10``,
-``recall_100``, ...; ir_measures' ``R@k``; Alex et al.'s ``ASL@g1-10``; and the label a
-measure carries with its alpha, ``P_rareness(alpha=0.5)@100``.
+"""The measure-name grammar, the one place names are read and written.
+
+    name   := family [ "(" param { "," param } ")" ] [ "@" k ]
+    param  := key "=" value          value: a number, a word, 1/R, or {grade:gain, ...}
+
+irmeta's ``P@100``, ``AP``, ``nDCG@10``; parameters in the name as ir_measures writes
+them (``nDCG(gains={1:1,2:3})@10``, ``Q(beta=0.5)@100``, ``ASL(asl_unretrieved=depth)``,
+``P_rareness(alpha=0.5)@100``); trec_eval's ``P_100``, ``map``, ``map_cut_100``,
+``ndcg_cut_10``, ``recall_100``, ...; ir_measures' ``R@k``; Alex et al.'s ``ASL@g1-10``.
+
+A parameter is one of the options the family declares (and ``alpha`` for the rareness
+families). Its default is the family's own (its function's keyword default), and a
+parameter equal to it is dropped from the canonical name, so ``Q(beta=1)@100`` is
+``Q@100``: names with parameters appear only where a setting differs from the default,
+and then every table says which was used.
 """
 
 from __future__ import annotations
 
+import inspect
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable
-from irmeta.measures.alpha import Alpha, alpha_label
+
+import numpy as np
+
+from irmeta.measures.alpha import Alpha, alpha_label, parse_alpha
 from irmeta.measures.registry import MEASURES, MeasureDefinition
+
+MAX_CUTOFF = 2**31 - 1  # ranks are int32
+
+_NAME = re.compile(r"^(?P<family>[A-Za-z][A-Za-z0-9_+]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>\d+))?$")
+# trec_eval's names (and ir_measures' R@k) -> irmeta's families.
+_ALIASES = {"map": "AP", "MAP": "AP", "P_": "P", "recip_rank": "RR", "ndcg": "nDCG", "R": "Recall",
+            "bpref": "Bpref", "set_P": "SetP", "set_recall": "SetR", "set_F": "SetF"}
+# trec_eval's names with a cutoff (P_10, map_cut_100, ndcg_cut_10, recall_100, success_10) and
+# Alex et al.'s ASL@g1-n as the paper prints it (also g_1, an en dash, any case; ASL@g1 is n = 1).
+_SPELLINGS = [(re.compile(r"P_(\d+)"), "P@{}"), (re.compile(r"map_cut_(\d+)"), "AP@{}"),
+              (re.compile(r"ndcg_cut_(\d+)"), "nDCG@{}"), (re.compile(r"recall_(\d+)"), "Recall@{}"),
+              (re.compile(r"success_(\d+)"), "Success@{}"),
+              (re.compile(r"ASL\s*@\s*g\s*_?\s*1\s*[-\u2013]\s*(\d+)", re.IGNORECASE), "ASL_g1@{}"),
+              (re.compile(r"ASL\s*@\s*g\s*_?\s*1()", re.IGNORECASE), "ASL_g1@1")]
+
+Params = tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True)
 class Measure:
-    """A measure family at a cutoff: ``Measure("P", 100)`` is ``P@100``."""
+    """A measure family at a cutoff, with its parameters: ``Measure("P", 100)`` is
+    ``P@100``; ``params`` are (key, canonical text) pairs sorted by key, defaults left out
+    (build one with :func:`parse_measure`, which checks and canonicalises them)."""
 
     family: str
     cutoff: int | None = None
+    params: Params = ()
 
     def __str__(self) -> str:
-        return self.family if self.cutoff is None else f"{self.family}@{self.cutoff}"
+        inner = f"({','.join(f'{k}={v}' for k, v in self.params)})" if self.params else ""
+        return f"{self.family}{inner}" + ("" if self.cutoff is None else f"@{self.cutoff}")
 
     @property
-    def definition(self) -> "MeasureDefinition":
+    def definition(self) -> MeasureDefinition:
         return MEASURES[self.family]
 
     @property
@@ -35,65 +70,128 @@ class Measure:
     def uses_alpha(self) -> bool:
         return self.definition.uses_alpha
 
+    @property
+    def alpha(self) -> Alpha | None:
+        """The alpha the name fixes (``P_rareness(alpha=0.5)@100``), else None."""
+        text = dict(self.params).get("alpha")
+        return None if text is None else parse_alpha(text)
 
-_MEASURE = re.compile(r"^(?P<family>[A-Za-z][A-Za-z0-9_+]*)(?:@(?P<cutoff>\d+))?$")
+    def options(self) -> dict[str, object]:
+        """The parameters as the family's function takes them (alpha aside)."""
+        return {key: _value(key, text) for key, text in self.params if key != "alpha"}
 
-
-MAX_CUTOFF = 2**31 - 1  # ranks are int32
-
-
-# trec_eval's names (and ir_measures' R@k) -> irmeta's families.
-_ALIASES = {"map": "AP", "MAP": "AP", "P_": "P", "recip_rank": "RR", "ndcg": "nDCG", "R": "Recall",
-            "bpref": "Bpref", "set_P": "SetP", "set_recall": "SetR", "set_F": "SetF"}
-
-
-# trec_eval's names with a cutoff: P_10, map_cut_100, ndcg_cut_10, recall_100, success_10;
-# ASL@g1-10 (Alex et al.).
-_SPELLINGS = [(re.compile(r"P_(\d+)"), "P@{}"), (re.compile(r"map_cut_(\d+)"), "AP@{}"),
-              (re.compile(r"ndcg_cut_(\d+)"), "nDCG@{}"), (re.compile(r"recall_(\d+)"), "Recall@{}"),
-              (re.compile(r"success_(\d+)"), "Success@{}"), (re.compile(r"ASL@g1-(\d+)"), "ASL_g1@{}")]
+    def without_alpha(self) -> Measure:
+        return Measure(self.family, self.cutoff, tuple(p for p in self.params if p[0] != "alpha"))
 
 
-def parse_measure(text: str | Measure) -> Measure:
-    """``"P@100"`` -> ``Measure("P", 100)``; also accepts trec_eval's names (``P_100``,
-    ``map``, ``map_cut_100``, ``ndcg``, ``ndcg_cut_10``, ``recip_rank``, ``recall_100``,
-    ``Rprec``, ``bpref``, ``set_P``, ``set_recall``, ``set_F``, ``success_10``) and ``ASL@g1-10``."""
+def parse_measure(text: str | Measure, defaults: Mapping[str, object] | None = None) -> Measure:
+    """``"P@100"`` -> ``Measure("P", 100)``; any spelling of the module's grammar.
+
+    ``defaults``: settings (``gains``, ``beta``, ``asl_unretrieved``, ...) for the
+    families that declare them, as config's ``measure_options`` or the CLI's ``--gains``
+    give them; a parameter in the name wins over them. The result carries every setting
+    that differs from the family's default, so its name says how it was computed.
+    """
     if isinstance(text, Measure):
-        return text
+        return text if not defaults else parse_measure(str(text), defaults)
     raw = text.strip()
     for pattern, spelling in _SPELLINGS:
         m = pattern.fullmatch(raw)
         if m:
             raw = spelling.format(m.group(1))
-    match = _MEASURE.match(raw)
+            break
+    match = _NAME.match(raw)
     if not match:
-        raise ValueError(f"cannot read measure {text!r}; write it like P@100 or AP@100")
+        raise ValueError(f"cannot read measure {text!r}; write it like P@100, AP@100 or nDCG(gains={{1:1,2:3}})@10")
     family = _ALIASES.get(match.group("family"), match.group("family"))
     if family not in MEASURES:
-        known = ", ".join(sorted(MEASURES))
-        raise ValueError(f"unknown measure {text!r}; known measures: {known}")
+        raise ValueError(f"unknown measure {text!r}; known measures: {', '.join(sorted(MEASURES))}")
     cutoff = match.group("cutoff")
     if cutoff is not None and int(cutoff) < 1:
         raise ValueError(f"measure {text!r}: the cutoff must be at least 1")
     if cutoff is not None and int(cutoff) > MAX_CUTOFF:
         raise ValueError(f"measure {text!r}: the cutoff must be at most {MAX_CUTOFF}")
-    return Measure(family, int(cutoff) if cutoff is not None else None)
+    definition = MEASURES[family]
+    given = {key: value for key, value in (defaults or {}).items() if key in definition.options}
+    given.update(_read_params(text, match.group("params")))
+    params = tuple(sorted((key, _canonical(text, definition, key, value)) for key, value in given.items()))
+    return Measure(family, int(cutoff) if cutoff is not None else None,
+                   tuple((k, v) for k, v in params if v is not None))
 
 
-_PAPER_NAME = re.compile(r"^\s*ASL\s*@\s*g\s*_?\s*1\s*[-\u2013]\s*(\d+)\s*$", re.IGNORECASE)
+def _read_params(text: str, inner: str | None) -> dict[str, str]:
+    """``gains={1:1,2:3},beta=0.5`` -> {"gains": "{1:1,2:3}", "beta": "0.5"}: commas inside
+    braces belong to the value."""
+    if inner is None:
+        return {}
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(inner + ","):
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            parts.append(inner[start:i].strip())
+            start = i + 1
+    out = {}
+    for part in parts:
+        key, eq, value = part.partition("=")
+        if not eq or not key.strip() or not value.strip():
+            raise ValueError(f"measure {text!r}: write parameters as key=value, not {part!r}")
+        if key.strip() in out:
+            raise ValueError(f"measure {text!r}: parameter {key.strip()} is given twice")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _canonical(text: str, definition: MeasureDefinition, key: str, value: object) -> str | None:
+    """The parameter's canonical text; None when it equals the family's default."""
+    allowed = definition.options + (("alpha",) if definition.uses_alpha else ())
+    if key not in allowed:
+        raise ValueError(f"measure {text!r}: {definition.family} takes no parameter {key!r}"
+                         + (f"; it takes {', '.join(allowed)}" if allowed else ""))
+    if key == "alpha":
+        return alpha_label(value)  # type: ignore[arg-type]
+    parsed = _value(key, value)
+    declared = inspect.signature(definition.compute).parameters.get(key)
+    if declared is not None and parsed == declared.default:
+        return None
+    if isinstance(parsed, dict):
+        return "{" + ",".join(f"{grade}:{_number(gain)}" for grade, gain in sorted(parsed.items())) + "}"
+    return _number(parsed) if isinstance(parsed, float) else str(parsed)
+
+
+def _value(key: str, value: object) -> object:
+    """A parameter's value from its text (or from config's YAML value): ``{1:1,2:3}`` a
+    gain map, a number a float, anything else a word."""
+    if isinstance(value, Mapping):
+        return {int(g): float(v) for g, v in value.items()}
+    if value is None or isinstance(value, (int, float)) and not isinstance(value, bool):
+        return None if value is None else float(value)
+    text = str(value).strip()
+    if text.startswith("{"):
+        if not text.endswith("}"):
+            raise ValueError(f"{key}: a map is written {{grade:gain,...}}, not {text!r}")
+        try:
+            pairs = [item.split(":") for item in text[1:-1].split(",") if item.strip()]
+            return {int(g): float(v) for g, v in pairs}
+        except ValueError:
+            raise ValueError(f"{key}: write grade:gain pairs with integer grades, e.g. {{1:1,2:3}}, "
+                             f"not {text!r}") from None
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def _number(value: float) -> str:
+    return np.format_float_positional(value, trim="-")
 
 
 def parse_asl_name(text: str) -> str:
-    """The paper's spelling to irmeta's: ``ASL@g1-10`` -> ``ASL_g1@10``, ``ASL@g1-1`` ->
-    ``ASL_g1@1`` (also ``ASL@g_1-10``, an en dash, any case); ``ASL@g1`` (the paper's
-    short name for ASL@g1-1) -> ``ASL_g1@1``. Any other text is returned stripped, so
-    ``parse_measure(parse_asl_name(name))`` reads both spellings."""
-    match = _PAPER_NAME.match(text)
-    if match:
-        return f"ASL_g1@{int(match.group(1))}"
-    if re.fullmatch(r"\s*ASL\s*@\s*g\s*_?\s*1\s*", text, re.IGNORECASE):
-        return "ASL_g1@1"
-    return text.strip()
+    """A name in the paper's spelling as irmeta writes it: ``ASL@g1-10`` -> ``ASL_g1@10``,
+    ``ASL@g1`` -> ``ASL_g1@1``; text that is no measure name is returned stripped."""
+    try:
+        return str(parse_measure(text))
+    except ValueError:
+        return text.strip()
 
 
 def measure_label(measure: str | Measure, alpha: Alpha | None = None) -> str:
@@ -101,8 +199,7 @@ def measure_label(measure: str | Measure, alpha: Alpha | None = None) -> str:
     m = parse_measure(measure)
     if alpha is None:
         return str(m)
-    text = f"{m.family}(alpha={alpha_label(alpha)})"
-    return text if m.cutoff is None else f"{text}@{m.cutoff}"
+    return str(Measure(m.family, m.cutoff, tuple(sorted(dict(m.params, alpha=alpha_label(alpha)).items()))))
 
 
 def depth_read(measures: Iterable[str | Measure], rarity_depth: int | None = None) -> int | None:

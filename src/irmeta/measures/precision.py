@@ -7,6 +7,7 @@ divides by the topic's relevant count, so results agree to the last bit.
 from __future__ import annotations
 
 import numpy as np
+
 from irmeta.campaign.postings import Postings, RelevanceMatrix
 from irmeta.measures.cutoffs import cut_at, divide_by_relevant, top_ranks
 from irmeta.measures.registry import MeasureDefinition, register

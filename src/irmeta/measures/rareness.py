@@ -6,10 +6,13 @@ computed once and every alpha is a broadcast.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
 import numpy as np
+
 from irmeta.campaign.postings import Postings, RelevanceMatrix
-from irmeta.measures.alpha import Alpha, PER_TOPIC_ALPHA, check_unit_alphas, parse_alpha
+from irmeta.measures.alpha import PER_TOPIC_ALPHA, Alpha, check_unit_alphas, parse_alpha
 from irmeta.measures.cutoffs import cut_at, divide_by_relevant
 from irmeta.measures.precision import average_precision, precision
 from irmeta.measures.registry import MeasureDefinition, register
@@ -51,8 +54,8 @@ def tail_weights(hits: Postings) -> np.ndarray:
     return hits.running_sums(1.0 / hits.rank.astype(np.float64), reverse=True)
 
 
-def rarity_for(matrix: RelevanceMatrix, k: int, rarity: "Rarity | None", rarity_depth: int | None,
-                cache: dict[int, "Rarity"] | None = None) -> "Rarity":
+def rarity_for(matrix: RelevanceMatrix, k: int, rarity: Rarity | None, rarity_depth: int | None,
+                cache: dict[int, Rarity] | None = None) -> Rarity:
     """The rarity a measure cut at ``k`` is scored with: ``rarity`` when given, else S_d
     over all runs at ``rarity_depth`` (default: k), counted once per depth in ``cache``."""
     from irmeta.campaign.rarity import document_rarity
@@ -72,7 +75,7 @@ def rarity_for(matrix: RelevanceMatrix, k: int, rarity: "Rarity | None", rarity_
 
 
 def _rareness(matrix: RelevanceMatrix, cutoff: int | None, *, kind: str, normalised: bool,
-              alphas: Sequence[Alpha] = (0.0,), rarity: "Rarity | None" = None,
+              alphas: Sequence[Alpha] = (0.0,), rarity: Rarity | None = None,
               rarity_depth: int | None = None, **_: object) -> np.ndarray:
     if normalised:
         check_unit_alphas(alphas, f"{kind}_rareness_norm")

@@ -6,8 +6,9 @@ all.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
+
 import numpy as np
 
 

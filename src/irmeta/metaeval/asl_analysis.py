@@ -6,9 +6,12 @@ ablations (Table 2), run over the whole collection by :func:`asl_analysis`.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Sequence
+from typing import TYPE_CHECKING, Literal
+
 import numpy as np
+
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.asl import Unretrieved, asl, asl_g1, atomized_search_lengths
 from irmeta.measures.averaging import exact_mean

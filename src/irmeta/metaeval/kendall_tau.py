@@ -4,8 +4,10 @@ ranking and its baseline's, per alpha.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
+
 import pandas as pd
+
 from irmeta.measures.averaging import Scores
 from irmeta.metaeval.score_matrices import mean_table, oriented, sort_by_alpha
 from irmeta.metaeval.stats.correlation import kendall_tau, tau_ap

@@ -4,11 +4,13 @@ blocks, each oriented so that higher is better.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
+
 import numpy as np
 import pandas as pd
-from irmeta.measures.alpha import alpha_label
+
+from irmeta.measures.alpha import alpha_label, alpha_sort_key
 from irmeta.measures.averaging import Scores
 from irmeta.measures.names import parse_measure
 
@@ -71,16 +73,9 @@ def oriented(values: np.ndarray, measure: str) -> np.ndarray:
     return values if parse_measure(measure).higher_is_better else -values
 
 
-def alpha_order(label: str) -> float:
-    try:
-        return float(label)
-    except ValueError:
-        return float("inf")  # 1/R after the numbers
-
-
 def sort_by_alpha(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     if frame.empty:
         return frame
-    keyed = frame.assign(_alpha=frame["alpha"].fillna("").map(lambda a: -1.0 if a == "" else alpha_order(a)))
+    keyed = frame.assign(_alpha=frame["alpha"].map(alpha_sort_key))
     by = ["_alpha" if b == "alpha" else b for b in by]
     return keyed.sort_values(by, kind="stable").drop(columns="_alpha").reset_index(drop=True)

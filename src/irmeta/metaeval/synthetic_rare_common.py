@@ -4,9 +4,11 @@ common relevant documents of one topic, ranked against the real runs.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
+
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.campaign.rarity import document_rarity
 

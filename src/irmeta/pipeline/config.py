@@ -17,14 +17,17 @@ from __future__ import annotations
 import copy
 import os
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
+
 import yaml
+
 from irmeta.campaign.files import resolve_paths, run_name_from_path
 from irmeta.campaign.runs import DuplicatePolicy, RunNameSource
-
+from irmeta.measures.names import parse_measure
 
 #: Where the schemas live: ``workflow/schemas`` of the source tree (``IRMETA_SCHEMA_DIR``
 #: overrides it, for an installation without the workflow beside it).
@@ -83,7 +86,8 @@ class Collection:
         return self.simulate is not None
 
     def ingest_options(self) -> dict[str, Any]:
-        """Keyword arguments of :func:`irmeta.pipeline.steps.ingest_collection` / :func:`irmeta.campaign.runs.read_runs`."""
+        """Keyword arguments of :func:`irmeta.pipeline.steps.ingest_collection` and
+        :func:`irmeta.campaign.runs.read_runs`."""
         return {"depth": self.depth, "duplicates": self.duplicates, "run_name": self.run_name}
 
     def run_files(self) -> list[Path]:
@@ -91,7 +95,7 @@ class Collection:
         return resolve_paths(self.runs)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _load_schema(path: Path) -> dict:
     with open(path, encoding="utf-8") as fh:
         return yaml.safe_load(fh)
@@ -207,13 +211,108 @@ def check_alphas(alphas: Iterable[Any], measures: Iterable[str], source: str | P
         raise ConfigError(f"{source}: key 'alphas': {exc}") from None
 
 
+def check_experiment_measures(config: Mapping[str, Any], source: str | Path = "config") -> None:
+    """Every measure the experiments compare or test is among the scored ``measures``:
+    they read their scores from scores.npz, which holds those measures only."""
+    scored = list(config["measures"])
+    experiments = config["experiments"]
+    named = [(f"experiments.comparisons.{i}.{key}", comparison[key])
+             for i, comparison in enumerate(experiments["comparisons"]) for key in ("measure", "baseline")]
+    named += [(f"experiments.swap.measures.{i}", name) for i, name in enumerate(experiments["swap"]["measures"])]
+    for key, name in named:
+        if name not in scored:
+            raise ConfigError(f"{source}: key '{key}': {name!r} is not in measures ({', '.join(scored)})")
+
+
 def validate_config(config: Mapping[str, Any], source: str | Path = "config",
                     schema_dir: str | Path | None = None) -> dict:
-    """The workflow configuration checked, defaults filled in (a copy)."""
-    checked = validate(config, CONFIG_SCHEMA, source=source, schema_dir=schema_dir)
-    check_measures(checked["measures"], source)
-    check_alphas(checked["alphas"], checked["measures"], source)
-    return checked
+    """The workflow configuration checked, defaults filled in (a copy): the schema, as
+    ``snakemake.utils.validate`` reads it, then :func:`check_config`."""
+    return check_config(validate(config, CONFIG_SCHEMA, source=source, schema_dir=schema_dir), source)
+
+
+def check_config(config: Mapping[str, Any], source: str | Path = "config") -> dict:
+    """What a schema cannot say (measure names, alphas, experiments on unscored measures),
+    on a configuration the schema has passed; returns it with :func:`with_measure_options`."""
+    check_measures(config["measures"], source)
+    check_alphas(config["alphas"], config["measures"], source)
+    if "all" not in config["averaging"]:
+        raise ConfigError(f"{source}: key 'averaging': {list(config['averaging'])} lacks 'all': the experiments "
+                          f"compare means over every qrels topic (the paper's); 'returned' only adds trec_eval's "
+                          f"default means to scores.parquet")
+    named = with_measure_options(config)
+    check_experiment_measures(named, source)
+    return named
+
+
+def with_measure_options(config: Mapping[str, Any]) -> dict:
+    """A copy whose measure names carry ``measure_options`` as parameters, canonical
+    (trec_eval spellings read as irmeta's), so each table names the setting it was
+    computed with: with ``gains: {1: 1, 2: 3}``, ``nDCG@10`` becomes
+    ``nDCG(gains={1:1,2:3})@10``. Only settings that differ from a family's default
+    appear, and a parameter a name sets itself wins. Comparisons and swap measures are
+    renamed alike, so they still name scored measures."""
+    options = {key: value for key, value in (config.get("measure_options") or {}).items() if value is not None}
+
+    def name(text: str) -> str:
+        return str(parse_measure(text, options))
+
+    out = copy.deepcopy(dict(config))
+    out["measures"] = [name(m) for m in out["measures"]]
+    experiments = out.get("experiments") or {}
+    for comparison in experiments.get("comparisons", []):
+        comparison["measure"], comparison["baseline"] = name(comparison["measure"]), name(comparison["baseline"])
+    if "swap" in experiments:
+        experiments["swap"]["measures"] = [name(m) for m in experiments["swap"]["measures"]]
+    return out
+
+
+def comparison_measures(config: Mapping[str, Any]) -> list[str]:
+    """The measures of ``experiments.comparisons``, baselines and compared, each once, in
+    the order first named: discriminative power and stability test these."""
+    names: list[str] = []
+    for comparison in config["experiments"]["comparisons"]:
+        for key in ("baseline", "measure"):
+            if comparison[key] not in names:
+                names.append(comparison[key])
+    return names
+
+
+def experiment_seed(config: Mapping[str, Any], experiment: str) -> int:
+    """The seed of a randomised experiment (``stability``, ``discriminative_power``,
+    ``system_subsampling``, ``swap_sensitivity``): ``experiments.seed`` plus the
+    ``SEED_OFFSET`` of its module in :mod:`irmeta.metaeval`, which says how its trials draw."""
+    from irmeta.metaeval import discriminative_power, stability, swap_sensitivity, system_subsampling
+
+    modules = {"stability": stability, "discriminative_power": discriminative_power,
+               "system_subsampling": system_subsampling, "swap_sensitivity": swap_sensitivity}
+    if experiment not in modules:
+        raise ValueError(f"no randomised experiment {experiment!r} (one of {', '.join(modules)})")
+    return int(config["experiments"]["seed"]) + modules[experiment].SEED_OFFSET
+
+
+def paper_settings(config: Mapping[str, Any], collections: Mapping[str, Collection]) -> dict[str, dict]:
+    """What produced the numbers, per collection label: the settings that
+    published_vs_reproduced.md prints beside them."""
+    experiments = config["experiments"]
+    return {
+        collection.label: {
+            "collection": name,
+            "depth": collection.depth,
+            "relevance_threshold": collection.threshold,
+            "duplicates": collection.duplicates,
+            "measures": list(config["measures"]),
+            "alphas": [str(a) for a in config["alphas"]],
+            "rarity_depth": config["rarity_depth"] or "the cutoff",
+            "averaging": "all_topics (every qrels topic; missing ones score 0)",
+            "seed": experiments["seed"],
+            "permutations": experiments["discriminative_power"]["permutations"],
+            "stability_trials": experiments["stability"]["trials"],
+            "stability_fuzziness": experiments["stability"]["fuzziness"],
+            "subsampling_trials": experiments["system_subsampling"]["trials"],
+        }
+        for name, collection in collections.items()
+    }
 
 
 def load_config(path: str | Path, *, schema_dir: str | Path | None = None) -> dict:

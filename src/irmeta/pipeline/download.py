@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import io as _io
+import io
 import tarfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Literal
 
+from irmeta.support.atomic import atomic_write_bytes, atomic_write_text
 
 QrelsFormat = Literal["plain", "gzip", "tar.gz"]
 
@@ -58,7 +60,7 @@ def unpack(data: bytes, fmt: QrelsFormat, url: str = "") -> bytes:
         if fmt == "gzip":
             return gzip.decompress(data)
         if fmt == "tar.gz":
-            with tarfile.open(fileobj=_io.BytesIO(data), mode="r:gz") as archive:
+            with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
                 members = sorted((m for m in archive.getmembers() if m.isfile()), key=lambda m: m.name)
                 parts = []
                 for member in members:
@@ -83,13 +85,7 @@ def download_qrels(url: str, dest: str | Path, *, fmt: QrelsFormat = "plain", sh
     digest = sha256_of(text)
     if sha256 is not None and digest != sha256.lower():
         raise DownloadError(f"{url}: SHA-256 of the qrels is {digest}, the config pins {sha256}; not stored")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dest.with_name(f".{dest.name}.tmp")
-    try:
-        tmp.write_bytes(text)
-        tmp.replace(dest)
-    finally:
-        tmp.unlink(missing_ok=True)
+    atomic_write_bytes(dest, text)
     if sha256 is None:
-        dest.with_name(dest.name + ".sha256").write_text(f"{digest}  {dest.name}\n")
+        atomic_write_text(dest.with_name(dest.name + ".sha256"), f"{digest}  {dest.name}\n")
     return digest

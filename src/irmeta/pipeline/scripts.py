@@ -5,9 +5,10 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from irmeta.campaign.errors import TrecFormatError
 
+from irmeta.campaign.errors import TrecFormatError
 
 log = logging.getLogger("irmeta")
 
@@ -51,3 +52,25 @@ def shard_trials(total: int, shards: int, index: int) -> range:
         raise ValueError(f"shard {index} is not in 0..{shards - 1}")
     bounds = [total * i // shards for i in range(shards + 1)]
     return range(bounds[index], bounds[index + 1])
+
+
+@dataclass(frozen=True)
+class Shard:
+    """The trials one job of a randomised experiment runs, and the experiment's seed."""
+
+    trials: range
+    seed: int
+
+    @classmethod
+    def of(cls, smk) -> Shard:
+        """From a sampling rule's ``params.trials`` ([first, last)) and ``params.seed``."""
+        first, last = smk.params.trials
+        return cls(range(first, last), smk.params.seed)
+
+    @property
+    def settings(self) -> dict:
+        """Stored with the shard's output, so the file says which draws made it."""
+        return {"trials": [self.trials.start, self.trials.stop], "seed": self.seed}
+
+    def __str__(self) -> str:
+        return f"trials {self.trials.start}..{self.trials.stop - 1}"

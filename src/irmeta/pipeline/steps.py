@@ -8,8 +8,9 @@ the Parquet metadata and in the tables' own columns.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
+
 from irmeta.campaign.judge import judge_runs
 from irmeta.campaign.qrels import read_qrels
 from irmeta.campaign.rarity import rarity_listing

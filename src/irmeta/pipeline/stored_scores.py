@@ -5,11 +5,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
+
+import numpy as np
 import pandas as pd
 import pyarrow as pa
-import numpy as np
+
 from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import Scores
 from irmeta.support.atomic import atomic_path, atomic_save_npz, write_parquet
@@ -84,14 +86,8 @@ def write_frame(frame: pd.DataFrame, out: str | Path, settings: dict) -> None:
 
 def write_csv(frame: pd.DataFrame, out: str | Path) -> None:
     """A table as CSV, atomically, with fixed formatting (same inputs, same bytes)."""
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    try:
+    with atomic_path(out) as tmp:
         frame.to_csv(tmp, index=False, lineterminator="\n")
-        tmp.replace(out)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def write_table_in_blocks(blocks, out: str | Path, settings: dict) -> None:
@@ -108,3 +104,34 @@ def write_table_in_blocks(blocks, out: str | Path, settings: dict) -> None:
             writer.write_table(block)
         if writer is not None:
             writer.close()
+
+
+# Read as text: alpha labels as the scores wrote them ("1/R"; "1" and "1.0" must not merge)
+# and topic ids ("051" is not 51). Figure 1's alpha is a grid of plain numbers.
+_TEXT_COLUMNS = {"alpha": str, "topic": str, "qid": str}
+_TEXT_COLUMNS_OF = {"synthetic_rare_common": {"topic": str}}
+
+
+def read_table(path: str | Path, table: str | None = None) -> pd.DataFrame:
+    """An experiment table written by :func:`write_csv`, its label columns as text.
+    ``table``: the table's name (default: the file's, ``tables/<table>.csv``)."""
+    name = table or Path(path).stem
+    return pd.read_csv(path, dtype=_TEXT_COLUMNS_OF.get(name, _TEXT_COLUMNS))
+
+
+def read_shards(paths: Sequence[str | Path]) -> list[pd.DataFrame]:
+    """The Parquet shards of a randomised experiment, in shard order."""
+    return [pd.read_parquet(path) for path in paths]
+
+
+def merged_shards(paths: Sequence[str | Path]) -> pd.DataFrame | None:
+    """Every shard's rows in one frame, in shard order; None without shards."""
+    return pd.concat(read_shards(paths), ignore_index=True) if len(paths) else None
+
+
+def load_score_matrices(path: str | Path, measures: Sequence[str], alphas: Sequence[Alpha] | None = None):
+    """The score matrices of ``measures`` (and ``alphas``, for measures with one) from ``scores.npz``:
+    :func:`load_scores` then :func:`irmeta.metaeval.score_matrices.score_matrices`."""
+    from irmeta.metaeval.score_matrices import score_matrices
+
+    return score_matrices(load_scores(path, list(measures), alphas=None if alphas is None else list(alphas)))

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+
 import numpy as np
 import pyarrow as pa
-import uuid
 
 
 @contextmanager
@@ -36,29 +36,21 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory and an
-    atomic rename, so a reader never sees a partial file. The file gets the ordinary
-    permissions (umask), not a private temporary file's."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
-    try:
-        with open(tmp, "xb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    """Write ``data`` to ``path`` atomically (:func:`atomic_path`)."""
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write ``text`` as UTF-8 to ``path`` atomically (:func:`atomic_path`)."""
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def atomic_save_npz(path: str | Path, arrays: dict[str, np.ndarray]) -> None:
     """Arrays to an uncompressed ``.npz`` (each member loads on its own), atomically."""
     with atomic_path(path) as tmp, open(tmp, "wb") as stream:
-        np.savez(stream, **arrays)
+        # numpy's stubs read ** as the keyword allow_pickle; the arrays are all members
+        np.savez(stream, **arrays)  # type: ignore[arg-type]
 
 
 def write_parquet(table: pa.Table, path: str | Path) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import logging
 import time
 
-
 log = logging.getLogger("irmeta")
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
+
+from campaigns import asl_campaign
 from irmeta.artefacts.figures.asl import plot_asl_difference_histogram, plot_asl_histogram
 from irmeta.measures.asl import atomized_search_lengths
-from campaigns import asl_campaign
 
 
 @pytest.fixture(scope="module")

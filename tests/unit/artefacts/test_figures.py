@@ -8,9 +8,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-from irmeta.artefacts.figures.collection import plot_discriminative_power, plot_kendall_tau, plot_rarity_distribution, plot_stability, plot_synthetic_rare_common, plot_system_subsampling, tau_limits
 
-
+from irmeta.artefacts.figures.collection import (
+    plot_discriminative_power,
+    plot_kendall_tau,
+    plot_rarity_distribution,
+    plot_stability,
+    plot_synthetic_rare_common,
+    plot_system_subsampling,
+    tau_limits,
+)
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 ALPHAS = ["0", "0.25", "0.5", "0.75", "1"]

@@ -3,18 +3,17 @@ reproduced report, on small synthetic inputs (no campaign data)."""
 
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 import pytest
-from irmeta.artefacts.labels import alpha_key, measure_from_paper_label, paper_label
+
+from campaigns import REPO
+from irmeta.artefacts.labels import measure_from_paper_label, paper_label
 from irmeta.artefacts.paper.published_vs_reproduced import published_vs_reproduced
 from irmeta.artefacts.paper.report import load_published
 from irmeta.artefacts.paper.tables import paper_swap_table, paper_table1, paper_table2, paper_table3
 from irmeta.artefacts.tables import latex_escape, write_table
-from campaigns import REPO
-
-
+from irmeta.measures.alpha import alpha_cell
 
 ROOT = REPO
 
@@ -79,7 +78,7 @@ def test_latex_escape():
 @pytest.mark.parametrize("value, key", [(np.nan, ""), (None, ""), ("", ""), (0.0, "0"), (1.0, "1"),
                                         ("1.0", "1"), ("0.25", "0.25"), (0.5, "0.5"), ("1/R", "1/R")])
 def test_alpha_key(value, key):
-    assert alpha_key(value) == key
+    assert alpha_cell(value) == key
 
 
 @pytest.mark.parametrize("measure, label", [

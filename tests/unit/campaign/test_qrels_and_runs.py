@@ -20,12 +20,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from irmeta.campaign.errors import TrecFormatError
 from irmeta.campaign.qrels import QRELS_FIELDS, Qrels, load_qrels, read_qrels, sort_topics, write_qrels
 from irmeta.campaign.runs import Runs, _fast_columns, _general_columns, load_runs, read_runs, write_runs
 from irmeta.campaign.tokens import INTEGER, arrow_fields, parse_numbers, tokenise, utf8_column
-
-
 
 # --------------------------------------------------------------------------- helpers
 
@@ -61,7 +60,7 @@ class _Desc:
     def __init__(self, b: bytes):
         self.b = b
 
-    def __lt__(self, other: "_Desc") -> bool:
+    def __lt__(self, other: _Desc) -> bool:
         return self.b > other.b
 
     def __eq__(self, other: object) -> bool:
@@ -669,7 +668,8 @@ def test_select_runs(tmp_path):
 
 _SAFE = "".join(ch for ch in string.printable if not ch.isspace())
 _ids = st.text(alphabet=_SAFE, min_size=1, max_size=6)
-_qids = st.one_of(st.integers(0, 500).map(str), st.text(alphabet=string.ascii_letters + string.digits + "-_.", min_size=1, max_size=5))
+_qids = st.one_of(st.integers(0, 500).map(str),
+                  st.text(alphabet=string.ascii_letters + string.digits + "-_.", min_size=1, max_size=5))
 _floats = st.floats(allow_nan=False, allow_infinity=False)
 _score_text = st.one_of(
     _floats.map(repr),

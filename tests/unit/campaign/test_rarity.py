@@ -21,13 +21,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-
+from campaigns import write_campaign
 from irmeta.campaign.judge import relevance_matrix
 from irmeta.campaign.rarity import document_rarity, rarity_listing
+from irmeta.campaign.runs import Runs
 from irmeta.measures.alpha import alpha_label, parse_alpha
 from irmeta.measures.averaging import evaluate, mean_scores, score_table
-from campaigns import write_campaign
-from irmeta.campaign.runs import Runs
 
 TOL = 1e-12
 RARENESS = ("P_rareness", "AP_rareness", "P_rareness_norm", "AP_rareness_norm")
@@ -79,7 +78,7 @@ def oracle_scores(lists: dict[str, dict[str, list[str]]], qrels: dict[str, dict[
             else:
                 a = F(alpha)
 
-            def gain(doc):
+            def gain(doc, relevant=relevant, qid=qid, a=a):  # this topic's, bound now
                 if doc not in relevant:
                     return F(0)
                 r, r_prime = rarity[(qid, doc)][2], rarity[(qid, doc)][3]
@@ -521,7 +520,7 @@ def test_property_against_oracle(c):
     sub_want = oracle_rarity({n: kept[n] for n in names}, qrels, threshold, rarity_depth)
     sub_got = table_as_dict(sub_found.table(matrix))
     assert set(sub_got) == set(sub_want)
-    for key, (grade, s_d, r, r_prime) in sub_want.items():
+    for key, (_grade, s_d, r, r_prime) in sub_want.items():
         assert sub_got[key][1] == s_d and close(sub_got[key][2], r) and close(sub_got[key][3], r_prime), key
 
 

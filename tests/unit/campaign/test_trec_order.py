@@ -10,12 +10,11 @@ import math
 import numpy as np
 import pytest
 
-
-from irmeta.campaign.judge import relevance_matrix
-from irmeta.measures.precision import average_precision, precision
 from campaigns import write
+from irmeta.campaign.judge import relevance_matrix
 from irmeta.campaign.qrels import read_qrels
 from irmeta.campaign.runs import Runs, read_runs
+from irmeta.measures.precision import average_precision, precision
 
 
 def order_of(runs: Runs, run: str | None = None, qid: str | None = None) -> list[str]:

@@ -6,17 +6,19 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from campaigns import ASL_QRELS, asl_campaign, write
 from irmeta.campaign.judge import relevance_matrix
+from irmeta.campaign.qrels import read_qrels, sort_topics
+from irmeta.campaign.runs import read_runs
 from irmeta.measures.asl import asl, asl_g1, atomized_search_lengths
 from irmeta.measures.averaging import evaluate, mean_scores, score_table
 from irmeta.measures.names import Measure, parse_asl_name, parse_measure
-from campaigns import ASL_QRELS, asl_campaign, write
-from irmeta.campaign.qrels import read_qrels, sort_topics
-from irmeta.campaign.runs import read_runs
 
 
 @pytest.fixture(scope="module")

@@ -13,15 +13,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-
+from campaigns import write
 from irmeta.campaign.judge import relevance_matrix
+from irmeta.campaign.qrels import read_qrels
+from irmeta.campaign.runs import read_runs
 from irmeta.measures.averaging import evaluate
 from irmeta.measures.binary import bpref, r_precision, recall, set_f, set_precision, set_recall, success
 from irmeta.measures.names import Measure, parse_measure
 from irmeta.measures.registry import MEASURES
-from campaigns import write
-from irmeta.campaign.qrels import read_qrels
-from irmeta.campaign.runs import read_runs
 
 FUNCTIONS = {"Recall": recall, "Rprec": r_precision, "Bpref": bpref, "SetP": set_precision,
              "SetR": set_recall, "SetF": set_f, "Success": success}

@@ -16,14 +16,13 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-
-from irmeta.campaign.judge import relevance_matrix
-from irmeta.measures.averaging import mean_scores, score_table
-from irmeta.measures.precision import average_precision, precision
 from irmeta.campaign.errors import TrecFormatError
 from irmeta.campaign.files import run_name_from_path
+from irmeta.campaign.judge import relevance_matrix
 from irmeta.campaign.qrels import Qrels
 from irmeta.campaign.runs import Runs, read_runs
+from irmeta.measures.averaging import mean_scores, score_table
+from irmeta.measures.precision import average_precision, precision
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -227,7 +226,7 @@ def test_clef_duplicates_error_names_file_and_line(shared_data):
 
     lines = gzip.decompress(path.read_bytes()).decode().splitlines()
     bad = lines[err.line - 1].split()
-    earlier = {tuple(l.split()[0:3:2]) for l in lines[: err.line - 1] if l.strip()}
+    earlier = {tuple(line.split()[0:3:2]) for line in lines[: err.line - 1] if line.strip()}
     assert (bad[0], bad[2]) in earlier
 
 

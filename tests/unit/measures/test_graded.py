@@ -20,16 +20,27 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-
+from campaigns import write
 from irmeta.campaign.judge import relevance_matrix
+from irmeta.campaign.qrels import Qrels, read_qrels
+from irmeta.campaign.runs import read_runs
 from irmeta.measures.averaging import evaluate, score_table
-from irmeta.measures.graded import dcg, dcg_jk, gain_of, ndcg, ndcg_jk, normalise_gains, o_measure, p_measure, p_plus_measure, q_measure, reciprocal_rank
+from irmeta.measures.graded import (
+    dcg,
+    dcg_jk,
+    gain_of,
+    ndcg,
+    ndcg_jk,
+    normalise_gains,
+    o_measure,
+    p_measure,
+    p_plus_measure,
+    q_measure,
+    reciprocal_rank,
+)
 from irmeta.measures.names import Measure, parse_measure
 from irmeta.measures.precision import average_precision, precision
 from irmeta.measures.registry import MEASURES
-from campaigns import write
-from irmeta.campaign.qrels import Qrels, read_qrels
-from irmeta.campaign.runs import read_runs
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

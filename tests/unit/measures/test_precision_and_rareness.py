@@ -15,15 +15,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-
+from campaigns import write
 from irmeta.campaign.judge import relevance_matrix
+from irmeta.campaign.qrels import read_qrels, sort_topics
+from irmeta.campaign.runs import read_runs
 from irmeta.measures.averaging import AVERAGING_NAMES, evaluate, exact_mean, mean_scores, score_table
 from irmeta.measures.cutoffs import relevant_count
 from irmeta.measures.names import Measure, parse_measure
 from irmeta.measures.precision import average_precision, precision
-from campaigns import write
-from irmeta.campaign.qrels import read_qrels, sort_topics
-from irmeta.campaign.runs import read_runs
 
 
 def bits(x) -> bytes:

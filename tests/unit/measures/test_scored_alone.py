@@ -17,13 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-
-from irmeta.campaign.judge import relevance_matrix
-from irmeta.measures.averaging import score_table
-from irmeta.measures.registry import MEASURES
 from campaigns import write
+from irmeta.campaign.judge import relevance_matrix
 from irmeta.campaign.qrels import read_qrels
 from irmeta.campaign.runs import read_runs
+from irmeta.measures.averaging import score_table
+from irmeta.measures.registry import MEASURES
 
 FAMILIES = sorted(name for name, d in MEASURES.items() if not d.uses_alpha)
 NEEDS_CUTOFF = {"ASL_g1"}  # @n is the number of relevant documents, not a depth

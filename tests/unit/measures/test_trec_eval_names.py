@@ -17,13 +17,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-
 from irmeta.campaign.judge import relevance_matrix
+from irmeta.campaign.qrels import Qrels, read_qrels
+from irmeta.campaign.runs import Runs, read_runs
 from irmeta.measures.averaging import score_table
 from irmeta.measures.names import parse_measure
 from irmeta.simulate import simulate_campaign
-from irmeta.campaign.qrels import Qrels, read_qrels
-from irmeta.campaign.runs import Runs, read_runs
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 

@@ -4,14 +4,27 @@ of Figures 5-6, the re-ordering analysis of Table 2 (by hand and on TREC-8)."""
 from __future__ import annotations
 
 import math
+
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
+
+from campaigns import asl_campaign
 from irmeta.measures.asl import asl, atomized_search_lengths
 from irmeta.measures.precision import average_precision
-from irmeta.metaeval.asl_analysis import MetricVariant, asl_difference_histogram, asl_histogram, better_counts, decade_edges, delta_sort, paired_t_pvalues, reordering_row, reordering_table, rrie
-from campaigns import asl_campaign
+from irmeta.metaeval.asl_analysis import (
+    MetricVariant,
+    asl_difference_histogram,
+    asl_histogram,
+    better_counts,
+    decade_edges,
+    delta_sort,
+    paired_t_pvalues,
+    reordering_row,
+    reordering_table,
+    rrie,
+)
 
 
 @pytest.fixture(scope="module")

@@ -25,21 +25,25 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 from scipy import stats
 
-
-
+from campaigns import write_campaign as write_any_campaign
 from irmeta.campaign.judge import relevance_matrix
 from irmeta.campaign.rarity import document_rarity
 from irmeta.measures.averaging import evaluate, score_table
 from irmeta.measures.cutoffs import relevant_count
 from irmeta.measures.names import parse_measure
-from campaigns import write_campaign as write_any_campaign
 from irmeta.metaeval.discriminative_power import DP_METHODS, discriminative_power_table, randomised_null_shard
 from irmeta.metaeval.kendall_tau import kendall_tau_table
 from irmeta.metaeval.score_matrices import ScoreMatrix, mean_table, score_matrices
 from irmeta.metaeval.stability import stability_shard, stability_table
 from irmeta.metaeval.stats.correlation import batch_kendall_tau_b
 from irmeta.metaeval.synthetic_rare_common import synthetic_rare_common
-from irmeta.metaeval.system_subsampling import co_retrieval, subsampling_shard, subsampling_table, summarise_taus, system_subsampling_taus
+from irmeta.metaeval.system_subsampling import (
+    co_retrieval,
+    subsampling_shard,
+    subsampling_table,
+    summarise_taus,
+    system_subsampling_taus,
+)
 
 TOL = 1e-12
 

@@ -17,13 +17,26 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
+
 from irmeta.metaeval.stats.blocks import block_size, run_pairs
 from irmeta.metaeval.stats.correlation import kendall_tau, tau_ap, tau_ap_symmetric
-from irmeta.metaeval.stats.stability_trials import draw_topic_subsets, stability, stability_counts, topics_per_trial_default
+from irmeta.metaeval.stats.stability_trials import (
+    draw_topic_subsets,
+    stability,
+    stability_counts,
+    topics_per_trial_default,
+)
 from irmeta.metaeval.stats.swap_trials import draw_topic_pairs, swap_counts, swap_sensitivity
-from irmeta.metaeval.stats.tukey_hsd import count_significant, paper_pairwise_pvalues, randomised_tukey_hsd_null, randomised_tukey_hsd_null_many, randomised_tukey_hsd_pvalues, tukey_hsd_pvalues, tukey_hsd_significant, tukey_hsd_statistics
-
-
+from irmeta.metaeval.stats.tukey_hsd import (
+    count_significant,
+    paper_pairwise_pvalues,
+    randomised_tukey_hsd_null,
+    randomised_tukey_hsd_null_many,
+    randomised_tukey_hsd_pvalues,
+    tukey_hsd_pvalues,
+    tukey_hsd_significant,
+    tukey_hsd_statistics,
+)
 
 
 def realistic_scores(n_runs: int, n_topics: int, seed: int) -> np.ndarray:

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import pytest
 import yaml
-from irmeta.pipeline.config import CONFIG_SCHEMA, ConfigError, SCHEMA_DIR, available_collections, check_collection_paths, load_collection, load_collections, load_config, resolve_data_root, validate_config
+
 from campaigns import REPO
-
-
+from irmeta.pipeline.config import (
+    CONFIG_SCHEMA,
+    SCHEMA_DIR,
+    ConfigError,
+    available_collections,
+    check_collection_paths,
+    comparison_measures,
+    experiment_seed,
+    load_collection,
+    load_collections,
+    load_config,
+    paper_settings,
+    resolve_data_root,
+    validate_config,
+)
 
 ROOT = REPO
 CONFIG = ROOT / "config" / "config.yaml"
@@ -90,15 +104,22 @@ def test_load_collections_checks_paths(shared_data, tmp_path):
         tmp_path / "trec8_adhoc" / "qrels.txt")
 
 
-def test_library_and_snakemake_agree_on_defaults():
-    """snakemake.utils.validate (used by the workflow) fills in what irmeta.pipeline.config does."""
+@pytest.mark.parametrize("data", [
+    {},
+    {"collections": ["trec8"], "threads": 4},
+    {"experiments": {"stability": {"trials": 10}, "swap": {"sampling": "disjoint"}}},
+    *(yaml.safe_load((ROOT / "config" / name).read_text()) for name in ("config.yaml", "paper.yaml", "measures.yaml")),
+], ids=["empty", "top-level", "nested", "config.yaml", "paper.yaml", "measures.yaml"])
+def test_library_and_snakemake_agree_on_defaults(data):
+    """The workflow validates once, with irmeta.pipeline.config, and relies on it filling in
+    exactly what snakemake.utils.validate would."""
     from snakemake.utils import validate
 
-    for data in ({}, {"collections": ["trec8"], "threads": 4}):
-        ours = validate_config(data)
-        theirs = dict(data)
-        validate(theirs, str(SCHEMA_DIR / CONFIG_SCHEMA))
-        assert ours == theirs
+    ours = validate_config(data)
+    theirs = copy.deepcopy(data)
+    validate(theirs, str(SCHEMA_DIR / CONFIG_SCHEMA))
+    assert ours == theirs
+    assert ours["experiments"]["stability"]["fuzziness"]  # nested defaults are filled in too
 
 
 # ----------------------------------------------------------------------- defaults
@@ -136,7 +157,8 @@ def test_collection_defaults_and_paths(tmp_path):
     _write(tmp_path / "data" / "c" / "runs" / "r1", "1 Q0 d1 1 1.0 r1\n")
     _write(tmp_path / "data" / "c" / "runs" / "r2", "1 Q0 d1 1 1.0 r2\n")
     _write(tmp_path / "local.qrels", "1 0 d1 1\n")
-    _write(tmp_path / "conf" / "c.yaml", {"name": "c", "qrels": "{data_root}/c/qrels.txt", "runs": "{data_root}/c/runs"})
+    _write(tmp_path / "conf" / "c.yaml",
+           {"name": "c", "qrels": "{data_root}/c/qrels.txt", "runs": "{data_root}/c/runs"})
     _write(tmp_path / "conf" / "d.yaml", {"name": "d", "qrels": "local.qrels", "runs": ["data/c/runs/r*"]})
 
     c = load_collection("c", "data", tmp_path / "conf", base_dir=tmp_path)  # relative data_root
@@ -212,10 +234,46 @@ def test_bad_config_values_are_named(tmp_path, data, key):
     assert key in _one_line(exc)
 
 
+@pytest.mark.parametrize("data, key", [
+    ({"measures": ["P@100", "AP@100"]}, "key 'experiments.comparisons.0.measure': 'P_rareness@100' is not in measures"),
+    ({"experiments": {"comparisons": [{"measure": "P_rareness@100", "baseline": "RR"}]}},
+     "key 'experiments.comparisons.0.baseline': 'RR' is not in measures"),
+    ({"experiments": {"swap": {"measures": ["P@100", "nDCG@10"]}}}, "key 'experiments.swap.measures.1': 'nDCG@10'"),
+])
+def test_experiments_on_unscored_measures_are_named(tmp_path, data, key):
+    """The experiments read scores.npz, which holds the configured measures only: a
+    comparison or swap measure outside them stops the workflow at parse time."""
+    path = _write(tmp_path / "config.yaml", data)
+    with pytest.raises(ConfigError) as exc:
+        load_config(path)
+    message = _one_line(exc)
+    assert key in message and message.startswith(f"{path}: ")
+
+
+def test_what_the_rules_derive_from_the_config(shared_data):
+    config = load_config(ROOT / "config" / "measures.yaml")
+    assert comparison_measures(config)[:4] == ["P@100", "P_rareness@100", "AP@100", "AP_rareness@100"]
+    assert len(comparison_measures(config)) == len(set(comparison_measures(config)))
+    # The offsets the published tables were drawn with (README, Randomness).
+    seed = config["experiments"]["seed"]
+    assert [experiment_seed(config, e) - seed for e in
+            ("stability", "discriminative_power", "system_subsampling", "swap_sensitivity")] == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match="no randomised experiment 'kendall_tau'"):
+        experiment_seed(config, "kendall_tau")
+
+    trec8 = load_collection("trec8", shared_data, COLLECTIONS, base_dir=ROOT)
+    settings = paper_settings(config, {"trec8": trec8})
+    assert list(settings) == ["TREC-8"]
+    assert settings["TREC-8"]["collection"] == "trec8" and settings["TREC-8"]["depth"] == 1000
+    assert settings["TREC-8"]["seed"] == seed and settings["TREC-8"]["rarity_depth"] == "the cutoff"
+    assert settings["TREC-8"]["stability_fuzziness"] == config["experiments"]["stability"]["fuzziness"]
+
+
 def test_missing_qrels_path_is_named(tmp_path):
     (tmp_path / "runs").mkdir()
     _write(tmp_path / "runs" / "r1", "1 Q0 d1 1 1.0 r1\n")
-    path = _write(tmp_path / "c.yaml", {"name": "c", "qrels": "{data_root}/missing/qrels.txt", "runs": "{data_root}/runs"})
+    path = _write(tmp_path / "c.yaml",
+                  {"name": "c", "qrels": "{data_root}/missing/qrels.txt", "runs": "{data_root}/runs"})
     collection = load_collection(path, tmp_path)
     with pytest.raises(FileNotFoundError) as exc:
         check_collection_paths(collection)
@@ -252,3 +310,33 @@ def test_invalid_yaml_is_one_line(tmp_path):
     with pytest.raises(ConfigError) as exc:
         load_collection(path, tmp_path)
     assert "not valid YAML" in _one_line(exc)
+
+
+def test_measure_options_become_parameters_of_the_names():
+    from irmeta.pipeline.config import with_measure_options
+
+    config = {
+        "measures": ["nDCG@10", "P_100", "Q@100", "nDCG(gains={1:5})@5", "ASL"],
+        "measure_options": {"gains": {1: 1, 2: 3}, "beta": 1, "asl_unretrieved": "depth"},
+        "experiments": {"comparisons": [{"measure": "nDCG@10", "baseline": "P_100"}], "swap": {"measures": ["Q@100"]}},
+    }
+    named = with_measure_options(config)
+    assert named["measures"] == ["nDCG(gains={1:1,2:3})@10", "P@100", "Q(gains={1:1,2:3})@100",
+                                 "nDCG(gains={1:5})@5", "ASL(asl_unretrieved=depth)"]
+    assert named["experiments"]["comparisons"] == [{"measure": "nDCG(gains={1:1,2:3})@10", "baseline": "P@100"}]
+    assert named["experiments"]["swap"]["measures"] == ["Q(gains={1:1,2:3})@100"]
+    assert config["measures"][0] == "nDCG@10"  # a copy
+    # the shipped defaults (gain = grade, beta 1, eq. 3 as printed) leave every name as written
+    defaults = dict(config, measure_options={"gains": None, "beta": 1, "asl_unretrieved": "paper"})
+    assert with_measure_options(defaults)["measures"][2:] == ["Q@100", "nDCG(gains={1:5})@5", "ASL"]
+
+
+def test_averaging_without_all_is_refused_before_any_job():
+    # The experiments read means over every qrels topic; without them a job would fail
+    # with a KeyError deep in a script.
+    from irmeta.pipeline.config import check_config
+
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    checked = validate_config(config, "config.yaml", schema_dir=ROOT / "workflow" / "schemas")
+    with pytest.raises(ConfigError, match=r"config.yaml: key 'averaging': \['returned'\] lacks 'all'"):
+        check_config(dict(checked, averaging=["returned"]), "config.yaml")

@@ -13,8 +13,8 @@ import yaml
 from docutils.core import publish_parts
 from jinja2 import Environment
 
-from irmeta.pipeline.config import validate_config
 from campaigns import REPO
+from irmeta.pipeline.config import validate_config
 
 ROOT = REPO
 CAPTIONS = sorted((ROOT / "workflow" / "report").glob("*.rst"))
@@ -39,7 +39,9 @@ def test_caption_renders_without_system_messages(caption, configfile):
 
 
 def test_the_measure_list_is_literal_text():
-    config = validate_config({"measures": ["P@100", "P_rareness@100", "ASL_g1@10", "nDCG@10", "RR"]})
+    config = validate_config({"measures": ["P@100", "P_rareness@100", "ASL_g1@10", "nDCG@10", "RR"],
+                              "experiments": {"comparisons": [{"measure": "P_rareness@100", "baseline": "P@100"}],
+                                              "swap": {"measures": ["P@100", "RR"]}}})
     html = unescape(render(ROOT / "workflow" / "report" / "workflow.rst", config))
     for name in ("P@100", "P_rareness@100", "ASL_g1@10", "nDCG@10", "RR"):
         assert f'<tt class="docutils literal">{name}</tt>' in html, name

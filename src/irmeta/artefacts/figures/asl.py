@@ -5,8 +5,10 @@ difference between two.
 from __future__ import annotations
 
 from pathlib import Path
+
 import numpy as np
 from matplotlib.figure import Figure
+
 from irmeta.metaeval.asl_analysis import asl_difference_histogram, asl_histogram
 
 
@@ -51,7 +53,7 @@ def plot_asl_histogram(per_doc_asl, stem: str | Path, *, bins=10, title: str | N
 
     counts, edges = asl_histogram(per_doc_asl, bins)
 
-    def draw() -> "Figure":
+    def draw() -> Figure:
         fig, axes, _ = new_figure(1, panel_width=4.6, height=3.2)
         ax = axes[0]
         ax.stairs(counts, edges, color="#1f5fa8", fill=True, alpha=0.35, zorder=2)
@@ -79,7 +81,7 @@ def plot_asl_difference_histogram(a, b, stem: str | Path, *, bins=None, title: s
     colours = ["#2e8b57" if hi <= 0 else "#c0392b" if lo >= 0 else "#999999"
                for lo, hi in zip(edges[:-1], edges[1:])]
 
-    def draw() -> "Figure":
+    def draw() -> Figure:
         fig, axes, _ = new_figure(1, panel_width=max(4.6, 0.42 * n), height=3.2)
         ax = axes[0]
         ax.bar(np.arange(n), counts, color=colours, width=0.8, zorder=3)

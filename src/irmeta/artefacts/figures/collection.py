@@ -6,15 +6,36 @@ the rarity distribution, PNG and PDF.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Mapping, Sequence
+
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import MaxNLocator
-from irmeta.artefacts.figures.style import ALPHA_COLOURS, METHOD_ORDER, METHOD_TITLES, alpha_axis, baseline_of, baselines, legend_below, legend_label, line_style, measure_order, new_figure, numeric_alpha, parse_paper_measure, rareness_measures, require_columns, save_figure, styled
-from irmeta.artefacts.labels import alpha_key, alpha_number, paper_label
+
+from irmeta.artefacts.figures.style import (
+    ALPHA_COLOURS,
+    METHOD_ORDER,
+    METHOD_TITLES,
+    alpha_axis,
+    baseline_of,
+    baselines,
+    legend_below,
+    legend_label,
+    line_style,
+    measure_order,
+    new_figure,
+    numeric_alpha,
+    parse_paper_measure,
+    rareness_measures,
+    require_columns,
+    save_figure,
+    styled,
+)
+from irmeta.artefacts.labels import paper_label
+from irmeta.measures.alpha import alpha_cell, alpha_value
 
 
 def _pick_averaging(frame: pd.DataFrame, averaging: str | None) -> tuple[pd.DataFrame, str | None]:
@@ -63,15 +84,7 @@ def plot_kendall_tau(
     """
     if not tables:
         raise ValueError("plot_kendall_tau: no collections")
-    prepared = {}
-    for label, frame in tables.items():
-        require_columns(frame, ["measure", "alpha", "tau"], f"kendall_tau table of {label}")
-        frame, used = _pick_averaging(frame, averaging)
-        frame = numeric_alpha(frame)
-        if not show_norm:
-            frame = frame[~frame["measure"].map(lambda m: bool(parse_paper_measure(m) and parse_paper_measure(m)[2]))]
-        prepared[label] = (frame, used)
-
+    prepared = {label: _tau_panel(label, frame, averaging, show_norm) for label, frame in tables.items()}
     values = []
     for frame, _ in prepared.values():
         values.extend(frame["tau"].dropna().tolist())
@@ -84,18 +97,7 @@ def plot_kendall_tau(
     used = sorted({u for _, u in prepared.values() if u})
 
     def draw() -> Figure:
-        handles = []
-        for i, measure in enumerate(measures_seen):
-            baseline = baseline_of(measure)
-            text = f"{legend_label(measure)} vs {paper_label(baseline)}" if baseline else measure
-            handles.append(Line2D([], [], linestyle="-", label=text, **line_style(measure, i)))
-        tau_text = r"Kendall $\tau$ (tau-b)"
-        if used:
-            tau_text += ", means over " + "/".join(used)
-        handles.append(Line2D([], [], color="black", linestyle="-", label=tau_text))
-        if show_tau_ap:
-            handles.append(Line2D([], [], color="black", linestyle="--", alpha=0.55, linewidth=1.1,
-                                  label=r"$\tau_{AP}$ (dashed, lighter)"))
+        handles = _tau_legend(measures_seen, used, show_tau_ap)
         fig, axes, ncol = new_figure(len(prepared), panel_width=2.7, height=3.0, n_legend=len(handles),
                                       column_width=3.3)
         for ax, (label, (frame, _)) in zip(axes, prepared.items()):
@@ -120,6 +122,34 @@ def plot_kendall_tau(
     return save_figure(styled(draw), stem)
 
 
+def _tau_panel(label: str, frame: pd.DataFrame, averaging: str | None,
+               show_norm: bool) -> tuple[pd.DataFrame, str | None]:
+    """One collection's rows to draw (one averaging, numeric alphas) and the averaging."""
+    require_columns(frame, ["measure", "alpha", "tau"], f"kendall_tau table of {label}")
+    frame, used = _pick_averaging(frame, averaging)
+    frame = numeric_alpha(frame)
+    if not show_norm:
+        frame = frame[~frame["measure"].map(lambda m: bool(parse_paper_measure(m) and parse_paper_measure(m)[2]))]
+    return frame, used
+
+
+def _tau_legend(measures: list[str], used: list[str], show_tau_ap: bool) -> list[Line2D]:
+    """A line per measure (against its baseline), then what solid and dashed lines mean."""
+    handles = []
+    for i, measure in enumerate(measures):
+        baseline = baseline_of(measure)
+        text = f"{legend_label(measure)} vs {paper_label(baseline)}" if baseline else measure
+        handles.append(Line2D([], [], linestyle="-", label=text, **line_style(measure, i)))
+    tau_text = r"Kendall $\tau$ (tau-b)"
+    if used:
+        tau_text += ", means over " + "/".join(used)
+    handles.append(Line2D([], [], color="black", linestyle="-", label=tau_text))
+    if show_tau_ap:
+        handles.append(Line2D([], [], color="black", linestyle="--", alpha=0.55, linewidth=1.1,
+                              label=r"$\tau_{AP}$ (dashed, lighter)"))
+    return handles
+
+
 def plot_synthetic_rare_common(table: pd.DataFrame, stem: str | Path) -> list[Path]:
     """Figure 1: rank of the hypothetical systems among the real runs versus D.
 
@@ -131,7 +161,7 @@ def plot_synthetic_rare_common(table: pd.DataFrame, stem: str | Path) -> list[Pa
     """
     require_columns(table, ["topic", "system", "alpha", "n_relevant", "rank"], "synthetic_rare_common table")
     frame = table.copy()
-    frame["_alpha"] = frame["alpha"].map(alpha_number)
+    frame["_alpha"] = frame["alpha"].map(alpha_value)
     frame = frame[frame["_alpha"].notna()]
     if "rare_systems" in frame.columns:
         variants = sorted(frame["rare_systems"].dropna().astype(str).unique(),
@@ -312,7 +342,7 @@ def plot_system_subsampling(table: pd.DataFrame, stem: str | Path) -> list[Path]
     """
     require_columns(table, ["measure", "alpha", "n_systems", "mean_tau"], "system_subsampling table")
     frame = table.copy()
-    frame["_key"] = frame["alpha"].map(alpha_key)
+    frame["_key"] = frame["alpha"].map(alpha_cell)
     series = sorted({(m, a) for m, a in zip(frame["measure"], frame["_key"])},
                     key=lambda ma: (measure_order(ma[0]), ma[1]))
     offsets = np.linspace(-0.06, 0.06, len(series)) if len(series) > 1 else [0.0]

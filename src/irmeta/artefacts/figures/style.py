@@ -24,17 +24,19 @@ alphas only; ``1/R`` (a per-topic alpha) has no place on an alpha axis and is sk
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from io import BytesIO
 from pathlib import Path
-from typing import Sequence
+
 import matplotlib
 import matplotlib.style
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from io import BytesIO
-from irmeta.artefacts.labels import MEASURE_PATTERN, alpha_key, alpha_number, paper_label
-from irmeta.support.atomic import atomic_write_bytes
 
+from irmeta.artefacts.labels import paper_label, paper_measure
+from irmeta.measures.alpha import alpha_cell, alpha_value
+from irmeta.support.atomic import atomic_write_bytes
 
 DPI = 150
 
@@ -92,10 +94,8 @@ METHOD_ORDER = ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd")
 
 
 def parse_paper_measure(measure: str) -> tuple[str, bool, bool] | None:
-    m = MEASURE_PATTERN.match(str(measure))
-    if not m:
-        return None
-    return m["family"], bool(m["rareness"]), bool(m["norm"])
+    m = paper_measure(measure)
+    return None if m is None else (m.family, m.rareness, m.norm)
 
 
 def measure_order(measure: str) -> tuple:
@@ -129,7 +129,7 @@ def legend_label(measure: str) -> str:
 
 def numeric_alpha(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows with a numeric alpha, a float column ``_alpha`` added, sorted by it."""
-    out = frame.assign(_alpha=frame["alpha"].map(alpha_number))
+    out = frame.assign(_alpha=frame["alpha"].map(alpha_value))
     out = out[out["_alpha"].notna()].copy()
     out["_alpha"] = out["_alpha"].astype(float)
     return out.sort_values("_alpha", kind="stable")
@@ -137,13 +137,13 @@ def numeric_alpha(frame: pd.DataFrame) -> pd.DataFrame:
 
 def weighted(frame: pd.DataFrame) -> set[str]:
     """Measures with an alpha (rareness measures): drawn as curves against alpha."""
-    keys = frame["alpha"].map(alpha_key)
+    keys = frame["alpha"].map(alpha_cell)
     return set(frame.loc[keys != "", "measure"].dropna())
 
 
 def baselines(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows of measures without an alpha (P@k, AP, nDCG, ASL, ...): horizontal lines."""
-    keys = frame["alpha"].map(alpha_key)
+    keys = frame["alpha"].map(alpha_cell)
     return frame[(keys == "") & ~frame["measure"].isin(weighted(frame))]
 
 
@@ -152,8 +152,8 @@ def rareness_measures(frame: pd.DataFrame) -> list[str]:
 
 
 def baseline_of(measure: str) -> str | None:
-    m = MEASURE_PATTERN.match(str(measure))
-    return f"{m['family']}@{m['k']}" if m else None
+    m = paper_measure(measure)
+    return f"{m.family}@{m.k}" if m else None
 
 
 def require_columns(frame: pd.DataFrame, columns: Sequence[str], what: str) -> None:

@@ -5,13 +5,16 @@ checks of its stated facts.
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
-from irmeta.artefacts.labels import alpha_display, alpha_number, measure_from_paper_label, paper_label
+
+from irmeta.artefacts.labels import alpha_display, measure_from_paper_label, paper_label
 from irmeta.artefacts.paper.published_tables import first_rank
-from irmeta.artefacts.paper.report import Report, WHY, diff_int, frames_by_key
+from irmeta.artefacts.paper.report import WHY, Report, diff_int, frames_by_key
 from irmeta.artefacts.paper.tables import FIGURE1_COLLECTION, with_keys
+from irmeta.measures.alpha import alpha_value
 
 
 def figure1_section(report: Report, published: Mapping, reproduced, order: list[str], topic: str) -> None:
@@ -19,23 +22,7 @@ def figure1_section(report: Report, published: Mapping, reproduced, order: list[
     collection = FIGURE1_COLLECTION
     rows = report.section(f"Figure 1: relevant documents S_rare needs to rank first ({collection} topic {topic})")
     notes = report.notes("Figure 1")
-    metric = "P@100_rareness: smallest D with S_rare ranked 1"
-
-    def variants(frame: pd.DataFrame) -> list[tuple[str | None, pd.DataFrame]]:
-        if "rare_systems" not in frame.columns:
-            return [(None, frame)]
-        names = sorted(frame["rare_systems"].dropna().astype(str).unique(), key=lambda v: (v != "protocol", v))
-        return [(v, frame[frame["rare_systems"].astype(str) == v]) for v in names]
-
-    def reproduce(frame: pd.DataFrame, alpha: float) -> tuple[str, int | None]:
-        sel = frame[(frame["system"] == "S_rare") & np.isclose(frame["alpha"].astype(float), alpha)]
-        if sel.empty:
-            return "not computed", None
-        d, best, at = first_rank(sel)
-        if d is not None:
-            return str(d), d
-        return f"not reached for D <= {int(sel['n_relevant'].max())} (best rank {best:g} at D = {at})", None
-
+    metric = _FIGURE1_METRIC
     frames = frames_by_key(reproduced, collection)
     synthetic = None if frames is None else frames.get("synthetic_rare_common")
     has_topic = synthetic is not None and (synthetic["topic"].astype(str) == str(topic)).any()
@@ -50,16 +37,46 @@ def figure1_section(report: Report, published: Mapping, reproduced, order: list[
             rows.append(base + [f"not reproduced: topic {topic} not in the synthetic table", "", ""])
             continue
         frame = synthetic[synthetic["topic"].astype(str) == str(topic)]
-        for variant, part in variants(frame):
+        for variant, part in _variants(frame):
             seen_variants |= variant is not None
-            text, d = reproduce(part, alpha)
+            text, d = _first_rank_text(part, alpha)
             method = "rank among the real runs, ties averaged"
             if variant is not None:
                 method += f"; rare_systems = {variant}"
             rows.append(base + [text, "" if d is None else diff_int(d, int(pub)), method])
     if frames is None:
         notes.append(WHY["figure1_missing"].format(collection=collection))
-    # The experiment on another collection's topic, for reference (no published counterpart).
+    seen_variants |= _figure1_other_topics(rows, notes, reproduced, order, collection)
+    if seen_variants:
+        notes.append(WHY["figure1_variants"])
+
+
+_FIGURE1_METRIC = "P@100_rareness: smallest D with S_rare ranked 1"
+
+
+def _variants(frame: pd.DataFrame) -> list[tuple[str | None, pd.DataFrame]]:
+    """The synthetic table's rows per ``rare_systems`` variant (protocol first)."""
+    if "rare_systems" not in frame.columns:
+        return [(None, frame)]
+    names = sorted(frame["rare_systems"].dropna().astype(str).unique(), key=lambda v: (v != "protocol", v))
+    return [(v, frame[frame["rare_systems"].astype(str) == v]) for v in names]
+
+
+def _first_rank_text(frame: pd.DataFrame, alpha: float) -> tuple[str, int | None]:
+    """The smallest D at which S_rare ranks first, as text, and as a number when reached."""
+    sel = frame[(frame["system"] == "S_rare") & np.isclose(frame["alpha"].astype(float), alpha)]
+    if sel.empty:
+        return "not computed", None
+    d, best, at = first_rank(sel)
+    if d is not None:
+        return str(d), d
+    return f"not reached for D <= {int(sel['n_relevant'].max())} (best rank {best:g} at D = {at})", None
+
+
+def _figure1_other_topics(rows: list, notes: list, reproduced, order: list[str], collection: str) -> bool:
+    """The experiment on the other collections' topics, for reference (nothing published
+    to compare); True when a table had several variants."""
+    seen_variants = False
     for other in sorted(reproduced, key=lambda c: (order.index(c) if c in order else len(order), c)):
         if other == collection:
             continue
@@ -69,26 +86,25 @@ def figure1_section(report: Report, published: Mapping, reproduced, order: list[
         for t in sorted(frame["topic"].astype(str).unique()):
             part_t = frame[frame["topic"].astype(str) == t]
             summary = []
-            for variant, part in variants(part_t):
+            for variant, part in _variants(part_t):
                 seen_variants |= variant is not None
                 for alpha in sorted(part["alpha"].astype(float).unique(), reverse=True):
-                    text, _ = reproduce(part, alpha)
+                    text, _ = _first_rank_text(part, alpha)
                     method = "rank among the real runs, ties averaged"
                     if variant is not None:
                         method += f"; rare_systems = {variant}"
-                    rows.append(["Figure 1 (other topic)", metric, alpha_display(alpha), f"{other} topic {t}",
-                                 "n/a", text, "", method])
+                    rows.append(["Figure 1 (other topic)", _FIGURE1_METRIC, alpha_display(alpha),
+                                 f"{other} topic {t}", "n/a", text, "", method])
                     summary.append(f"alpha {alpha_display(alpha)}{'' if variant is None else f' ({variant})'}: {text}")
             notes.append(WHY["figure1_other"].format(collection=other, topic=t, summary="; ".join(summary)))
-    if seen_variants:
-        notes.append(WHY["figure1_variants"])
+    return seen_variants
 
 
 def taus_of(frame: pd.DataFrame, measure: str) -> list[tuple[float, float]]:
     """(alpha, tau) of a measure at its numeric alphas, ascending."""
     frame = with_keys(frame)
     sel = frame[frame["measure"] == measure]
-    out = [(alpha_number(k), float(t)) for k, t in zip(sel["_alpha_key"], sel["tau"]) if alpha_number(k) is not None]
+    out = [(alpha_value(k), float(t)) for k, t in zip(sel["_alpha_key"], sel["tau"]) if alpha_value(k) is not None]
     return sorted(out)
 
 
@@ -141,7 +157,8 @@ def figure2_section(report: Report, published: Mapping, reproduced, order: list[
         frame = tables[collection]
         paper = (setup.get(collection) or {}).get("n_runs")
         if frame is not None and "n_runs" in frame.columns and paper is not None:
-            notes.append(WHY["figure2_runs"].format(collection=collection, here=int(frame["n_runs"].max()), paper=paper))
+            notes.append(WHY["figure2_runs"].format(collection=collection, here=int(frame["n_runs"].max()),
+                                                    paper=paper))
 
 
 def fact_collections(fact: str, order: list[str]) -> str:
@@ -150,67 +167,83 @@ def fact_collections(fact: str, order: list[str]) -> str:
 
 
 def check_fact(fact: str, tables: Mapping[str, pd.DataFrame | None], order: list[str], cutoff: int) -> str:
-    """Evaluate the published Figure 2 facts that can be checked mechanically."""
-    def measure_of(text: str) -> str | None:
-        m = re.search(r"vs\s+(\S+?):", text)
-        if not m:
-            return None
-        try:
-            return measure_from_paper_label(m.group(1), cutoff)
-        except ValueError:
-            return None
-
+    """Evaluate the published Figure 2 facts that can be checked mechanically: a bound on
+    tau for one collection, the span of the taus, or how close P and AP stay."""
     named = [c for c in order if re.search(rf"(?<![\w-]){re.escape(c)}(?![\w-])", fact)]
     less = re.search(r"tau\s*<\s*([0-9.]+)\s+for every alpha\s*>\s*0", fact)
     stays = re.search(r"tau stays\s*>=\s*([0-9.]+)", fact)
     spans = re.search(r"spans\s+([0-9.]+)\s+to\s+([0-9.]+)", fact)
     if (less or stays) and len(named) == 1:
-        collection, measure = named[0], measure_of(fact)
+        return _bound_fact(fact, tables.get(named[0]), less, stays, cutoff)
+    if spans:
+        return _span_fact(float(spans.group(1)), tables, order, cutoff)
+    if re.search(r"similar|diverge", fact):
+        return _similar_fact(tables, named or order, cutoff)
+    return "not checked automatically"
+
+
+def _fact_measure(fact: str, cutoff: int) -> str | None:
+    """The measure a fact names after "vs" (``... vs P@100_rareness: ...``)."""
+    m = re.search(r"vs\s+(\S+?):", fact)
+    if not m:
+        return None
+    try:
+        return measure_from_paper_label(m.group(1), cutoff)
+    except ValueError:
+        return None
+
+
+def _bound_fact(fact: str, frame: pd.DataFrame | None, less: re.Match | None, stays: re.Match | None,
+                cutoff: int) -> str:
+    """"tau < x for every alpha > 0" or "tau stays >= x", on one collection's measure."""
+    if frame is None:
+        return "not run"
+    measure = _fact_measure(fact, cutoff)
+    taus = taus_of(frame, measure) if measure else []
+    if not taus:
+        return "not computed"
+    shown = ", ".join(f"{t:.4f} at {a:g}" for a, t in taus)
+    if less:
+        positive = [t for a, t in taus if a > 0]
+        verdict = "holds" if positive and max(positive) < float(less.group(1)) else "does not hold"
+    else:
+        assert stays is not None
+        verdict = "holds" if min(t for _, t in taus) >= float(stays.group(1)) else "does not hold"
+    return f"{verdict}: tau = {shown}"
+
+
+def _span_fact(low: float, tables: Mapping[str, pd.DataFrame | None], order: list[str], cutoff: int) -> str:
+    """"tau spans low to high": the lowest tau of either rareness measure, anywhere."""
+    lows = []
+    for collection in order:
         frame = tables.get(collection)
         if frame is None:
-            return "not run"
-        taus = taus_of(frame, measure) if measure else []
-        if not taus:
-            return "not computed"
-        shown = ", ".join(f"{t:.4f} at {a:g}" for a, t in taus)
-        if less:
-            bound = float(less.group(1))
-            positive = [t for a, t in taus if a > 0]
-            verdict = "holds" if positive and max(positive) < bound else "does not hold"
-            return f"{verdict}: tau = {shown}"
-        bound = float(stays.group(1))
-        verdict = "holds" if min(t for _, t in taus) >= bound else "does not hold"
-        return f"{verdict}: tau = {shown}"
-    if spans:
-        low = float(spans.group(1))
-        lows = []
-        for collection in order:
-            frame = tables.get(collection)
-            if frame is None:
-                continue
-            for measure in (f"P_rareness@{cutoff}", f"AP_rareness@{cutoff}"):
-                taus = taus_of(frame, measure)
-                if taus:
-                    lows.append((min(t for _, t in taus), collection, measure))
-        if not lows:
-            return "not run"
-        value, collection, measure = min(lows)
-        verdict = "within" if value >= low else "below"
-        return f"lowest tau {value:.4f} ({collection}, {paper_label(measure)}): {verdict} the published range"
-    if re.search(r"similar|diverge", fact):
-        parts = []
-        for collection in named or order:
-            frame = tables.get(collection)
-            if frame is None:
-                parts.append(f"{collection}: not run")
-                continue
-            p = dict(taus_of(frame, f"P_rareness@{cutoff}"))
-            a = dict(taus_of(frame, f"AP_rareness@{cutoff}"))
-            common = sorted(set(p) & set(a))
-            if not common:
-                parts.append(f"{collection}: not computed")
-                continue
-            gap = max(abs(p[x] - a[x]) for x in common)
-            parts.append(f"{collection}: max |tau_P - tau_AP| = {gap:.4f}")
-        return "; ".join(parts)
-    return "not checked automatically"
+            continue
+        for measure in (f"P_rareness@{cutoff}", f"AP_rareness@{cutoff}"):
+            taus = taus_of(frame, measure)
+            if taus:
+                lows.append((min(t for _, t in taus), collection, measure))
+    if not lows:
+        return "not run"
+    value, collection, measure = min(lows)
+    verdict = "within" if value >= low else "below"
+    return f"lowest tau {value:.4f} ({collection}, {paper_label(measure)}): {verdict} the published range"
+
+
+def _similar_fact(tables: Mapping[str, pd.DataFrame | None], collections: list[str], cutoff: int) -> str:
+    """"P and AP behave similarly / diverge": the largest gap between their taus."""
+    parts = []
+    for collection in collections:
+        frame = tables.get(collection)
+        if frame is None:
+            parts.append(f"{collection}: not run")
+            continue
+        p = dict(taus_of(frame, f"P_rareness@{cutoff}"))
+        a = dict(taus_of(frame, f"AP_rareness@{cutoff}"))
+        common = sorted(set(p) & set(a))
+        if not common:
+            parts.append(f"{collection}: not computed")
+            continue
+        gap = max(abs(p[x] - a[x]) for x in common)
+        parts.append(f"{collection}: max |tau_P - tau_AP| = {gap:.4f}")
+    return "; ".join(parts)

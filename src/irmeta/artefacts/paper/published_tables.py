@@ -4,60 +4,42 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Mapping
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
-from irmeta.artefacts.labels import alpha_display, alpha_key, alpha_number, alpha_sort_key, is_baseline, measure_from_paper_label, paper_label
-from irmeta.artefacts.paper.report import Report, WHY, diff_float, diff_int, fmt, frames_by_key, join_items
-from irmeta.artefacts.paper.tables import PAPER_TRIALS, TABLE3_COLLECTION, TABLE4_COLLECTION, level_label, select_rows, single_value, with_keys
+
+from irmeta.artefacts.labels import alpha_display, is_baseline, measure_from_paper_label, paper_label
+from irmeta.artefacts.paper.report import WHY, Report, diff_float, diff_int, fmt, frames_by_key, join_items
+from irmeta.artefacts.paper.tables import (
+    PAPER_TRIALS,
+    TABLE3_COLLECTION,
+    TABLE4_COLLECTION,
+    level_label,
+    select_rows,
+    single_value,
+    with_keys,
+)
 from irmeta.artefacts.tables import is_missing
+from irmeta.measures.alpha import alpha_cell, alpha_sort_key, alpha_value
 
 
 def table1_section(report: Report, published: Mapping, reproduced, order: list[str], cutoff: int) -> None:
+    """Table 1's cells (paper_pairwise) next to the published ones, with notes: how many
+    cells agree, the number of pairs, and what each method makes of the rareness gain."""
     data = published.get("table1_discriminative_power") or {}
     rows = report.section("Table 1: discriminative power (paper_pairwise, Tukey HSD per pair)")
     notes = report.notes("Table 1")
-    setup = (published.get("setup") or {}).get("collections") or {}
-    levels = (0.05, 0.01)
-    cells: dict[str, list[int]] = {}
-    for metric, by_alpha in data.items():
-        measure = measure_from_paper_label(metric, cutoff)
-        for alpha, by_collection in by_alpha.items():
-            key = "" if is_baseline(measure) else alpha_key(alpha)
-            for collection in order:
-                if collection not in by_collection:
-                    continue
-                frames = frames_by_key(reproduced, collection)
-                frame = None if frames is None else frames.get("discriminative_power")
-                for level, pub in zip(levels, by_collection[collection]):
-                    name = f"{metric} [{level_label(level)}]"
-                    if frames is None:
-                        rows.append(["Table 1", name, alpha, collection, str(pub), "not run", "", ""])
-                        continue
-                    if frame is None:
-                        rows.append(["Table 1", name, alpha, collection, str(pub), "not computed", "", ""])
-                        continue
-                    sel = select_rows(with_keys(frame), measure, key)
-                    sel = sel[(sel["method"] == "paper_pairwise") & np.isclose(sel["level"].astype(float), level)]
-                    if sel.empty:
-                        rows.append(["Table 1", name, alpha, collection, str(pub), "not computed", "", ""])
-                        continue
-                    value = int(single_value(sel, "significant_pairs", f"{collection} {measure} {key} {level}"))
-                    total = single_value(sel, "total_pairs", collection) if "total_pairs" in sel.columns else pd.NA
-                    method = f"paper_pairwise, level {level:g}"
-                    if not is_missing(total):
-                        method += f", {int(total)} pairs"
-                    rows.append(["Table 1", name, alpha, collection, str(pub), str(value),
-                                 diff_int(value, pub), method])
-                    cells.setdefault(collection, []).append(value - int(pub))
+    cells = _table1_rows(rows, data, reproduced, order, cutoff)
     for collection in order:
         if collection in cells:
             diffs = cells[collection]
             notes.append(WHY["table1_cells"].format(collection=collection, equal=sum(d == 0 for d in diffs),
-                                                    cells=len(diffs), low=diff_int(min(diffs), 0), high=diff_int(max(diffs), 0)))
+                                                    cells=len(diffs), low=diff_int(min(diffs), 0),
+                                                    high=diff_int(max(diffs), 0)))
+    setup = (published.get("setup") or {}).get("collections") or {}
     for collection in order:
-        frames = frames_by_key(reproduced, collection)
-        frame = None if frames is None else frames.get("discriminative_power")
+        frame = _discriminative_power(reproduced, collection)
         if frame is None or "total_pairs" not in frame.columns:
             continue
         paper = (setup.get(collection) or {}).get("total_pairs")
@@ -67,42 +49,108 @@ def table1_section(report: Report, published: Mapping, reproduced, order: list[s
     if cells:
         notes.append(WHY["table1_method"])
     for collection in order:
-        frames = frames_by_key(reproduced, collection)
-        frame = None if frames is None else frames.get("discriminative_power")
-        if frame is None:
-            continue
-        frame = with_keys(frame)
-        methods = [m for m in ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd") if (frame["method"] == m).any()]
-        if len(methods) < 2:
-            continue
-        for family in ("P", "AP"):
-            base, rare = f"{family}@{cutoff}", f"{family}_rareness@{cutoff}"
-            alphas = sorted({k for k in frame.loc[frame["measure"] == rare, "_alpha_key"] if alpha_number(k)},
-                            key=alpha_sort_key)
-            if not alphas:
-                continue
-            top = alphas[-1]
-            gains = []
-            for method in methods:
-                def count(measure: str, key: str) -> object:
-                    sel = select_rows(frame, measure, key)
-                    sel = sel[(sel["method"] == method) & np.isclose(sel["level"].astype(float), 0.05)]
-                    return single_value(sel, "significant_pairs", f"{collection} {measure} {method}")
-                a, b = count(rare, top), count(base, "")
-                if is_missing(a) or is_missing(b):
-                    continue
-                label = method
-                if method == "randomised_tukey_hsd" and "permutations" in frame.columns:
-                    perms = frame.loc[frame["method"] == method, "permutations"].dropna()
-                    if len(perms):
-                        label += f" ({int(perms.max())} permutations)"
-                gains.append(f"{int(a) - int(b):+d} pairs by {label}")
-            if gains:
-                notes.append(WHY["table1_gain"].format(collection=collection, metric=paper_label(rare),
-                                                       alpha=alpha_display(top), baseline=paper_label(base),
-                                                       level="95%", gains="; ".join(gains)))
+        notes += _table1_gain_notes(reproduced, collection, cutoff)
     if data:
         notes.append(WHY["table1_quirk"])
+
+
+def _at_fuzziness(frame: pd.DataFrame, mode: str, fuzziness: float) -> pd.DataFrame:
+    at = (frame["fuzziness_mode"].astype(str) == mode) & np.isclose(frame["fuzziness"].astype(float), fuzziness)
+    return frame[at]
+
+
+def _values(frame: pd.DataFrame, column: str) -> str:
+    """A column's distinct values, "/"-joined; "?" when the table has no such column."""
+    return "/".join(str(v) for v in sorted(frame[column].dropna().unique())) if column in frame.columns else "?"
+
+
+def _discriminative_power(reproduced, collection: str) -> pd.DataFrame | None:
+    frames = frames_by_key(reproduced, collection)
+    return None if frames is None else frames.get("discriminative_power")
+
+
+def _published_cells(data: Mapping, order: list[str], cutoff: int):
+    """Every published cell of a table: (paper label, measure, alpha as published, alpha
+    cell, collection, published value), collections in the paper's order."""
+    for metric, by_alpha in data.items():
+        measure = measure_from_paper_label(metric, cutoff)
+        for alpha, by_collection in by_alpha.items():
+            key = "" if is_baseline(measure) else alpha_cell(alpha)
+            for collection in order:
+                if collection in by_collection:
+                    yield metric, measure, alpha, key, collection, by_collection[collection]
+
+
+def _table1_rows(rows: list, data: Mapping, reproduced, order: list[str], cutoff: int) -> dict[str, list[int]]:
+    """One row per published cell; returns reproduced - published per collection."""
+    cells: dict[str, list[int]] = {}
+    for metric, measure, alpha, key, collection, published_cell in _published_cells(data, order, cutoff):
+        frames = frames_by_key(reproduced, collection)
+        frame = None if frames is None else frames.get("discriminative_power")
+        for level, pub in zip((0.05, 0.01), published_cell):
+            name = f"{metric} [{level_label(level)}]"
+            if frames is None:
+                rows.append(["Table 1", name, alpha, collection, str(pub), "not run", "", ""])
+                continue
+            if frame is None:
+                rows.append(["Table 1", name, alpha, collection, str(pub), "not computed", "", ""])
+                continue
+            sel = select_rows(with_keys(frame), measure, key)
+            sel = sel[(sel["method"] == "paper_pairwise") & np.isclose(sel["level"].astype(float), level)]
+            if sel.empty:
+                rows.append(["Table 1", name, alpha, collection, str(pub), "not computed", "", ""])
+                continue
+            value = int(single_value(sel, "significant_pairs", f"{collection} {measure} {key} {level}"))
+            total = single_value(sel, "total_pairs", collection) if "total_pairs" in sel.columns else pd.NA
+            method = f"paper_pairwise, level {level:g}"
+            if not is_missing(total):
+                method += f", {int(total)} pairs"
+            rows.append(["Table 1", name, alpha, collection, str(pub), str(value),
+                         diff_int(value, pub), method])
+            cells.setdefault(collection, []).append(value - int(pub))
+    return cells
+
+
+def _pairs_at_95(frame: pd.DataFrame, measure: str, key: str, method: str, collection: str) -> object:
+    sel = select_rows(frame, measure, key)
+    sel = sel[(sel["method"] == method) & np.isclose(sel["level"].astype(float), 0.05)]
+    return single_value(sel, "significant_pairs", f"{collection} {measure} {method}")
+
+
+def _table1_gain_notes(reproduced, collection: str, cutoff: int) -> list[str]:
+    """Per family, the rareness measure at the largest alpha against its baseline, in
+    significant pairs at 95%, by every method the collection ran (two or more)."""
+    frame = _discriminative_power(reproduced, collection)
+    if frame is None:
+        return []
+    frame = with_keys(frame)
+    methods = [m for m in ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd") if (frame["method"] == m).any()]
+    if len(methods) < 2:
+        return []
+    notes = []
+    for family in ("P", "AP"):
+        base, rare = f"{family}@{cutoff}", f"{family}_rareness@{cutoff}"
+        alphas = sorted({k for k in frame.loc[frame["measure"] == rare, "_alpha_key"] if alpha_value(k)},
+                        key=alpha_sort_key)
+        if not alphas:
+            continue
+        top = alphas[-1]
+        gains = []
+        for method in methods:
+            a, b = _pairs_at_95(frame, rare, top, method, collection), _pairs_at_95(frame, base, "", method, collection)
+            if is_missing(a) or is_missing(b):
+                continue
+            label = method
+            if method == "randomised_tukey_hsd" and "permutations" in frame.columns:
+                perms = frame.loc[frame["method"] == method, "permutations"].dropna()
+                if len(perms):
+                    label += f" ({int(perms.max())} permutations)"
+            gains.append(f"{int(a) - int(b):+d} pairs by {label}")
+        if gains:
+            notes.append(WHY["table1_gain"].format(collection=collection, metric=paper_label(rare),
+                                                   alpha=alpha_display(top), baseline=paper_label(base),
+                                                   level="95%", gains="; ".join(gains)))
+    return notes
 
 
 def table2_section(report: Report, published: Mapping, reproduced, order: list[str], cutoff: int,
@@ -112,58 +160,44 @@ def table2_section(report: Report, published: Mapping, reproduced, order: list[s
     notes = report.notes("Table 2")
     setup = (published.get("setup") or {}).get("collections") or {}
     ran = set()
-    for metric, by_alpha in data.items():
-        measure = measure_from_paper_label(metric, cutoff)
-        for alpha, by_collection in by_alpha.items():
-            key = "" if is_baseline(measure) else alpha_key(alpha)
-            for collection in order:
-                if collection not in by_collection:
-                    continue
-                pub = float(by_collection[collection])
-                frames = frames_by_key(reproduced, collection)
-                frame = None if frames is None else frames.get("stability")
-                base = ["Table 2", metric, alpha, collection, fmt(pub, 3)]
-                if frames is None:
-                    rows.append(base + ["not run", "", ""])
-                    continue
-                sel = None if frame is None else select_rows(with_keys(frame), measure, key)
-                if sel is not None:
-                    sel = sel[(sel["fuzziness_mode"].astype(str) == mode)
-                              & np.isclose(sel["fuzziness"].astype(float), fuzziness)]
-                if sel is None or sel.empty:
-                    rows.append(base + ["not computed", "", ""])
-                    continue
-                value = float(single_value(sel, "stability", f"{collection} {measure} {key}"))
-                method = f"{mode} fuzziness {fuzziness:g}"
-                for column, name in (("topics_per_trial", "T"), ("trials", "trials"), ("seed", "seed")):
-                    if column in sel.columns:
-                        method += f", {name} {single_value(sel, column, collection)}"
-                rows.append(base + [fmt(value, 4), diff_float(value, pub, 4), method])
-                ran.add(collection)
+    for metric, measure, alpha, key, collection, published_cell in _published_cells(data, order, cutoff):
+        pub = float(published_cell)
+        frames = frames_by_key(reproduced, collection)
+        frame = None if frames is None else frames.get("stability")
+        base = ["Table 2", metric, alpha, collection, fmt(pub, 3)]
+        if frames is None:
+            rows.append(base + ["not run", "", ""])
+            continue
+        sel = None if frame is None else _at_fuzziness(select_rows(with_keys(frame), measure, key), mode, fuzziness)
+        if sel is None or sel.empty:
+            rows.append(base + ["not computed", "", ""])
+            continue
+        value = float(single_value(sel, "stability", f"{collection} {measure} {key}"))
+        method = f"{mode} fuzziness {fuzziness:g}"
+        for column, name in (("topics_per_trial", "T"), ("trials", "trials"), ("seed", "seed")):
+            if column in sel.columns:
+                method += f", {name} {single_value(sel, column, collection)}"
+        rows.append(base + [fmt(value, 4), diff_float(value, pub, 4), method])
+        ran.add(collection)
     for collection in order:
         if collection not in ran:
             continue
         frame = with_keys(frames_by_key(reproduced, collection)["stability"])
-        sel = frame[(frame["fuzziness_mode"].astype(str) == mode) & np.isclose(frame["fuzziness"].astype(float), fuzziness)]
+        sel = _at_fuzziness(frame, mode, fuzziness)
         n_topics = (setup.get(collection) or {}).get("n_topics")
         paper_topics = round(n_topics / 2) if n_topics else "?"
-
-        def values(column: str) -> str:
-            return "/".join(str(v) for v in sorted(sel[column].dropna().unique())) if column in sel.columns else "?"
-
-        notes.append(WHY["table2_trials"].format(collection=collection, trials=values("trials"),
-                                                 topics=values("topics_per_trial"), seed=values("seed"),
+        notes.append(WHY["table2_trials"].format(collection=collection, trials=_values(sel, "trials"),
+                                                 topics=_values(sel, "topics_per_trial"), seed=_values(sel, "seed"),
                                                  paper_trials=PAPER_TRIALS, paper_topics=paper_topics))
         gains = []
         for family in ("P", "AP"):
             base_m, rare = f"{family}@{cutoff}", f"{family}_rareness@{cutoff}"
             for measure, m in ((rare, mode), (rare, "relative" if mode == "absolute" else "absolute"),
                                (f"{family}_rareness_norm@{cutoff}", mode)):
-                def stab(meas: str, key: str) -> object:
-                    s = select_rows(frame, meas, key)
-                    s = s[(s["fuzziness_mode"].astype(str) == m) & np.isclose(s["fuzziness"].astype(float), fuzziness)]
-                    return single_value(s, "stability", f"{collection} {meas}")
-                a, b = stab(measure, "1"), stab(base_m, "")
+                a = single_value(_at_fuzziness(select_rows(frame, measure, "1"), m, fuzziness), "stability",
+                                 f"{collection} {measure}")
+                b = single_value(_at_fuzziness(select_rows(frame, base_m, ""), m, fuzziness), "stability",
+                                 f"{collection} {base_m}")
                 if is_missing(a) or is_missing(b):
                     continue
                 gains.append(f"{paper_label(measure)} (alpha = 1.0) minus {paper_label(base_m)} = "
@@ -197,7 +231,8 @@ def table3_section(report: Report, published: Mapping, reproduced, cutoff: int) 
                 continue
             value = float(single_value(sel, "mean_tau", f"{collection} {measure} N={n}"))
             trials = int(single_value(sel, "trials", collection)) if "trials" in sel.columns else None
-            undefined = int(single_value(sel, "undefined_trials", collection)) if "undefined_trials" in sel.columns else 0
+            undefined = (int(single_value(sel, "undefined_trials", collection))
+                         if "undefined_trials" in sel.columns else 0)
             method = "mean Kendall tau-b over trials"
             if trials is not None:
                 method += f", {trials} trials, {undefined} undefined"
@@ -210,7 +245,8 @@ def table3_section(report: Report, published: Mapping, reproduced, cutoff: int) 
                     (within if abs(value - pub) <= 2 * se else beyond).append(f"{metric} N={n}")
             rows.append(base + [fmt(value, 4), diff_float(value, pub, 4), method])
     if frame is not None:
-        trials = "/".join(str(int(t)) for t in sorted(frame["trials"].dropna().unique())) if "trials" in frame.columns else "?"
+        trials = ("/".join(str(int(t)) for t in sorted(frame["trials"].dropna().unique()))
+                  if "trials" in frame.columns else "?")
         undefined = "none"
         if "undefined_trials" in frame.columns:
             bad = frame[frame["undefined_trials"].fillna(0).astype(int) > 0]

@@ -17,13 +17,15 @@ are fixed templates.
 
 Inputs are the tables the pipeline writes, as read back from CSV: alphas are text
 labels ("0", "0.25", "1", "1/R") or floats when pandas parsed them as numbers, and are
-empty/NaN for the baseline measures (P@100, AP@100). :func:`alpha_key` normalises both.
+empty/NaN for the baseline measures (P@100, AP@100). :func:`alpha_cell` normalises both.
 """
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
+
 import pandas as pd
+
 from irmeta.artefacts.paper.published_figures import figure1_section, figure2_section
 from irmeta.artefacts.paper.published_tables import table1_section, table2_section, table3_section, table4_section
 from irmeta.artefacts.paper.report import COLUMNS, Report, collections_of, join_items, settings_lines
@@ -66,7 +68,11 @@ def published_vs_reproduced(
     table4_section(report, published, reproduced, table4_depth)
     figure1_section(report, published, reproduced, order, str(figure1_topic))
     figure2_section(report, published, reproduced, order, cutoff)
+    return _markdown(report, order, reproduced, settings)
 
+
+def _markdown(report: Report, order: list[str], reproduced: Mapping, settings: Mapping[str, dict]) -> str:
+    """The report as Markdown: what ran, each section's rows, the notes, the settings."""
     ran = [c for c in order if c in reproduced]
     missing = [c for c in order if c not in reproduced]
     extra = sorted(c for c in reproduced if c not in order)

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
+
 import pandas as pd
 import yaml
+
 from irmeta.artefacts.paper.tables import TABLE_ALIASES
 
 
@@ -39,7 +42,8 @@ WHY = {
         "scores (docs/PROTOCOL.md, Known quirks), so the published AP_rareness rows cannot come from that "
         "script as released; the rows here score AP_rareness."
     ),
-    "table1_cells": "{collection}: {equal} of {cells} cells equal the published count; differences range from {low} to {high}.",
+    "table1_cells": ("{collection}: {equal} of {cells} cells equal the published count; differences range "
+                     "from {low} to {high}."),
     "table1_pairs": "{collection}: {here} system pairs here, {paper} in the paper (a different set of runs).",
     "table1_gain": (
         "{collection}, {metric} (alpha = {alpha}) minus {baseline} at {level}: {gains}. The gain the "
@@ -81,7 +85,8 @@ WHY = {
     ),
     "figure2_method": (
         "Tau is Kendall's tau-b on means kept exact (ties preserved), averaging over {averaging}. The "
-        "authors read trec_eval's 4-decimal output, which merges or splits near-ties (docs/PROTOCOL.md, Numerical care)."
+        "authors read trec_eval's 4-decimal output, which merges or splits near-ties "
+        "(docs/PROTOCOL.md, Numerical care)."
     ),
     "figure2_runs": "{collection}: {here} runs here, {paper} in the paper.",
 }
@@ -90,7 +95,8 @@ WHY = {
 COLUMNS = ["table", "metric", "alpha", "collection", "published", "reproduced", "difference", "method and settings"]
 
 
-def frames_by_key(reproduced: Mapping[str, Mapping[str, pd.DataFrame]], collection: str) -> dict[str, pd.DataFrame] | None:
+def frames_by_key(reproduced: Mapping[str, Mapping[str, pd.DataFrame]],
+                  collection: str) -> dict[str, pd.DataFrame] | None:
     if collection not in reproduced:
         return None
     out = {}

@@ -4,12 +4,14 @@ paper's layout, from the per-collection experiment tables.
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+
 import numpy as np
 import pandas as pd
-from irmeta.artefacts.labels import alpha_display, alpha_key, alpha_sort_key, paper_label
-from irmeta.artefacts.tables import is_missing
 
+from irmeta.artefacts.labels import alpha_display, paper_label
+from irmeta.artefacts.tables import is_missing
+from irmeta.measures.alpha import alpha_cell, alpha_sort_key
 
 #: Keys of one collection's entry in ``reproduced`` (the pipeline's table names).
 REPRODUCED_KEYS = ("kendall_tau", "discriminative_power", "stability", "system_subsampling",
@@ -39,7 +41,7 @@ TABLE4_COLLECTION = "TREC-8"
 def with_keys(frame: pd.DataFrame) -> pd.DataFrame:
     if "alpha" not in frame.columns or "measure" not in frame.columns:
         raise ValueError("table needs the columns measure and alpha")
-    return frame.assign(_alpha_key=frame["alpha"].map(alpha_key))
+    return frame.assign(_alpha_key=frame["alpha"].map(alpha_cell))
 
 
 def select_rows(frame: pd.DataFrame, measure: str, key: str) -> pd.DataFrame:
@@ -60,7 +62,7 @@ def _paper_rows(frames: Iterable[pd.DataFrame], alphas: Sequence[str] | None, in
                 keys = sorted({k for f in frames for k in f.loc[f["measure"] == measure, "_alpha_key"] if k},
                               key=alpha_sort_key)
             else:
-                keys = [alpha_key(a) for a in alphas]
+                keys = [alpha_cell(a) for a in alphas]
             rows += [(paper_label(measure), alpha_display(k), measure, k) for k in keys]
     return rows
 
@@ -154,7 +156,7 @@ def paper_table3(
     ``alpha`` and ``N=<n>`` for every n_systems in the table, ascending.
     """
     frame = with_keys(subsampling[collection])
-    key = alpha_key(alpha)
+    key = alpha_cell(alpha)
     sizes = sorted(int(n) for n in frame["n_systems"].dropna().unique())
     measures = [f"P_rareness@{cutoff}", f"AP_rareness@{cutoff}"]
     out = pd.DataFrame({"Metric": [paper_label(m) for m in measures],

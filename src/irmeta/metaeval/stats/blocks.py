@@ -5,9 +5,9 @@ the number of trials and results do not depend on the block size or the sharding
 
 from __future__ import annotations
 
-from typing import Sequence
-import numpy as np
+from collections.abc import Sequence
 
+import numpy as np
 
 Trials = range | Sequence[int] | np.ndarray
 

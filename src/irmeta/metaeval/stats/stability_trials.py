@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import math
 from typing import Literal
-import numpy as np
-from irmeta.metaeval.stats.blocks import Trials, as_score_matrix, block_size, trial_indices, trial_rng
 
+import numpy as np
+
+from irmeta.metaeval.stats.blocks import Trials, as_score_matrix, block_size, trial_indices, trial_rng
 
 FuzzinessMode = Literal["absolute", "relative"]
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import math
 from typing import Literal
+
 import numpy as np
+
 from irmeta.measures.averaging import exact_mean
 from irmeta.metaeval.stats.blocks import Trials, as_score_matrix, block_size, run_pairs, trial_indices, trial_rng
-
 
 SwapSampling = Literal["bootstrap", "disjoint"]
 

@@ -6,8 +6,10 @@ Sakai 2014), with the counts of significant pairs.
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from collections.abc import Iterable
+
 import numpy as np
+
 from irmeta.measures.averaging import exact_mean
 from irmeta.metaeval.stats.blocks import Trials, as_score_matrix, block_size, run_pairs, trial_indices, trial_rng
 

@@ -1,0 +1,65 @@
+"""What the experiment rules need around their :mod:`irmeta.metaeval` calls: the settings
+whose default depends on the collection (resolved once the collection is read), and the
+tables the workflow assembles from several calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from irmeta.campaign.postings import RelevanceMatrix
+from irmeta.measures.names import parse_measure
+from irmeta.metaeval.stats.stability_trials import topics_per_trial_default
+from irmeta.metaeval.synthetic_rare_common import synthetic_rare_common
+
+
+def stability_topics_per_trial(configured: int | None, n_topics: int) -> int:
+    """T, the topics of a stability trial: ``experiments.stability.topics_per_trial``, or
+    when null round(n_topics / 2) as the paper (:func:`topics_per_trial_default`)."""
+    return configured or topics_per_trial_default(n_topics)
+
+
+def swap_topic_set_size(settings: Mapping[str, Any], n_topics: int) -> int:
+    """c, the topics of each of a swap trial's two sets: ``experiments.swap.topic_set_size``,
+    or when null what :func:`irmeta.metaeval.stats.swap_trials.draw_topic_pairs` draws:
+    n (bootstrap) or n // 2 (disjoint halves)."""
+    if settings["topic_set_size"]:
+        return settings["topic_set_size"]
+    return n_topics if settings["sampling"] == "bootstrap" else n_topics // 2
+
+
+def synthetic_topic(matrix: RelevanceMatrix, configured: str | None) -> str:
+    """Figure 1's topic: the collection's ``synthetic_topic``, or the topic with the most
+    relevant documents (the first such in topic order)."""
+    return configured or matrix.topics[int(np.argmax(matrix.n_relevant))]
+
+
+def synthetic_rare_common_table(matrix: RelevanceMatrix, topic: str, settings: Mapping[str, Any]) -> pd.DataFrame:
+    """Figure 1's table for ``experiments.synthetic``: each way of counting S_rare's rarity
+    (``rare_systems``) one after the other, with the number of systems ranked."""
+    cutoff = parse_measure(settings["measure"]).cutoff
+    tables = [
+        synthetic_rare_common(matrix, topic, cutoff=cutoff, alphas=settings["alphas"],
+                              max_relevant=settings["max_relevant"], rare_systems=variant)
+        .assign(rare_systems=variant, n_systems=len(matrix.runs) + 1)
+        for variant in settings["rare_systems"]
+    ]
+    return pd.concat(tables, ignore_index=True)
+
+
+def rarity_listing_table(rarity: pd.DataFrame, topics: Sequence[str]) -> pd.DataFrame:
+    """Table 4: ``rarity.parquet``'s rows of ``topics`` (every topic when empty), the
+    rarest first within each topic and depth. A topic without relevant documents, or not
+    in the qrels, is an error: the listing would silently lack it."""
+    topics = list(topics)
+    if topics:
+        missing = sorted(set(topics) - set(rarity["qid"]))
+        if missing:
+            raise ValueError(f"listing_topics not in the qrels (or without relevant documents): {missing}")
+        rarity = rarity[rarity["qid"].isin(topics)]
+    return rarity.sort_values(["qid", "depth", "rarity", "docid"], ascending=[True, True, False, True],
+                              kind="stable")

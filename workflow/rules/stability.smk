@@ -1,0 +1,54 @@
+# Table 2: Buckley-Voorhees stability over random topic subsets, sampled in shards.
+
+
+rule sample_stability:
+    """Buckley-Voorhees: per-pair wins and ties over one shard of topic-subset trials."""
+    input:
+        scores="results/{collection}/scores.npz",
+    output:
+        counts="results/{collection}/shards/stability/{shard}.npz",
+    params:
+        measures=COMPARISON_MEASURES,
+        trials=lambda wildcards: shard_range(EXPERIMENTS["stability"]["trials"], wildcards),
+        topics_per_trial=EXPERIMENTS["stability"]["topics_per_trial"],
+        fuzziness=EXPERIMENTS["stability"]["fuzziness"],
+        seed=irconfig.experiment_seed(config, "stability"),
+    log:
+        job_log("sample_stability", SHARD),
+    benchmark:
+        job_benchmark("sample_stability", SHARD)
+    resources:
+        **MATRIX_JOB,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/sample_stability.py"
+
+
+rule tabulate_stability:
+    """Table 2: stability of every measure and alpha, absolute and relative fuzziness."""
+    input:
+        counts=shard_files("stability", "npz"),
+    output:
+        table=report(
+            "results/{collection}/tables/stability.csv",
+            caption="../report/stability.rst",
+            category="{collection}",
+            subcategory="Stability",
+            labels={"table": "stability"},
+        ),
+    params:
+        trials=EXPERIMENTS["stability"]["trials"],
+        seed=irconfig.experiment_seed(config, "stability"),
+    log:
+        job_log("tabulate_stability"),
+    benchmark:
+        job_benchmark("tabulate_stability")
+    # The shards' per-pair counts of every score matrix, summed.
+    resources:
+        mem_mb=2048,
+        runtime=10,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/tabulate_stability.py"

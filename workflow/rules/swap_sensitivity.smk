@@ -1,0 +1,55 @@
+# Sensitivity by the swap method (Voorhees and Buckley 2002, as Sakai 2006 uses it),
+# its trials sampled in shards.
+
+
+rule sample_swaps:
+    """Swap method: per-bin comparisons and swaps of two topic sets, one shard of trials."""
+    input:
+        scores="results/{collection}/scores.npz",
+    output:
+        counts="results/{collection}/shards/swap/{shard}.parquet",
+    params:
+        measures=EXPERIMENTS["swap"]["measures"],
+        alphas=EXPERIMENTS["swap"]["alphas"],
+        trials=lambda wildcards: shard_range(EXPERIMENTS["swap"]["trials"], wildcards),
+        settings=EXPERIMENTS["swap"],
+        seed=irconfig.experiment_seed(config, "swap_sensitivity"),
+    log:
+        job_log("sample_swaps", SHARD),
+    benchmark:
+        job_benchmark("sample_swaps", SHARD)
+    resources:
+        **MATRIX_JOB,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/sample_swaps.py"
+
+
+rule tabulate_swap_sensitivity:
+    """Sakai's Table 1: difference required for a 95% sure comparison, share discriminated."""
+    input:
+        counts=shard_files("swap", "parquet"),
+        scores="results/{collection}/scores.npz",
+    output:
+        table=report(
+            "results/{collection}/tables/swap_sensitivity.csv",
+            caption="../report/swap_sensitivity.rst",
+            category="{collection}",
+            subcategory="Swap method",
+            labels={"table": "swap_sensitivity"},
+        ),
+    params:
+        settings=EXPERIMENTS["swap"],
+        # Written beside the numbers, so the table says which draws made it.
+        seed=irconfig.experiment_seed(config, "swap_sensitivity"),
+    log:
+        job_log("tabulate_swap_sensitivity"),
+    benchmark:
+        job_benchmark("tabulate_swap_sensitivity")
+    resources:
+        **TABLE_JOB,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/tabulate_swap_sensitivity.py"

@@ -1,0 +1,51 @@
+# Table 3 / Algorithm 1: tau between rankings with rarity from all runs and from N
+# sampled runs alone, sampled in shards.
+
+
+rule sample_system_subsets:
+    """Algorithm 1: tau per trial with rarity from N sampled runs alone, one shard of trials."""
+    input:
+        judged="results/{collection}/judged.npz",
+    output:
+        taus="results/{collection}/shards/system_subsampling/{shard}.parquet",
+    params:
+        measures=EXPERIMENTS["system_subsampling"]["measures"],
+        alpha=EXPERIMENTS["system_subsampling"]["alpha"],
+        largest=EXPERIMENTS["system_subsampling"]["largest"],
+        trials=lambda wildcards: shard_range(EXPERIMENTS["system_subsampling"]["trials"], wildcards),
+        seed=irconfig.experiment_seed(config, "system_subsampling"),
+    log:
+        job_log("sample_system_subsets", SHARD),
+    benchmark:
+        job_benchmark("sample_system_subsets", SHARD)
+    resources:
+        mem_mb=mem_mb_from_input(2),
+        runtime=30,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/sample_system_subsets.py"
+
+
+rule tabulate_system_subsampling:
+    """Table 3: mean and sd of tau per number of systems N (undefined trials counted)."""
+    input:
+        taus=shard_files("system_subsampling", "parquet"),
+    output:
+        table=report(
+            "results/{collection}/tables/system_subsampling.csv",
+            caption="../report/system_subsampling.rst",
+            category="{collection}",
+            subcategory="Number of systems",
+            labels={"table": "system_subsampling"},
+        ),
+    log:
+        job_log("tabulate_system_subsampling"),
+    benchmark:
+        job_benchmark("tabulate_system_subsampling")
+    resources:
+        **TABLE_JOB,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/tabulate_system_subsampling.py"

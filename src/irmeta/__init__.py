@@ -14,8 +14,20 @@ Packages by layer; each imports only the layers below it (``tests/unit/test_laye
   paper's own tables and published-versus-reproduced report.
 
 Beside them, importing from any layer: :mod:`irmeta.pipeline` (the workflow's config,
-steps and script helpers), :mod:`irmeta.simulate` (a synthetic campaign) and
-:mod:`irmeta.cli` (``irmeta score``, ``irmeta simulate``).
+steps and script helpers), :mod:`irmeta.simulate` (a synthetic campaign),
+:mod:`irmeta.api` (``irmeta.evaluate``, the Python API) and :mod:`irmeta.cli`
+(``irmeta score``, ``irmeta simulate``).
 """
 
 __version__ = "0.1.0"
+
+# The Python API (irmeta.api), loaded on first use so that `import irmeta` stays light.
+_API = ("evaluate", "score", "scores_frame")
+
+
+def __getattr__(name: str):
+    if name in _API:
+        from irmeta import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'irmeta' has no attribute {name!r}")

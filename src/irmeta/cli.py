@@ -21,12 +21,10 @@ from pathlib import Path
 import numpy as np
 
 from irmeta import __version__
+from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, score
 from irmeta.campaign.errors import TrecFormatError, TrecFormatWarning
-from irmeta.campaign.judge import judge_runs
-from irmeta.campaign.qrels import read_qrels
-from irmeta.measures.alpha import parse_alpha
-from irmeta.measures.averaging import Scores, score_arrays
-from irmeta.measures.names import MAX_CUTOFF, depth_read, measure_label, parse_measure
+from irmeta.measures.averaging import Scores
+from irmeta.measures.names import MAX_CUTOFF, measure_label
 from irmeta.measures.registry import MEASURES
 from irmeta.support.arrow import joined_bytes, lean_memory
 from irmeta.support.atomic import atomic_path
@@ -34,25 +32,19 @@ from irmeta.support.atomic import atomic_path
 
 def _score(args: argparse.Namespace) -> int:
     lean_memory()
-    measures = [parse_measure(m) for m in (args.measure or ["P@10", "AP"])]
-    qrels = read_qrels(args.qrels)
-    # Runs are read no deeper than the measures look (every score is the same, less is kept).
-    needed = depth_read(measures, args.rarity_depth)
-    depth = args.depth if needed is None else min(args.depth or needed, needed)
-    matrix, reading = judge_runs(args.runs, qrels, depth=depth, threshold=args.threshold,
-                                 duplicates=args.duplicates, run_name=args.run_name)
-    for run, topics in sorted(matrix.ignored_topics.items()):
-        print(f"irmeta: {run}: {len(topics)} topic(s) not in the qrels ignored: {' '.join(topics)}",
-              file=sys.stderr)
-    for run, n in reading["dropped_duplicates"].items():
-        print(f"irmeta: {run}: {n} duplicate document(s) dropped (kept the best-ranked copy)", file=sys.stderr)
-    alphas = [parse_alpha(a) for a in (args.alpha or ["0", "0.25", "0.5", "0.75", "1"])]
     options = {"beta": args.beta, "asl_unretrieved": args.asl_unretrieved}
     if args.gains:
         options["gains"] = _gains(args.gains)
-    scores = score_arrays(matrix, measures, averaging=(args.average,), alphas=alphas,
-                          rarity_depth=args.rarity_depth, **options)
-    text = scores_tsv(scores, per_topic=args.per_topic, digits=args.digits)
+    scored = score(args.qrels, args.runs, args.measure or DEFAULT_MEASURES, depth=args.depth,
+                   threshold=args.threshold, average=args.average,
+                   alphas=args.alpha or DEFAULT_ALPHAS, rarity_depth=args.rarity_depth,
+                   duplicates=args.duplicates, run_name=args.run_name, **options)
+    for run, topics in sorted(scored.matrix.ignored_topics.items()):
+        print(f"irmeta: {run}: {len(topics)} topic(s) not in the qrels ignored: {' '.join(topics)}",
+              file=sys.stderr)
+    for run, n in scored.reading["dropped_duplicates"].items():
+        print(f"irmeta: {run}: {n} duplicate document(s) dropped (kept the best-ranked copy)", file=sys.stderr)
+    text = scores_tsv(scored.scores, per_topic=args.per_topic, digits=args.digits)
     if args.output:
         _write_output(args.output, text)
     else:

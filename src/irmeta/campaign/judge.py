@@ -7,9 +7,10 @@ retrieved document.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -18,7 +19,7 @@ import pyarrow.compute as pc
 from irmeta.campaign.files import resolve_paths
 from irmeta.campaign.postings import Postings, RelevanceMatrix, offsets_from_counts
 from irmeta.campaign.qrels import Qrels, sort_topics
-from irmeta.campaign.runs import DuplicatePolicy, RunNameSource, Runs, read_each_run, read_run_file
+from irmeta.campaign.runs import DuplicatePolicy, RunFile, RunNameSource, Runs, read_each_run, read_run_file
 
 
 @dataclass(frozen=True)
@@ -173,7 +174,15 @@ def judge_runs(paths, qrels: Qrels, *, depth: int | None = None, threshold: int 
     so memory holds one file's rows per thread and the judged postings, never every
     retrieved document. Returns the matrix and what reading did (files, dropped
     duplicates), for the record."""
-    files = resolve_paths(paths)
+    return judge_each(resolve_paths(paths), lambda path: read_run_file(path, run_name, depth, duplicates), qrels,
+                      depth=depth, threshold=threshold, duplicates=duplicates, threads=threads, progress=progress)
+
+
+def judge_each(sources: Sequence[Any], read: Callable[[Any], RunFile], qrels: Qrels, *, depth: int | None,
+               threshold: int, duplicates: DuplicatePolicy, threads: int = 2,
+               progress: Callable[[int, int, Any], None] | None = None) -> tuple[RelevanceMatrix, dict]:
+    """:func:`judge_runs` for runs from any source: ``read(source)`` gives one run in
+    trec_eval's order (:func:`irmeta.campaign.runs.ordered_run`), cut at ``depth``."""
     if depth is not None and depth < 1:
         raise ValueError(f"depth must be a positive integer, not {depth}")
     _check_threshold(threshold)
@@ -181,11 +190,11 @@ def judge_runs(paths, qrels: Qrels, *, depth: int | None = None, threshold: int 
     lookup = _Lookup.of(qrels, topics)
     grade = qrels.grade.astype(np.int64)
 
-    def load(path: Path) -> _JudgedRun:
-        f = read_run_file(path, run_name, depth, duplicates)
-        return _judge_run(f.name, str(path), f.qid, f.docid, f.rank, lookup, grade, threshold, None, f.dropped)
+    def load(source: Any) -> _JudgedRun:
+        f = read(source)
+        return _judge_run(f.name, str(f.path), f.qid, f.docid, f.rank, lookup, grade, threshold, None, f.dropped)
 
-    judged = read_each_run(files, load, threads=threads, progress=progress)
+    judged = read_each_run(sources, load, threads=threads, progress=progress)
     matrix = _assemble(judged, qrels, lookup, topics, threshold=threshold, run_depth=depth)
     reading = {
         "depth": depth,

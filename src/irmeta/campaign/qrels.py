@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,19 +80,27 @@ def read_qrels(path: str | Path) -> Qrels:
         qid = utf8_column(path, lines, 0, "qid")
         docid = utf8_column(path, lines, 2, "docid")
         grade = parse_numbers(path, lines, 3, "grade", INTEGER, np.int64)
+    return checked_qrels(qid, docid, grade, path, lambda: (lines or tokenise(data)).number)
+
+
+def checked_qrels(qid: pa.Array, docid: pa.Array, grade: np.ndarray, source: str | Path,
+                  line_numbers: Callable[[], np.ndarray], *, unit: str = "line") -> Qrels:
+    """Judgments as :class:`Qrels`, a (qid, docid) judged twice refused: for a qrels file
+    and for qrels given in memory alike. ``line_numbers()`` gives each row's line (or
+    row, ``unit``) in ``source``, asked for only to word an error."""
     codes = _pair_codes(qid, docid)
     order = np.argsort(codes, kind="stable")
     repeat = np.flatnonzero(np.diff(codes[order]) == 0)
     if len(repeat):
-        number = (lines or tokenise(data)).number  # line numbers, only to word the error
+        number = line_numbers()
         first_row, second_row = order[repeat[0]], order[repeat[0] + 1]
         raise TrecFormatError(
-            path,
+            source,
             int(number[second_row]),
             f"topic {qid[second_row].as_py()} document {docid[second_row].as_py()} is judged twice "
-            f"(first on line {int(number[first_row])})",
+            f"(first on {unit} {int(number[first_row])})",
         )
-    return Qrels(qid=qid, docid=docid, grade=grade, source=str(path))
+    return Qrels(qid=qid, docid=docid, grade=grade, source=str(source))
 
 
 def _pair_codes(a: pa.ChunkedArray | pa.Array, b: pa.ChunkedArray | pa.Array) -> np.ndarray:

@@ -45,10 +45,10 @@ RunNameSource = Literal["file", "tag"]
 
 
 @dataclass(frozen=True)
-class _RunFile:
+class RunFile:
     """One run file in trec_eval order, duplicates handled, cut at the depth."""
 
-    path: Path
+    path: Path | str  # the file, or what a run given in memory is called in errors
     name: str
     qid: pa.DictionaryArray  # per kept row, codes into the file's own topics
     docid: pa.DictionaryArray  # per kept row, codes into the file's own docids
@@ -58,7 +58,7 @@ class _RunFile:
 
 
 @dataclass(frozen=True)
-class _RunColumns:
+class RunColumns:
     """The columns of a run file that trec_eval reads, one row per non-blank line."""
 
     qid: pa.Array  # string
@@ -72,7 +72,7 @@ class _RunColumns:
 _RUN_FIELDS = {"f0": pa.large_string(), "f2": pa.large_string(), "f4": pa.float64(), "f5": pa.large_string()}
 
 
-def _fast_columns(data: bytes) -> _RunColumns | None:
+def _fast_columns(data: bytes) -> RunColumns | None:
     """A run's columns by Arrow's CSV reader (:func:`arrow_fields`), finite scores only."""
     table = arrow_fields(data, _RUN_FIELDS)
     if table is None:
@@ -80,24 +80,41 @@ def _fast_columns(data: bytes) -> _RunColumns | None:
     score = table.column("f4").to_numpy()
     if not np.isfinite(score).all():  # nan, inf: the general path words the error
         return None
-    return _RunColumns(table.column("f0").combine_chunks(), table.column("f2").combine_chunks(),
+    return RunColumns(table.column("f0").combine_chunks(), table.column("f2").combine_chunks(),
                        np.ascontiguousarray(score), table.column("f5")[0].as_py(), None)
 
 
-def _general_columns(path: Path, data: bytes) -> _RunColumns:
+def _general_columns(path: Path, data: bytes) -> RunColumns:
     lines = tokenise(data)
     check_columns(path, lines, 6, "qid Q0 docid rank score tag")
     start, end = lines.field(5)
     tag = bytes(lines.buf[start[0]:end[0]]).decode("utf-8", errors="replace")
-    return _RunColumns(utf8_column(path, lines, 0, "qid"), utf8_column(path, lines, 2, "docid"),
+    return RunColumns(utf8_column(path, lines, 0, "qid"), utf8_column(path, lines, 2, "docid"),
                        parse_numbers(path, lines, 4, "score", NUMBER, np.float64), tag, lines.number)
 
 
 def read_run_file(path: Path, run_name: RunNameSource, depth: int | None,
-                   duplicates: DuplicatePolicy) -> _RunFile:
+                   duplicates: DuplicatePolicy) -> RunFile:
     data = without_bom(path, read_bytes(path))
     columns = _fast_columns(data) or _general_columns(path, data)
     name = columns.tag if run_name == "tag" else run_name_from_path(path)
+
+    def line_numbers() -> np.ndarray:
+        # the fast path keeps no line numbers: the general one counts them, for an error only
+        line = columns.line if columns.line is not None else _general_columns(path, data).line
+        assert line is not None  # the general tokeniser always numbers its lines
+        return line
+
+    return ordered_run(columns, name, path, depth, duplicates, line_numbers)
+
+
+def ordered_run(columns: RunColumns, name: str, source: Path | str, depth: int | None,
+                duplicates: DuplicatePolicy, line_numbers: Callable[[], np.ndarray], *,
+                unit: str = "line") -> RunFile:
+    """One run's rows in trec_eval's order (:func:`trec_order`), a document twice for a
+    topic refused or its worse copy dropped, cut at ``depth``: what every run goes
+    through, read from a file or given in memory. ``line_numbers()`` gives each row's
+    line (or row, ``unit``) in ``source``, asked for only to word an error."""
     qid, docid, score = columns.qid, columns.docid, columns.score
 
     q_enc, d_enc = qid.dictionary_encode(), docid.dictionary_encode()
@@ -114,15 +131,13 @@ def read_run_file(path: Path, run_name: RunNameSource, depth: int | None,
     if len(repeat):
         first_row, second_row = by_key[repeat[0]], by_key[repeat[0] + 1]
         if duplicates == "error":
-            # the fast path keeps no line numbers: the general one counts them, for this message only
-            line = columns.line if columns.line is not None else _general_columns(path, data).line
-            assert line is not None  # the general tokeniser always numbers its lines
+            line = line_numbers()
             line = line if order is None else line[order]
             lo, hi = sorted((int(line[first_row]), int(line[second_row])))
             raise TrecFormatError(
-                path, hi,
+                source, hi,
                 f"document {d_enc.dictionary[d[second_row]].as_py()} appears twice for topic "
-                f"{q_enc.dictionary[q[second_row]].as_py()} (also on line {lo}); trec_eval refuses "
+                f"{q_enc.dictionary[q[second_row]].as_py()} (also on {unit} {lo}); trec_eval refuses "
                 f"this, set duplicates: first to keep the best-ranked copy",
             )
         keep = np.ones(len(key), dtype=bool)
@@ -135,8 +150,8 @@ def read_run_file(path: Path, run_name: RunNameSource, depth: int | None,
     if depth is not None:
         cut = rank <= depth
         q, d, score, rank = q[cut], d[cut], score[cut], rank[cut]
-    return _RunFile(
-        path=path, name=name,
+    return RunFile(
+        path=source, name=name,
         qid=pa.DictionaryArray.from_arrays(pa.array(q.astype(np.int32)), q_enc.dictionary),
         docid=pa.DictionaryArray.from_arrays(pa.array(d.astype(np.int32)), d_enc.dictionary),
         score=score, rank=rank.astype(np.int32), dropped=int(len(repeat)),
@@ -325,14 +340,14 @@ class _NamedRun(Protocol):
 RunT = TypeVar("RunT", bound=_NamedRun)
 
 
-def read_each_run(files: Sequence[Path], read: Callable[[Path], RunT], *, threads: int = 2,
-                  progress: Callable[[int, int, Path], None] | None = None) -> list[RunT]:
+def read_each_run(files: Sequence[Any], read: Callable[[Any], RunT], *, threads: int = 2,
+                  progress: Callable[[int, int, Any], None] | None = None) -> list[RunT]:
     """``read`` applied to every run file, in threads, in file order; ``progress(done,
     total, path)`` after each. Two files that give one run name are refused, naming both."""
     if not files:
         raise FileNotFoundError("no run file given")
 
-    def load(i_path: tuple[int, Path]) -> RunT:
+    def load(i_path: tuple[int, Any]) -> RunT:
         i, path = i_path
         out = read(path)
         if progress is not None:
@@ -351,7 +366,7 @@ def read_each_run(files: Sequence[Path], read: Callable[[Path], RunT], *, thread
     return runs
 
 
-def _assemble(parsed: list[_RunFile], *, depth: int | None, duplicates: DuplicatePolicy) -> Runs:
+def _assemble(parsed: list[RunFile], *, depth: int | None, duplicates: DuplicatePolicy) -> Runs:
     """Concatenate per-file rows; one docid vocabulary; rows sorted by run, topic, rank."""
     sizes = np.array([len(f.score) for f in parsed], dtype=np.int64)
     run = np.repeat(np.arange(len(parsed), dtype=np.int32), sizes)

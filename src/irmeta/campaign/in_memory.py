@@ -1,0 +1,178 @@
+"""Qrels and runs given as Python objects instead of files, for the Python API.
+
+Accepted, for qrels and for each run:
+
+- a path (or, for runs, paths, directories and globs): the file readers;
+- a pandas DataFrame with the column names ir_measures and ranx use (``query_id`` or
+  ``q_id``, ``doc_id``, and ``relevance`` for qrels or ``score`` for runs; irmeta's
+  own ``qid``, ``docid``, ``grade`` too); a ``run`` column splits one frame into runs;
+- pytrec_eval's and ranx's ``{qid: {docid: relevance or score}}``;
+- an iterable of ir_measures' ``Qrel`` / ``ScoredDoc`` named tuples, or of plain
+  ``(qid, docid, value)`` tuples.
+
+They go through what the file readers' rows go through: a pair judged twice is refused,
+runs are put in trec_eval's order (score descending, docid descending), a document twice
+for a topic is refused (or its worse copy dropped), and the depth cut applies. Errors
+name the object and the 1-based row: ``runs['bm25']:3: score 'nan' is not a finite number``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from irmeta.campaign.errors import TrecFormatError
+from irmeta.campaign.files import resolve_paths
+from irmeta.campaign.qrels import Qrels, checked_qrels, read_qrels
+from irmeta.campaign.runs import DuplicatePolicy, RunColumns, RunFile, RunNameSource, ordered_run, read_run_file
+
+# Column names, irmeta's first, then ir_measures' and ranx's.
+QID_COLUMNS = ("qid", "query_id", "q_id")
+DOCID_COLUMNS = ("docid", "doc_id")
+GRADE_COLUMNS = ("grade", "relevance", "rel", "score")  # ranx's qrels call it score
+SCORE_COLUMNS = ("score",)
+
+
+@dataclass(frozen=True)
+class GivenRun:
+    """One run given in memory: its name, what errors call it, and its columns."""
+
+    name: str
+    label: str
+    columns: tuple[list, list, list]  # qid, docid, score per row, as given
+
+
+def to_qrels(qrels: Any, label: str = "qrels") -> Qrels:
+    """Qrels from a path, a :class:`Qrels`, or any form the module accepts."""
+    if isinstance(qrels, Qrels):
+        return qrels
+    if isinstance(qrels, (str, Path)):
+        return read_qrels(qrels)
+    qid, docid, value = _rows(qrels, GRADE_COLUMNS, label, "relevance")
+    grade = np.empty(len(value), dtype=np.int64)
+    for row, v in enumerate(value):
+        number = _number(v, label, row, "relevance")
+        if not float(number).is_integer():
+            raise TrecFormatError(label, row + 1, f"relevance {v!r} is not an integer grade")
+        grade[row] = int(number)
+    return checked_qrels(pa.array(qid, pa.large_string()), pa.array(docid, pa.large_string()), grade, label,
+                         lambda: np.arange(1, len(grade) + 1), unit="row")
+
+
+def run_sources(runs: Any) -> list[Path] | list[GivenRun]:
+    """What :func:`read_given` reads: run files (paths, directories, globs, as the CLI
+    takes them) or runs in memory, named by a mapping's keys or a frame's ``run``
+    column (a single run without a name is ``run``)."""
+    if isinstance(runs, (str, Path)) or (isinstance(runs, (list, tuple)) and runs
+                                         and all(isinstance(r, (str, Path)) for r in runs)):
+        return resolve_paths(runs)
+    if hasattr(runs, "columns") and "run" in runs.columns:
+        named = list(runs.groupby("run", sort=False))
+    elif isinstance(runs, Mapping) and not _is_run_dict(runs):
+        named = list(runs.items())  # name -> run
+    else:
+        return [GivenRun("run", "runs", _rows(runs, SCORE_COLUMNS, "runs", "score"))]
+    return [GivenRun(str(name), f"runs[{str(name)!r}]", _rows(run, SCORE_COLUMNS, f"runs[{str(name)!r}]", "score"))
+            for name, run in named]
+
+
+def read_given(source: Path | GivenRun, run_name: RunNameSource, depth: int | None,
+               duplicates: DuplicatePolicy) -> RunFile:
+    """One run, from its file or from memory, in trec_eval's order and cut at ``depth``."""
+    if isinstance(source, Path):
+        return read_run_file(source, run_name, depth, duplicates)
+    qid, docid, values = source.columns
+    if not qid:
+        raise TrecFormatError(source.label, None, "the run is empty")
+    score = np.array([_number(v, source.label, row, "score") for row, v in enumerate(values)], dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(score))
+    if len(bad):
+        raise TrecFormatError(source.label, int(bad[0]) + 1, f"score {values[bad[0]]!r} is not a finite number")
+    rows = np.arange(1, len(score) + 1)
+    columns = RunColumns(pa.array(qid, pa.large_string()), pa.array(docid, pa.large_string()), score,
+                         source.name, rows)
+    return ordered_run(columns, source.name, source.label, depth, duplicates, lambda: rows, unit="row")
+
+
+def _is_run_dict(obj: Any) -> bool:
+    """pytrec_eval's {qid: {docid: value}}: a mapping whose values are mappings of numbers."""
+    return isinstance(obj, Mapping) and bool(obj) and all(
+        isinstance(v, Mapping) and all(not isinstance(x, (Mapping, list, tuple)) for x in v.values())
+        for v in obj.values())
+
+
+def _rows(obj: Any, value_columns: tuple[str, ...], label: str, what: str) -> tuple[list, list, list]:
+    """(qid, docid, value) per row, qids and docids as text, from any accepted form."""
+    if hasattr(obj, "columns"):  # a DataFrame
+        qid_col = _column(obj, QID_COLUMNS, label)
+        doc_col = _column(obj, DOCID_COLUMNS, label)
+        value_col = _column(obj, value_columns, label)
+        qid, docid, value = (obj[c].tolist() for c in (qid_col, doc_col, value_col))
+    elif isinstance(obj, Mapping):
+        if not _is_run_dict(obj):
+            raise TrecFormatError(label, None, f"a mapping must be {{qid: {{docid: {what}}}}}")
+        qid, docid, value = [], [], []
+        for q, docs in obj.items():
+            for d, v in docs.items():
+                qid.append(q)
+                docid.append(d)
+                value.append(v)
+    elif isinstance(obj, Iterable) and not isinstance(obj, (str, bytes)):
+        qid, docid, value = [], [], []
+        for row, item in enumerate(obj):
+            q, d, v = _tuple_fields(item, value_columns, label, row, what)
+            qid.append(q)
+            docid.append(d)
+            value.append(v)
+    else:
+        raise TrecFormatError(label, None, f"cannot read {type(obj).__name__}: give a path, a DataFrame, "
+                                           f"{{qid: {{docid: {what}}}}} or (qid, docid, {what}) tuples")
+    for row, (q, d) in enumerate(zip(qid, docid)):
+        if q is None or d is None or str(q).strip() == "" or str(d).strip() == "" or any(
+                ch.isspace() for ch in str(q) + str(d)):
+            raise TrecFormatError(label, row + 1, f"qid {q!r} and docid {d!r} must be non-empty text without "
+                                                  f"white space (as in a TREC file)")
+    return [str(q) for q in qid], [str(d) for d in docid], value
+
+
+def _column(frame: Any, names: tuple[str, ...], label: str) -> str:
+    for name in names:
+        if name in frame.columns:
+            return name
+    have = ", ".join(map(str, frame.columns))
+    raise TrecFormatError(label, None, f"no column {' or '.join(names)} (columns: {have})")
+
+
+def _tuple_fields(item: Any, value_columns: tuple[str, ...], label: str, row: int, what: str) -> tuple:
+    fields = getattr(item, "_fields", None)
+    if fields:  # a named tuple: ir_measures' Qrel(query_id, doc_id, relevance, iteration), ScoredDoc
+        by_name = dict(zip(fields, item))
+        try:
+            return (next(by_name[c] for c in QID_COLUMNS if c in by_name),
+                    next(by_name[c] for c in DOCID_COLUMNS if c in by_name),
+                    next(by_name[c] for c in value_columns if c in by_name))
+        except StopIteration:
+            raise TrecFormatError(label, row + 1, f"a {type(item).__name__} without query_id, doc_id and "
+                                                  f"{what}") from None
+    if isinstance(item, (tuple, list)) and len(item) == 3:
+        return tuple(item)
+    raise TrecFormatError(label, row + 1, f"expected (qid, docid, {what}), not {item!r}")
+
+
+def _number(value: Any, label: str, row: int, what: str) -> float:
+    if isinstance(value, (bool, np.bool_)):
+        raise TrecFormatError(label, row + 1, f"{what} {value!r} is not a number")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise TrecFormatError(label, row + 1, f"{what} {value!r} is not a number") from None
+
+
+def reader(run_name: RunNameSource, depth: int | None, duplicates: DuplicatePolicy) -> Callable[[Any], RunFile]:
+    """:func:`read_given` with the reading settings bound, for :func:`irmeta.campaign.judge.judge_each`."""
+    return lambda source: read_given(source, run_name, depth, duplicates)

@@ -1,0 +1,120 @@
+"""irmeta.evaluate (irmeta.api): the numbers of ``irmeta score``, from files or from Python
+objects (DataFrames with ir_measures' or ranx's column names, {qid: {docid: value}} dicts,
+ir_measures-like named tuples), through the same trec_eval order and the same checks."""
+
+from __future__ import annotations
+
+import doctest
+import io
+from collections import namedtuple
+from contextlib import redirect_stdout
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import irmeta
+from campaigns import write
+from irmeta import api
+from irmeta.campaign.errors import TrecFormatError
+from irmeta.cli import main
+
+MEASURES = ["P@10", "AP@100", "nDCG@20", "Recall@100", "P_rareness@100", "RR"]
+RUNS = ["AntHoc1", "CL99SD", "Flab8as", "INQ603", "UT800", "acsys8alo"]
+Qrel = namedtuple("Qrel", ["query_id", "doc_id", "relevance", "iteration"])  # ir_measures' shape
+ScoredDoc = namedtuple("ScoredDoc", ["query_id", "doc_id", "score"])
+
+
+@pytest.fixture(scope="module")
+def trec8(shared_data):
+    """Six TREC-8 runs and the qrels: paths, and the same rows as DataFrames."""
+    folder = shared_data / "trec8_adhoc"
+    paths = [folder / "runs" / f"{name}.gz" for name in RUNS]
+    # scores as text, then Python's float (correctly rounded, as the file readers parse them)
+    read = dict(sep=r"\s+", header=None, dtype={0: str, 2: str, 4: str})
+    qrels = pd.read_csv(folder / "qrels.txt", names=["query_id", "iteration", "doc_id", "relevance"], **read)
+    runs = {name: pd.read_csv(p, names=["query_id", "Q0", "doc_id", "rank", "score", "tag"], **read)
+            for name, p in zip(RUNS, paths)}
+    runs = {name: run.assign(score=run["score"].map(float)) for name, run in runs.items()}
+    return folder / "qrels.txt", paths, qrels, runs
+
+
+def cli_table(qrels, paths, *flags) -> pd.DataFrame:
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = main(["score", "--qrels", str(qrels), "--runs", *map(str, paths), "--per-topic",
+                     *[arg for m in MEASURES for arg in ("--measure", m)], *flags])
+    assert code == 0
+    return pd.read_csv(io.StringIO(out.getvalue()), sep="\t", dtype={"qid": str, "run": str})
+
+
+def test_the_numbers_of_irmeta_score(trec8):
+    qrels, paths, _, _ = trec8
+    for flags, settings in (((), {}), (("--depth", "100", "--average", "returned", "--threshold", "1"),
+                                       {"depth": 100, "average": "returned"})):
+        table = irmeta.evaluate(qrels, paths, MEASURES, **settings)
+        want = cli_table(qrels, paths, *flags)
+        assert list(table.columns) == ["run", "measure", "qid", "value"]
+        pd.testing.assert_frame_equal(table.reset_index(drop=True), want, check_exact=True)
+
+
+def test_every_input_form_gives_the_same_table(trec8):
+    qrels_path, paths, qrels, runs = trec8
+    want = irmeta.evaluate(qrels_path, paths, MEASURES)
+    ranx = {name: run.rename(columns={"query_id": "q_id"}) for name, run in runs.items()}
+    as_dict = {name: {q: dict(zip(g.doc_id, g.score)) for q, g in run.groupby("query_id")}
+               for name, run in runs.items()}
+    qrels_dict = {q: dict(zip(g.doc_id, g.relevance)) for q, g in qrels.groupby("query_id")}
+    one_frame = pd.concat([run.assign(run=name) for name, run in runs.items()], ignore_index=True)
+    forms = {
+        "ir_measures DataFrames": (qrels, runs),
+        "ranx DataFrames": (qrels.rename(columns={"query_id": "q_id", "relevance": "score"}), ranx),
+        "dicts": (qrels_dict, as_dict),
+        "one frame with a run column": (qrels, one_frame),
+        "named tuples": ([Qrel(*r) for r in qrels[["query_id", "doc_id", "relevance", "iteration"]].itertuples(
+            index=False)], {n: [ScoredDoc(*r) for r in run[["query_id", "doc_id", "score"]].itertuples(index=False)]
+                            for n, run in runs.items()}),
+    }
+    for form, (q, r) in forms.items():
+        got = irmeta.evaluate(q, r, MEASURES)
+        pd.testing.assert_frame_equal(got, want, check_exact=True, obj=form)
+
+
+def test_rows_in_any_order_are_put_in_trec_evals_order(trec8):
+    qrels_path, paths, qrels, runs = trec8
+    shuffled = {name: run.sample(frac=1.0, random_state=7) for name, run in runs.items()}
+    pd.testing.assert_frame_equal(irmeta.evaluate(qrels.sample(frac=1.0, random_state=3), shuffled, MEASURES),
+                                  irmeta.evaluate(qrels_path, paths, MEASURES), check_exact=True)
+
+
+@pytest.mark.parametrize("qrels,runs,fault", [
+    ({"1": {"a": 1}}, {"r": {"1": {"a": float("nan")}}}, r"runs\['r'\]:1: score nan is not a finite number"),
+    ({"1": {"a": 1}}, {"r": [("1", "a", 2.0), ("1", "b", 1.0), ("1", "a", 0.5)]},
+     r"runs\['r'\]:3: document a appears twice for topic 1 \(also on row 1\)"),
+    ([("1", "a", 1), ("1", "a", 0)], {"r": {"1": {"a": 1.0}}}, r"qrels:2: topic 1 document a is judged twice"),
+    ([("1", "a", 1.5)], {"r": {"1": {"a": 1.0}}}, r"qrels:1: relevance 1.5 is not an integer grade"),
+    (pd.DataFrame({"query_id": ["1"], "document": ["a"], "relevance": [1]}), {"r": {"1": {"a": 1.0}}},
+     r"qrels: no column docid or doc_id \(columns: query_id, document, relevance\)"),
+    ({"1": {"a": 1}}, {"r": [("1", "a b", 1.0)]}, r"runs\['r'\]:1: qid '1' and docid 'a b' must be non-empty text"),
+    ({"1": {"a": 1}}, {"r": [("1", "a", "high")]}, r"runs\['r'\]:1: score 'high' is not a number"),
+    ({"1": {"a": 1}}, {"r": []}, r"runs\['r'\]: the run is empty"),
+    ({"1": {"a": 1}}, 42, r"runs: cannot read int"),
+])
+def test_bad_objects_are_named_with_their_row(qrels, runs, fault):
+    with pytest.raises(TrecFormatError, match=fault):
+        irmeta.evaluate(qrels, runs, ["P@1"])
+
+
+def test_duplicates_first_and_depth_apply_to_objects_too(tmp_path):
+    runs = {"r": [("1", "a", 0.2), ("1", "b", 0.9), ("1", "a", 0.5), ("1", "c", 0.1)]}
+    table = irmeta.evaluate({"1": {"a": 1, "c": 1}}, runs, ["P@3", "Recall@2"], duplicates="first", per_topic=False)
+    # order b (0.9), a (0.5; its 0.2 copy dropped), c: P@3 = 2/3; depth 2 would cut c
+    assert table.set_index("measure")["value"].to_dict() == {"P@3": 2 / 3, "Recall@2": 0.5}
+    qrels = write(tmp_path / "q", "1 0 a 1\n1 0 c 1\n")
+    files = [write(tmp_path / "r", "1 Q0 b 1 0.9 r\n1 Q0 a 2 0.5 r\n1 Q0 c 3 0.1 r\n")]
+    assert np.array_equal(irmeta.evaluate(qrels, files, ["P@3"], depth=2, per_topic=False)["value"], [1 / 3])
+
+
+def test_the_docstring_example_runs():
+    failures, tried = doctest.testmod(api, raise_on_error=False)
+    assert tried >= 3 and failures == 0

@@ -22,7 +22,8 @@ steps and script helpers), :mod:`irmeta.simulate` (a synthetic campaign),
 __version__ = "0.1.0"
 
 # The Python API (irmeta.api), loaded on first use so that `import irmeta` stays light.
-_API = ("evaluate", "score", "scores_frame")
+_API = ("evaluate", "score", "scores_frame", "score_matrices", "kendall_tau_table", "discriminative_power_table",
+        "stability_table", "swap_sensitivity_table")
 
 
 def __getattr__(name: str):

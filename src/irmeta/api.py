@@ -32,9 +32,10 @@ from irmeta.campaign.in_memory import reader, run_sources, to_qrels
 from irmeta.campaign.judge import judge_each
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.campaign.runs import DuplicatePolicy, RunNameSource
-from irmeta.measures.alpha import Alpha, parse_alpha
-from irmeta.measures.averaging import AVERAGING_NAMES, Averaging, Scores, score_arrays
+from irmeta.measures.alpha import Alpha, alpha_label, parse_alpha
+from irmeta.measures.averaging import AVERAGING_NAMES, Averaging, Scores, exact_mean, score_arrays
 from irmeta.measures.names import depth_read, measure_label, parse_measure
+from irmeta.metaeval.score_matrices import ScoreMatrix
 
 DEFAULT_MEASURES = ("P@10", "AP")
 DEFAULT_ALPHAS: tuple[Alpha, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -95,3 +96,129 @@ def scores_frame(scores: Scores, *, per_topic: bool = True):
         frames.append(pd.DataFrame({"run": scores.runs, "measure": label, "qid": "all", "value": means[i]}))
     columns = ["run", "measure", "qid", "value"]
     return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
+
+
+# --------------------------------------------------------------- meta-evaluation
+#
+# On a per-topic score table (evaluate's, or `irmeta score --per-topic`'s read back), the
+# pipeline's experiments with its options. Each runs the same shard and table functions the
+# pipeline's rules run, over all trials in one go, from the same seed (plus the same
+# SEED_OFFSET): for the same scores and settings it gives the pipeline's table, since
+# shards and blocks change no result.
+
+DEFAULT_SEED = 20230402  # config's experiments.seed
+TABLE_COLUMNS = ("run", "measure", "qid", "value")
+DEFAULT_FUZZINESS = ({"mode": "absolute", "value": 0.05}, {"mode": "relative", "value": 0.05})
+
+
+def score_matrices(table, measures: Sequence[str] | None = None) -> list[ScoreMatrix]:
+    """One (runs, topics) matrix per measure and alpha from the per-topic rows of a score
+    table (columns run, measure, qid, value; rows with qid ``all`` are means). Measures
+    are named as :func:`evaluate` names them (``P_rareness(alpha=0.5)@100``); ``measures``
+    picks some, by that name or without the alpha. Every run needs every topic's score."""
+    missing = [c for c in TABLE_COLUMNS if c not in table.columns]
+    if missing:
+        raise ValueError(f"the scores table has no column {', '.join(missing)} (it needs {', '.join(TABLE_COLUMNS)})")
+    rows = table[table["qid"].astype(str) != "all"]
+    runs = list(dict.fromkeys(rows["run"].astype(str)))
+    topics = list(dict.fromkeys(rows["qid"].astype(str)))
+    out = []
+    for label, block in rows.groupby("measure", sort=False):
+        m = parse_measure(str(label))
+        name = str(m.without_alpha())
+        if measures is not None and label not in measures and name not in measures:
+            continue
+        if block.duplicated(["run", "qid"]).any():
+            raise ValueError(f"{label}: the scores table has a run and topic twice")
+        grid = block.assign(run=block["run"].astype(str), qid=block["qid"].astype(str)).pivot(
+            index="run", columns="qid", values="value").reindex(index=runs, columns=topics)
+        holes = np.argwhere(grid.isna().to_numpy())
+        if len(holes):
+            run, qid = runs[holes[0][0]], topics[holes[0][1]]
+            raise ValueError(f"{label}: no score of run {run} on topic {qid} (every run needs every topic)")
+        out.append(ScoreMatrix(name, None if m.alpha is None else alpha_label(m.alpha), runs, topics,
+                               grid.to_numpy(dtype=np.float64), m.higher_is_better))
+    if not out:
+        raise ValueError(f"the scores table has no per-topic scores of {', '.join(measures or ['any measure'])}")
+    return out
+
+
+def kendall_tau_table(table, comparisons: Sequence[tuple[str, str]]):
+    """Kendall's tau-b and tau_AP between each measure's system ranking (each of its
+    alphas) and its baseline's, as (measure, baseline) pairs (the paper's Figure 2).
+    Means are the table's ``all`` rows when it has them (evaluate's, over every qrels
+    topic by default, and exact for the precision family), else sorted sums of the
+    per-topic scores, over every topic of the table."""
+    from irmeta.metaeval import kendall_tau
+
+    named = {str(parse_measure(m)) for pair in comparisons for m in pair}
+    matrices = score_matrices(table, sorted(named))
+    return kendall_tau.kendall_tau_table(_scores_of(matrices, table), [
+        {"measure": str(parse_measure(m)), "baseline": str(parse_measure(b))} for m, b in comparisons])
+
+
+def discriminative_power_table(table, measures: Sequence[str] | None = None, *,
+                               methods: Sequence[str] = ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd"),
+                               levels: Sequence[float] = (0.05, 0.01), permutations: int = 1000,
+                               seed: int = DEFAULT_SEED):
+    """Run pairs significantly different at each level, by each method (the paper's Table
+    1): the authors' per-pair Tukey HSD, the two-way Tukey HSD, the randomised Tukey HSD
+    with ``permutations`` permutations."""
+    from irmeta.metaeval import discriminative_power as dp
+
+    matrices = score_matrices(table, measures)
+    null = (dp.randomised_null_shard(matrices, range(permutations), seed + dp.SEED_OFFSET)
+            if "randomised_tukey_hsd" in methods else None)
+    return dp.discriminative_power_table(matrices, methods=list(methods), levels=list(levels), null=null)
+
+
+def stability_table(table, measures: Sequence[str] | None = None, *, trials: int = 1000,
+                    topics_per_trial: int | None = None, fuzziness: Sequence[dict] = DEFAULT_FUZZINESS,
+                    seed: int = DEFAULT_SEED):
+    """Buckley and Voorhees's stability (the paper's Table 2) under each fuzziness
+    (``{"mode": "absolute" or "relative", "value": ...}``); ``topics_per_trial`` None is
+    round(topics / 2), as the paper."""
+    from irmeta.metaeval import stability
+    from irmeta.pipeline.experiments import stability_topics_per_trial
+
+    matrices = score_matrices(table, measures)
+    per_trial = stability_topics_per_trial(topics_per_trial, len(matrices[0].topics))
+    counts = stability.stability_shard(matrices, topics_per_trial=per_trial, trials=range(trials),
+                                       seed=seed + stability.SEED_OFFSET, fuzziness=list(fuzziness))
+    return stability.stability_table([counts], topics_per_trial=per_trial, trials=trials,
+                                     seed=seed + stability.SEED_OFFSET)
+
+
+def swap_sensitivity_table(table, measures: Sequence[str] | None = None, *, trials: int = 1000,
+                           sampling: str = "bootstrap", topic_set_size: int | None = None,
+                           bin_width: float = 0.01, confidence: float = 0.95, seed: int = DEFAULT_SEED):
+    """Sakai's swap-method sensitivity: the difference a measure needs for a
+    ``confidence`` sure comparison, and the share of comparisons that reach it."""
+    from irmeta.metaeval import swap_sensitivity
+    from irmeta.pipeline.experiments import swap_topic_set_size
+
+    matrices = score_matrices(table, measures)
+    own_seed = seed + swap_sensitivity.SEED_OFFSET
+    counts = swap_sensitivity.swap_shard(matrices, trials=range(trials), seed=own_seed, sampling=sampling,
+                                         topic_set_size=topic_set_size, bin_width=bin_width)
+    size = swap_topic_set_size({"topic_set_size": topic_set_size, "sampling": sampling}, len(matrices[0].topics))
+    return swap_sensitivity.swap_table([counts], trials=trials, sampling=sampling, topic_set_size=size,
+                                       bin_width=bin_width, confidence=confidence, seed=own_seed)
+
+
+def _scores_of(matrices: Sequence[ScoreMatrix], table) -> Scores:
+    """The matrices as :class:`Scores`, means from the table's ``all`` rows where it has them."""
+    import pandas as pd
+
+    means = table[table["qid"].astype(str) == "all"]
+    rows = []
+    for m in matrices:
+        label = measure_label(m.measure, m.alpha)
+        rows_of = means[means["measure"] == label]
+        given = pd.Series(rows_of["value"].to_numpy(dtype=np.float64), index=rows_of["run"].astype(str).to_numpy())
+        rows.append(given.reindex(m.runs).to_numpy(dtype=np.float64) if given.index.is_unique
+                    and set(m.runs) <= set(given.index) else exact_mean(m.values))
+    first = matrices[0]
+    return Scores(runs=first.runs, topics=first.topics, measures=[m.measure for m in matrices],
+                  alphas=[m.alpha for m in matrices], per_topic=np.stack([m.values for m in matrices]),
+                  means={AVERAGING_NAMES["all"]: np.stack(rows)})

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 from campaigns import REPO
 from irmeta.campaign.store import load_matrix, matrix_settings
@@ -302,3 +303,44 @@ def test_the_seeds_measures_in_every_experiment(tmp_path, shared_data):
     # Sakai's Table 1 layout across collections, most sensitive measure first.
     paper = pd.read_csv(workdir / "results" / "paper" / "swap_sensitivity.csv")
     assert paper["sensitivity"].is_monotonic_decreasing and set(paper["collection"]) == {"Demo"}
+
+
+def test_the_python_api_gives_the_pipelines_tables(demo, tmp_path):
+    """irmeta's meta-evaluation functions on the demo's per-topic scores, with the
+    config's settings, write the pipeline's tables byte for byte (the pipeline shards
+    and the API does not: neither changes a result)."""
+    import irmeta.api as api
+    from irmeta.measures.names import measure_label, parse_measure
+    from irmeta.pipeline.config import validate_config
+    from irmeta.pipeline.stored_scores import write_csv
+
+    config = validate_config(yaml.safe_load((demo / "config" / "config.yaml").read_text()), "config.yaml",
+                             schema_dir=demo / "workflow" / "schemas")
+    experiments = config["experiments"]
+    scores = pd.read_parquet(demo / "results" / "demo" / "scores.parquet")
+    scores = scores.astype({c: object for c in ("run", "qid", "measure", "alpha", "averaging")})
+    scores = scores[scores["averaging"].isna() | (scores["averaging"] == "all_topics")]
+    table = pd.DataFrame({  # as irmeta.evaluate writes it
+        "run": scores["run"], "qid": scores["qid"],
+        "measure": [measure_label(m, a or None) for m, a in zip(scores["measure"], scores["alpha"].fillna(""))],
+        "value": scores["value"]})
+    pairs = [(c["measure"], c["baseline"]) for c in experiments["comparisons"]]
+    tested = list(dict.fromkeys(m for pair in pairs for m in pair[::-1]))
+    dp, st, swap = experiments["discriminative_power"], experiments["stability"], experiments["swap"]
+    swapped = [measure_label(m, a) if parse_measure(m).uses_alpha else m for m in swap["measures"]
+               for a in (swap["alphas"] if parse_measure(m).uses_alpha else [None])]
+    made = {
+        "kendall_tau": api.kendall_tau_table(table, pairs),
+        "discriminative_power": api.discriminative_power_table(
+            table, tested, methods=dp["methods"], levels=dp["levels"], permutations=dp["permutations"],
+            seed=experiments["seed"]),
+        "stability": api.stability_table(table, tested, trials=st["trials"], topics_per_trial=st["topics_per_trial"],
+                                         fuzziness=st["fuzziness"], seed=experiments["seed"]),
+        "swap_sensitivity": api.swap_sensitivity_table(
+            table, swapped, trials=swap["trials"], sampling=swap["sampling"], topic_set_size=swap["topic_set_size"],
+            bin_width=swap["bin_width"], confidence=swap["confidence"], seed=experiments["seed"]),
+    }
+    for name, frame in made.items():
+        write_csv(frame, tmp_path / f"{name}.csv")
+        assert (tmp_path / f"{name}.csv").read_bytes() == (demo / "results" / "demo" / "tables" / f"{name}.csv"
+                                                           ).read_bytes(), name

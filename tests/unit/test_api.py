@@ -118,3 +118,50 @@ def test_duplicates_first_and_depth_apply_to_objects_too(tmp_path):
 def test_the_docstring_example_runs():
     failures, tried = doctest.testmod(api, raise_on_error=False)
     assert tried >= 3 and failures == 0
+
+
+# ------------------------------------------------------------- meta-evaluation
+
+
+def long_table(per_topic: dict[str, np.ndarray], runs: list[str], topics: list[str]) -> pd.DataFrame:
+    rows = [{"run": r, "measure": m, "qid": t, "value": float(v[i, j])}
+            for m, v in per_topic.items() for i, r in enumerate(runs) for j, t in enumerate(topics)]
+    return pd.DataFrame(rows)
+
+
+def test_score_matrices_read_the_per_topic_rows():
+    rng = np.random.default_rng(0)
+    a, b = rng.random((4, 6)), rng.random((4, 6))
+    runs, topics = ["r1", "r2", "r3", "r4"], [str(t) for t in range(6)]
+    table = long_table({"P@10": a, "P_rareness(alpha=0.5)@10": b}, runs, topics)
+    table = pd.concat([table, pd.DataFrame({"run": runs, "measure": "P@10", "qid": "all", "value": 9.0})])
+    matrices = irmeta.score_matrices(table.sample(frac=1.0, random_state=1))
+    by_key = {(m.measure, m.alpha): m for m in matrices}
+    assert set(by_key) == {("P@10", None), ("P_rareness@10", "0.5")}
+    m = by_key[("P@10", None)]
+    order = [m.runs.index(r) for r in runs], [m.topics.index(t) for t in topics]
+    assert np.array_equal(m.values[np.ix_(*order)], a)  # the "all" rows are means, not a topic
+    assert [x.measure for x in irmeta.score_matrices(table, ["P_rareness@10"])] == ["P_rareness@10"]
+
+
+@pytest.mark.parametrize("change,fault", [
+    (lambda t: t.drop(columns="qid"), "no column qid"),
+    (lambda t: t.iloc[1:], "P@10: no score of run r1 on topic 0"),
+    (lambda t: pd.concat([t, t.iloc[:1]]), "P@10: the scores table has a run and topic twice"),
+    (lambda t: t.assign(measure="nonsense@3"), "unknown measure 'nonsense@3'"),
+])
+def test_score_tables_with_holes_are_refused(change, fault):
+    table = long_table({"P@10": np.ones((2, 3))}, ["r1", "r2"], ["0", "1", "2"])
+    with pytest.raises(ValueError, match=fault):
+        irmeta.score_matrices(change(table))
+
+
+def test_kendall_tau_by_hand():
+    # three runs, two topics; the rareness measure reverses the last two runs
+    runs, topics = ["a", "b", "c"], ["1", "2"]
+    base = np.array([[0.9, 0.7], [0.5, 0.5], [0.3, 0.1]])
+    rare = np.array([[0.9, 0.7], [0.2, 0.2], [0.4, 0.2]])
+    table = long_table({"P@10": base, "P_rareness(alpha=1)@10": rare}, runs, topics)
+    tau = irmeta.kendall_tau_table(table, [("P_rareness@10", "P@10")])
+    assert tau[["measure", "alpha"]].values.tolist() == [["P_rareness@10", "1"]]
+    assert tau["tau"].iloc[0] == pytest.approx(1 / 3)  # 2 concordant pairs, 1 discordant

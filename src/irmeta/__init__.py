@@ -31,4 +31,8 @@ def __getattr__(name: str):
         from irmeta import api
 
         return getattr(api, name)
+    if name == "register_measure":
+        from irmeta.measures.plugins import register_measure
+
+        return register_measure
     raise AttributeError(f"module 'irmeta' has no attribute {name!r}")

@@ -25,6 +25,7 @@ from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, score
 from irmeta.campaign.errors import TrecFormatError, TrecFormatWarning
 from irmeta.measures.averaging import Scores
 from irmeta.measures.names import MAX_CUTOFF, measure_label
+from irmeta.measures.plugins import load_measure_plugins
 from irmeta.measures.registry import MEASURES
 from irmeta.support.arrow import joined_bytes, lean_memory
 from irmeta.support.atomic import atomic_path
@@ -32,6 +33,7 @@ from irmeta.support.atomic import atomic_path
 
 def _score(args: argparse.Namespace) -> int:
     lean_memory()
+    load_measure_plugins(args.plugin or [])
     options = {"beta": args.beta, "asl_unretrieved": args.asl_unretrieved}
     if args.gains:
         options["gains"] = _gains(args.gains)
@@ -162,6 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--measure", action="append",
                        help=f"measure, repeatable, e.g. P@100, AP@100, nDCG(gains={{1:1,2:3}})@10, or trec_eval's "
                             f"names (P_100, map, ndcg, bpref, ...); families: {', '.join(sorted(MEASURES))}")
+    score.add_argument("--plugin", action="append",
+                       help="a module or .py file that registers measures (irmeta.register_measure), repeatable")
     score.add_argument("--per-topic", action="store_true", help="also print one row per topic")
     score.add_argument("--output", help="write the TSV here instead of standard output")
     score.add_argument("--average", choices=["all", "returned"], default="all",

@@ -7,6 +7,7 @@ irmeta installed in the same environment.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -344,3 +345,27 @@ def test_the_python_api_gives_the_pipelines_tables(demo, tmp_path):
         write_csv(frame, tmp_path / f"{name}.csv")
         assert (tmp_path / f"{name}.csv").read_bytes() == (demo / "results" / "demo" / "tables" / f"{name}.csv"
                                                            ).read_bytes(), name
+
+
+def _readme_block(first_line: str) -> str:
+    """The README's code block that starts with ``first_line``."""
+    for block in re.findall(r"```\w*\n(.*?)```", (ROOT / "README.md").read_text(), re.S):
+        if block.startswith(first_line):
+            return block
+    raise AssertionError(f"the README has no block starting {first_line!r}")
+
+
+def test_the_readmes_own_measure_runs_through_every_experiment(tmp_path, shared_data):
+    workdir = _copy_workflow(tmp_path / "work")
+    (workdir / "my_measures.py").write_text(_readme_block("# my_measures.py"))
+    (workdir / "config" / "my_measures.yaml").write_text(_readme_block("# config/my_measures.yaml"))
+    _ok(_snakemake(workdir, "--cores", "2", "--configfile", "config/my_measures.yaml",
+                   "--config", f"data_root={shared_data}"))
+    tables = workdir / "results" / "demo" / "tables"
+    scores = pd.read_parquet(workdir / "results" / "demo" / "scores.parquet")
+    graded = scores[(scores["measure"] == "GradedRR@100") & (scores["qid"] == "all")]["value"]
+    assert len(graded) == 2 * 24 and graded.between(0, 1).all() and graded.nunique() > 5
+    tau = pd.read_csv(tables / "kendall_tau.csv").set_index("measure")
+    assert tau.loc["GradedRR@100", "baseline"] == "AP@100" and -1 <= tau.loc["GradedRR@100", "tau"] <= 1
+    for name in ("discriminative_power", "stability"):
+        assert "GradedRR@100" in set(pd.read_csv(tables / f"{name}.csv")["measure"]), name

@@ -28,6 +28,7 @@ import yaml
 from irmeta.campaign.files import resolve_paths, run_name_from_path
 from irmeta.campaign.runs import DuplicatePolicy, RunNameSource
 from irmeta.measures.names import parse_measure
+from irmeta.measures.plugins import load_measure_plugins
 
 #: Where the schemas live: ``workflow/schemas`` of the source tree (``IRMETA_SCHEMA_DIR``
 #: overrides it, for an installation without the workflow beside it).
@@ -185,8 +186,6 @@ def _read_yaml(path: Path) -> Any:
 
 def check_measures(measures: Iterable[str], source: str | Path = "config") -> None:
     """Every measure name is one :func:`irmeta.measures.names.parse_measure` knows."""
-    from irmeta.measures.names import parse_measure
-
     for measure in measures:
         try:
             parse_measure(measure)
@@ -198,7 +197,6 @@ def check_alphas(alphas: Iterable[Any], measures: Iterable[str], source: str | P
     """Every alpha is one :func:`irmeta.measures.alpha.parse_alpha` accepts (>= 0, or 1/R), and in
     [0, 1] when a [0, 1] form of eq. 4 is among the measures."""
     from irmeta.measures.alpha import check_unit_alphas, parse_alpha
-    from irmeta.measures.names import parse_measure
 
     alphas = list(alphas)
     try:
@@ -234,6 +232,7 @@ def validate_config(config: Mapping[str, Any], source: str | Path = "config",
 def check_config(config: Mapping[str, Any], source: str | Path = "config") -> dict:
     """What a schema cannot say (measure names, alphas, experiments on unscored measures),
     on a configuration the schema has passed; returns it with :func:`with_measure_options`."""
+    load_measure_plugins(config.get("measure_plugins") or [], Path.cwd())
     check_measures(config["measures"], source)
     check_alphas(config["alphas"], config["measures"], source)
     if "all" not in config["averaging"]:

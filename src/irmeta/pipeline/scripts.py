@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from irmeta.campaign.errors import TrecFormatError
+from irmeta.measures.plugins import load_measure_plugins
 
 log = logging.getLogger("irmeta")
 
@@ -29,6 +30,7 @@ def run_script(main, smk) -> None:
     from irmeta.pipeline.download import DownloadError
 
     try:
+        load_measure_plugins(smk.config.get("measure_plugins") or [], Path.cwd())  # as the workflow read them
         main(smk)
     except (TrecFormatError, FileNotFoundError, ValueError, DownloadError) as exc:
         log.error("irmeta: error: %s", exc)

@@ -146,6 +146,7 @@ def test_config_defaults(tmp_path):
         "rarity_depth": None,
         "missing_data": "error",
         "measure_options": {"gains": None, "beta": 1, "asl_unretrieved": "paper"},
+        "measure_plugins": [],
         "averaging": ["all", "returned"],
         "threads": 2,
     }

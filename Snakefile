@@ -37,6 +37,21 @@ localrules:
     all,
 
 
+# Where the tables, figures and report are, and the headline numbers of each collection;
+# the job listing stays in .snakemake/log (the default profile keeps it off the screen).
+onsuccess:
+    from irmeta.pipeline.summary import workflow_summary
+
+    print(workflow_summary(COLLECTIONS))
+
+
+# A failed job's one-line error (file, line, what is wrong), from its log.
+onerror:
+    from irmeta.pipeline.summary import job_errors
+
+    print(job_errors("results/logs", since=RUN_STARTED), end="")
+
+
 rule all:
     input:
         all_targets(),

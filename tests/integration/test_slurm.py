@@ -352,7 +352,8 @@ def test_demo_workflow_on_slurm_matches_local_run(cluster, tmp_path):
     try:
         remote = _copy_workflow(tmp_path / "slurm")
         started = time.monotonic()
-        proc = _snakemake(remote, "--profile", str(remote / PROFILE), env=cluster.env)
+        # the job listing (rule, SLURM job id) is what this test reads: asked for, as users do
+        proc = _snakemake(remote, "--profile", str(remote / PROFILE), "--quiet", "host", env=cluster.env)
         elapsed = time.monotonic() - started
         reference.wait(timeout=300)
     finally:

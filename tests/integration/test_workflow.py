@@ -49,7 +49,8 @@ def _ok(proc: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory, shared_data) -> Path:
     workdir = _copy_workflow(tmp_path_factory.mktemp("demo"))
-    _ok(_snakemake(workdir, "--cores", "2", "--config", f"data_root={shared_data}"))
+    proc = _ok(_snakemake(workdir, "--cores", "2", "--config", f"data_root={shared_data}"))
+    (workdir / "screen.txt").write_text(proc.stdout + proc.stderr)  # what a person saw
     return workdir
 
 
@@ -369,3 +370,16 @@ def test_the_readmes_own_measure_runs_through_every_experiment(tmp_path, shared_
     assert tau.loc["GradedRR@100", "baseline"] == "AP@100" and -1 <= tau.loc["GradedRR@100", "tau"] <= 1
     for name in ("discriminative_power", "stability"):
         assert "GradedRR@100" in set(pd.read_csv(tables / f"{name}.csv")["measure"]), name
+
+
+def test_the_end_of_a_run_speaks_to_people(demo):
+    """The run ends with what ran, where its outputs are and the headline numbers; the
+    per-job listing (rule, input, reason) stays off the screen."""
+    screen = (demo / "screen.txt").read_text()
+    assert "input:" not in screen and "reason:" not in screen
+    summary = screen[screen.index("irmeta: done, 1 collection: Demo (demo)"):]
+    tau = pd.read_csv(demo / "results" / "demo" / "tables" / "kendall_tau.csv", dtype={"alpha": str})
+    top = tau[(tau["measure"] == "P_rareness@100") & (tau["alpha"] == "1")].iloc[0]
+    assert f"P_rareness@100 (alpha 1) vs P@100: tau {top['tau']:.3f}, tau_AP {top['tau_ap']:.3f} (24 runs)" in summary
+    assert "results/demo/tables/*.csv" in summary and "results/paper/" in summary
+    assert "significant pairs at 95%: per-pair" in summary and "stability: absolute 0.05:" in summary

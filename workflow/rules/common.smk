@@ -6,6 +6,7 @@
 # results/. A collection's {data_root} is replaced by the resolved data root.
 
 import re
+import time
 from pathlib import Path
 
 from snakemake.exceptions import WorkflowError
@@ -14,6 +15,7 @@ from snakemake.utils import validate
 from irmeta.pipeline import config as irconfig
 
 
+RUN_STARTED = time.time()  # job logs written after this are this run's (onerror reads them)
 SCHEMA_DIR = Path(workflow.basedir) / "workflow" / "schemas"
 COLLECTIONS_DIR = Path("config/collections")
 

@@ -1,0 +1,93 @@
+"""The few lines a person reads when a run ends: what ran, where its tables, figures
+and report are, and per collection the headline numbers (rank agreement at the largest
+alpha, significant pairs per method, stability under each fuzziness)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from irmeta.measures.alpha import alpha_cell, alpha_sort_key
+
+_METHODS = {"paper_pairwise": "per-pair", "tukey_hsd": "two-way HSD", "randomised_tukey_hsd": "randomised HSD"}
+
+
+def run_summary(collections: Mapping[str, tuple[str, Mapping[str, pd.DataFrame]]], *, paper: str | None,
+                report: str) -> str:
+    """``collections``: name -> (label, {table name -> DataFrame}) for each collection that
+    ran; ``paper``: the folder of the paper's tables (None when not made); ``report``: how
+    to get the HTML report."""
+    names = ", ".join(f"{label} ({name})" for name, (label, _) in collections.items())
+    lines = [f"irmeta: done, {len(collections)} collection{'s' if len(collections) != 1 else ''}: {names}"]
+    for name in collections:
+        lines.append(f"  results/{name}/tables/*.csv, results/{name}/figures/*.png and *.pdf")
+    if paper:
+        lines.append(f"  {paper}: the paper's Tables 1-3, Figure 2, published_vs_reproduced.md")
+    lines.append(f"  report: {report}")
+    for label, tables in collections.values():
+        lines += [f"{label}:"] + ["  " + line for line in collection_headlines(tables)]
+    return "\n".join(lines) + "\n"
+
+
+def collection_headlines(tables: Mapping[str, pd.DataFrame]) -> list[str]:
+    """Per comparison: tau (and tau_AP) at the largest alpha; then significant pairs at
+    95% and stability for the baseline and the measure at that alpha."""
+    tau = tables.get("kendall_tau")
+    if tau is None or tau.empty:
+        return ["(no Kendall tau table)"]
+    lines = []
+    for (measure, baseline), rows in tau.groupby(["measure", "baseline"], sort=False):
+        top = rows.loc[rows["alpha"].map(alpha_sort_key).idxmax()]
+        at = _at(top["alpha"])
+        lines.append(f"{measure}{at} vs {baseline}: tau {top['tau']:.3f}, tau_AP {top['tau_ap']:.3f} "
+                     f"({int(top['n_runs'])} runs)")
+        for name, cells in (("significant pairs at 95%", _pairs(tables.get("discriminative_power"), baseline,
+                                                                 measure, top["alpha"])),
+                            ("stability", _stability(tables.get("stability"), baseline, measure, top["alpha"]))):
+            if cells:
+                lines.append(f"  {name}: {'; '.join(cells)}")
+    return lines
+
+
+def _at(alpha: object) -> str:
+    text = alpha_cell(alpha)
+    return f" (alpha {text})" if text else ""
+
+
+def _rows(frame: pd.DataFrame, measure: str, alpha: object) -> pd.DataFrame:
+    return frame[(frame["measure"] == measure) & (frame["alpha"].map(alpha_cell) == alpha_cell(alpha))]
+
+
+def _pairs(frame: pd.DataFrame | None, baseline: str, measure: str, alpha: object) -> list[str]:
+    if frame is None:
+        return []
+    cells = []
+    for method, short in _METHODS.items():
+        counts = []
+        for name, a in ((baseline, ""), (measure, alpha)):
+            rows = _rows(frame, name, a)
+            rows = rows[(rows["method"] == method) & (rows["level"].astype(float).round(6) == 0.05)]
+            counts.append(str(int(rows["significant_pairs"].iloc[0])) if len(rows) else "-")
+        if counts != ["-", "-"]:
+            cells.append(f"{short} {counts[0]} -> {counts[1]}")
+    return cells
+
+
+def _stability(frame: pd.DataFrame | None, baseline: str, measure: str, alpha: object) -> list[str]:
+    if frame is None:
+        return []
+    cells = []
+    for (mode, fuzziness), _ in frame.groupby(["fuzziness_mode", "fuzziness"], sort=False):
+        values = []
+        for name, a in ((baseline, ""), (measure, alpha)):
+            rows = _rows(frame, name, a)
+            rows = rows[(rows["fuzziness_mode"] == mode) & (rows["fuzziness"] == fuzziness)]
+            values.append(f"{rows['stability'].iloc[0]:.3f}" if len(rows) else "-")
+        cells.append(f"{mode} {fuzziness:g}: {values[0]} -> {values[1]}")
+    return cells
+
+
+def summary_tables() -> Sequence[str]:
+    """The tables :func:`collection_headlines` reads."""
+    return ("kendall_tau", "discriminative_power", "stability")

@@ -1,0 +1,40 @@
+"""What the workflow says when it ends: :func:`irmeta.artefacts.summary.run_summary` on
+the tables the run wrote (Snakemake's own job listing is left to its log)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from irmeta.artefacts.summary import run_summary, summary_tables
+from irmeta.pipeline.config import Collection
+from irmeta.pipeline.stored_scores import read_table
+
+
+def workflow_summary(collections: Mapping[str, Collection], results: str | Path = "results") -> str:
+    """The summary of a run over ``collections`` (name -> collection), from ``results``."""
+    results = Path(results)
+    tables = {}
+    for name, collection in collections.items():
+        folder = results / name / "tables"
+        tables[name] = (collection.label, {t: read_table(folder / f"{t}.csv") for t in summary_tables()
+                                           if (folder / f"{t}.csv").is_file()})
+    paper = results / "paper"
+    report = results / "report.html"
+    return run_summary(tables, paper=f"{paper}/" if (paper / "published_vs_reproduced.md").is_file() else None,
+                       report=str(report) if report.is_file() else f"make report writes {report}")
+
+
+def job_errors(logs: str | Path = "results/logs", since: float = 0.0) -> str:
+    """The one-line errors (``irmeta: error: ...``) that jobs wrote to their logs since
+    ``since`` (a time stamp), each with its log: what a failed run tells a person, the
+    job listing being off the screen."""
+    found = []
+    for log in sorted(Path(logs).rglob("*.log")):
+        if log.stat().st_mtime < since:
+            continue
+        for line in log.read_text(errors="replace").splitlines():
+            at = line.find("irmeta: error: ")
+            if at >= 0:
+                found.append(f"{line[at:]}  [{log}]")
+    return "\n".join(dict.fromkeys(found)) + ("\n" if found else "")

@@ -30,6 +30,7 @@ include: "workflow/rules/synthetic_rare_common.smk"
 include: "workflow/rules/rarity_listing.smk"
 include: "workflow/rules/swap_sensitivity.smk"
 include: "workflow/rules/asl_analysis.smk"
+include: "workflow/rules/judgment_agreement.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -42,7 +43,7 @@ localrules:
 onsuccess:
     from irmeta.pipeline.summary import workflow_summary
 
-    print(workflow_summary(COLLECTIONS))
+    print(workflow_summary(COLLECTIONS, skipped=SKIPPED))
 
 
 # A failed job's one-line error (file, line, what is wrong), from its log.

@@ -31,8 +31,8 @@ def __getattr__(name: str):
         from irmeta import api
 
         return getattr(api, name)
-    if name == "register_measure":
-        from irmeta.measures.plugins import register_measure
+    if name in ("register_measure", "register_imported_measure"):
+        from irmeta.measures import plugins
 
-        return register_measure
+        return getattr(plugins, name)
     raise AttributeError(f"module 'irmeta' has no attribute {name!r}")

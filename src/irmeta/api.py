@@ -35,6 +35,8 @@ from irmeta.campaign.runs import DuplicatePolicy, RunNameSource
 from irmeta.measures.alpha import Alpha, alpha_label, parse_alpha
 from irmeta.measures.averaging import AVERAGING_NAMES, Averaging, Scores, exact_mean, score_arrays
 from irmeta.measures.names import depth_read, measure_label, parse_measure
+from irmeta.measures.plugins import refuse_imported
+from irmeta.measures.score_files import COLUMNS, Missing, score_grid, table_labels
 from irmeta.metaeval.score_matrices import ScoreMatrix
 
 DEFAULT_MEASURES = ("P@10", "AP")
@@ -61,6 +63,7 @@ def score(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *, 
     ``beta``, ``asl_unretrieved``) go to the measures that declare them unless a name
     sets its own (``nDCG(gains={1:1,2:3})@10``)."""
     parsed = [parse_measure(m) for m in measures]
+    refuse_imported(parsed)  # before the runs are read
     needed = depth_read(parsed, rarity_depth)
     read_depth = depth if needed is None else min(depth or needed, needed)
     judgments = to_qrels(qrels)  # before the runs, as the file readers check them
@@ -107,39 +110,30 @@ def scores_frame(scores: Scores, *, per_topic: bool = True):
 # shards and blocks change no result.
 
 DEFAULT_SEED = 20230402  # config's experiments.seed
-TABLE_COLUMNS = ("run", "measure", "qid", "value")
+TABLE_COLUMNS = COLUMNS
 DEFAULT_FUZZINESS = ({"mode": "absolute", "value": 0.05}, {"mode": "relative", "value": 0.05})
 
 
-def score_matrices(table, measures: Sequence[str] | None = None) -> list[ScoreMatrix]:
+def score_matrices(table, measures: Sequence[str] | None = None, *, missing: Missing = "error") -> list[ScoreMatrix]:
     """One (runs, topics) matrix per measure and alpha from the per-topic rows of a score
     table (columns run, measure, qid, value; rows with qid ``all`` are means). Measures
     are named as :func:`evaluate` names them (``P_rareness(alpha=0.5)@100``); ``measures``
-    picks some, by that name or without the alpha. Every run needs every topic's score."""
-    missing = [c for c in TABLE_COLUMNS if c not in table.columns]
-    if missing:
-        raise ValueError(f"the scores table has no column {', '.join(missing)} (it needs {', '.join(TABLE_COLUMNS)})")
-    rows = table[table["qid"].astype(str) != "all"]
-    runs = list(dict.fromkeys(rows["run"].astype(str)))
-    topics = list(dict.fromkeys(rows["qid"].astype(str)))
-    out = []
-    for label, block in rows.groupby("measure", sort=False):
-        m = parse_measure(str(label))
-        name = str(m.without_alpha())
-        if measures is not None and label not in measures and name not in measures:
-            continue
-        if block.duplicated(["run", "qid"]).any():
-            raise ValueError(f"{label}: the scores table has a run and topic twice")
-        grid = block.assign(run=block["run"].astype(str), qid=block["qid"].astype(str)).pivot(
-            index="run", columns="qid", values="value").reindex(index=runs, columns=topics)
-        holes = np.argwhere(grid.isna().to_numpy())
-        if len(holes):
-            run, qid = runs[holes[0][0]], topics[holes[0][1]]
-            raise ValueError(f"{label}: no score of run {run} on topic {qid} (every run needs every topic)")
-        out.append(ScoreMatrix(name, None if m.alpha is None else alpha_label(m.alpha), runs, topics,
-                               grid.to_numpy(dtype=np.float64), m.higher_is_better))
-    if not out:
+    picks some, by that name or without the alpha. Runs and topics in the table's order.
+    Every run needs every topic's score, unless ``missing="zero"`` (a missing topic scores
+    0, as trec_eval -c scores it; refused for measures where lower is better)."""
+    source = "the scores table"
+    labels = table_labels(table, source)
+    if measures is not None:
+        wanted = {str(parse_measure(m)) for m in measures}
+        labels = [x for x in labels if x in wanted or str(parse_measure(x).without_alpha()) in wanted]
+    if not labels:
         raise ValueError(f"the scores table has no per-topic scores of {', '.join(measures or ['any measure'])}")
+    grid = score_grid(table, labels, missing=missing, source=source, topic_order="table")
+    out = []
+    for label, values in zip(grid.labels, grid.values):
+        m = parse_measure(label)
+        out.append(ScoreMatrix(str(m.without_alpha()), None if m.alpha is None else alpha_label(m.alpha), grid.runs,
+                               grid.topics, values, m.higher_is_better))
     return out
 
 

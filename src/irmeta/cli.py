@@ -3,7 +3,9 @@
     irmeta score --qrels QRELS --runs RUN_OR_DIR... --measure P@100 --measure AP@100
     irmeta simulate --out DIR --seed 42
 
-``score`` prints TSV (run, measure, qid, value); qid ``all`` is the mean over topics,
+``score`` prints TSV (run, measure, qid, value), or with ``--format trec_eval`` what
+``trec_eval [-q]`` prints (per run ``measure qid value``, then ``runid all <run>`` and the
+means); qid ``all`` is the mean over topics,
 rareness measures carry their alpha in ir_measures' notation (``P_rareness(alpha=0.5)@100``)
 and count rarity over the runs given (S = their number),
 averaged as ``--average`` says (``all``: every qrels topic, missing ones score 0, as
@@ -27,6 +29,7 @@ from irmeta.measures.averaging import Scores
 from irmeta.measures.names import MAX_CUTOFF, measure_label
 from irmeta.measures.plugins import load_measure_plugins
 from irmeta.measures.registry import MEASURES
+from irmeta.measures.score_files import trec_eval_name
 from irmeta.support.arrow import joined_bytes, lean_memory
 from irmeta.support.atomic import atomic_path
 
@@ -46,7 +49,11 @@ def _score(args: argparse.Namespace) -> int:
               file=sys.stderr)
     for run, n in scored.reading["dropped_duplicates"].items():
         print(f"irmeta: {run}: {n} duplicate document(s) dropped (kept the best-ranked copy)", file=sys.stderr)
-    text = scores_tsv(scored.scores, per_topic=args.per_topic, digits=args.digits)
+    if args.format == "trec_eval":
+        digits = 4 if args.digits is None else args.digits  # trec_eval prints 4 decimals
+        text = scores_trec_eval(scored.scores, per_topic=args.per_topic, digits=digits)
+    else:
+        text = scores_tsv(scored.scores, per_topic=args.per_topic, digits=args.digits)
     if args.output:
         _write_output(args.output, text)
     else:
@@ -95,6 +102,51 @@ def scores_tsv(scores: Scores, *, per_topic: bool, digits: int | None) -> bytes:
                                                 pc.binary_join_element_wise(text, "\n", ""), "\t")
             chunks.append(joined_bytes(lines))
     return b"".join(chunks)
+
+
+def scores_trec_eval(scores: Scores, *, per_topic: bool, digits: int = 4) -> bytes:
+    """What ``trec_eval [-q]`` prints: per run, with ``per_topic`` its lines ``measure qid
+    value`` topic by topic, then ``runid all <run>`` and its means (qid ``all``); names in
+    trec_eval's spelling where it has one (:func:`~irmeta.measures.score_files.trec_eval_name`),
+    padded as trec_eval pads them, values at ``digits`` decimals. Built column-wise: every
+    line in one array, put in trec_eval's order by one permutation."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n_runs, n_topics, n_blocks = len(scores.runs), len(scores.topics), len(scores.measures)
+    names = [trec_eval_name(measure_label(m, a)).ljust(22) for m, a in zip(scores.measures, scores.alphas)]
+    means = next(iter(scores.means.values()), np.zeros((n_blocks, n_runs)))
+    # per-topic lines run-major, topic, then measure (trec_eval's -q order); then per run
+    # its runid line and one mean line per measure
+    topic_rows = np.tile(np.repeat(np.arange(n_topics), n_blocks), n_runs) if per_topic else np.zeros(0, int)
+    lines = pa.concat_arrays([
+        _tab_joined(pa.array(names * (n_runs * n_topics if per_topic else 0), pa.string()),
+                   pa.array(scores.topics, pa.string()).take(pa.array(topic_rows)),
+                   _fixed(scores.per_topic.transpose(1, 2, 0).reshape(-1) if per_topic else np.zeros(0), digits)),
+        _tab_joined(pa.array(["runid".ljust(22)] * n_runs, pa.string()), pa.array(["all"] * n_runs, pa.string()),
+                   pa.array(scores.runs, pa.string())),
+        _tab_joined(pa.array(names * n_runs, pa.string()), pa.array(["all"] * (n_runs * n_blocks), pa.string()),
+                   _fixed(means.T.reshape(-1), digits)),
+    ])
+    per_run = n_topics * n_blocks if per_topic else 0
+    first_runid, first_mean = n_runs * per_run, n_runs * per_run + n_runs
+    run = np.arange(n_runs)[:, None]
+    order = np.concatenate([run * per_run + np.arange(per_run), first_runid + run,
+                            first_mean + run * n_blocks + np.arange(n_blocks)], axis=1).reshape(-1)
+    return joined_bytes(pc.binary_join_element_wise(lines.take(pa.array(order)), "\n", ""))
+
+
+def _tab_joined(name, qid, value):
+    import pyarrow.compute as pc
+
+    return pc.binary_join_element_wise(name, qid, value, "\t")
+
+
+def _fixed(values: np.ndarray, digits: int):
+    """Values at ``digits`` decimals, as printf's %.Nf writes them."""
+    import pyarrow as pa
+
+    return pa.array(list(map(f"{{:.{digits}f}}".format, values.tolist())), pa.string())
 
 
 def _gains(text: str) -> dict[int, float]:
@@ -168,6 +220,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a module or .py file that registers measures (irmeta.register_measure), repeatable")
     score.add_argument("--per-topic", action="store_true", help="also print one row per topic")
     score.add_argument("--output", help="write the TSV here instead of standard output")
+    score.add_argument("--format", choices=["irmeta", "trec_eval"], default="irmeta",
+                       help="irmeta's TSV (run, measure, qid, value; default) or trec_eval's output (measure "
+                            "qid value per run, its runid line, trec_eval's names where it has them, "
+                            "4 decimals unless --digits); irmeta.measures.score_files reads both back")
     score.add_argument("--average", choices=["all", "returned"], default="all",
                        help="mean over every qrels topic (default, trec_eval -c) or over returned topics")
     score.add_argument("--threshold", type=_bounded_int(0), default=1,

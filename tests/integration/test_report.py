@@ -46,7 +46,7 @@ def test_report_is_self_contained_with_every_figure(report):
     assert report.stat().st_size > 500_000  # the figures are embedded
     for name in ("kendall_tau.png", "stability.png", "discriminative_power.png", "system_subsampling.png",
                  "synthetic_rare_common.png", "rarity_distribution.png", "figure2.png",
-                 "published_vs_reproduced.md", "table1.csv"):
+                 "published_vs_reproduced.md", "table1.csv", "claims.md", "claims.png", "experiments.md"):
         assert name in html, name
     assert html.count("data:image/png;base64") + html.count("image/png") > 0
     # No file is fetched from elsewhere at view time.
@@ -69,7 +69,7 @@ def test_report_opens_in_headless_chromium(report, tmp_path):
         for marker in ("System Message", "system-message"):
             at = text.find(marker)
             assert at < 0, text[max(0, at - 300):at + 300]
-    for category in ("demo", "Paper"):
+    for category in ("0. Claims", "demo", "Paper"):
         assert category in dom.stdout
     shot = tmp_path / "report.png"
     proc = subprocess.run([*common, "--window-size=1400,1000", f"--screenshot={shot}", report.as_uri()],

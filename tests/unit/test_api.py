@@ -147,7 +147,9 @@ def test_score_matrices_read_the_per_topic_rows():
 @pytest.mark.parametrize("change,fault", [
     (lambda t: t.drop(columns="qid"), "no column qid"),
     (lambda t: t.iloc[1:], "P@10: no score of run r1 on topic 0"),
-    (lambda t: pd.concat([t, t.iloc[:1]]), "P@10: the scores table has a run and topic twice"),
+    (lambda t: pd.concat([t, t.iloc[:1]]), "the scores table: P@10: run r1 has two scores on topic 0"),
+    (lambda t: t.assign(value=np.where(t.index == 4, np.nan, t["value"])),
+     "P@10: the score of run r2 on topic 1 is not a number"),
     (lambda t: t.assign(measure="nonsense@3"), "unknown measure 'nonsense@3'"),
 ])
 def test_score_tables_with_holes_are_refused(change, fault):
@@ -165,3 +167,19 @@ def test_kendall_tau_by_hand():
     tau = irmeta.kendall_tau_table(table, [("P_rareness@10", "P@10")])
     assert tau[["measure", "alpha"]].values.tolist() == [["P_rareness@10", "1"]]
     assert tau["tau"].iloc[0] == pytest.approx(1 / 3)  # 2 concordant pairs, 1 discordant
+
+
+def test_score_matrices_fill_missing_topics_with_zero_when_asked():
+    # trec_eval -q without -c leaves out the topics a run returned nothing for
+    table = long_table({"P@10": np.full((2, 3), 0.5)}, ["r1", "r2"], ["0", "1", "2"]).drop(index=[5])
+    with pytest.raises(ValueError, match="P@10: no score of run r2 on topic 2 .*missing='zero'"):
+        irmeta.score_matrices(table)
+    (m,) = irmeta.score_matrices(table, missing="zero")
+    assert m.values.tolist() == [[0.5, 0.5, 0.5], [0.5, 0.5, 0.0]]
+
+
+def test_score_matrices_keep_the_tables_topic_order_and_canonical_names():
+    table = long_table({"P_10": np.arange(6.0).reshape(2, 3)}, ["b", "a"], ["10", "9", "100"])
+    (m,) = irmeta.score_matrices(table, ["P@10"])
+    assert (m.measure, m.runs, m.topics) == ("P@10", ["b", "a"], ["10", "9", "100"])
+    assert m.values.tolist() == [[0, 1, 2], [3, 4, 5]]

@@ -93,3 +93,26 @@ def test_score_the_seeds_measures_with_their_options(shared_data):
     assert scaled["Q@1000"] != table["Q@1000"]
     code, _, err = run_cli(*args, "--gains", "one:two")
     assert code == 2 and "grade:gain" in err
+
+
+def test_score_prints_trec_evals_format(tmp_path):
+    from campaigns import write
+
+    qrels = write(tmp_path / "q", "1 0 a 1\n2 0 b 1\n")
+    run = write(tmp_path / "r", "1 Q0 a 1 2 r\n2 Q0 c 1 2 r\n2 Q0 b 2 1 r\n")
+    args = ["score", "--qrels", str(qrels), "--runs", str(run), "--measure", "P@1", "--measure", "AP",
+            "--measure", "RR@5", "--format", "trec_eval"]
+    code, out, _ = run_cli(*args, "--per-topic")
+    assert code == 0
+    lines = [("P_1", "1", "1.0000"), ("map", "1", "1.0000"), ("RR@5", "1", "1.0000"), ("P_1", "2", "0.0000"),
+             ("map", "2", "0.5000"), ("RR@5", "2", "0.5000"), ("runid", "all", "r"), ("P_1", "all", "0.5000"),
+             ("map", "all", "0.7500"), ("RR@5", "all", "0.7500")]  # trec_eval -q's order, names padded to 22
+    assert out == "".join(f"{name:<22}\t{qid}\t{value}\n" for name, qid, value in lines)
+    code, out, _ = run_cli(*args, "--digits", "1", "--output", str(tmp_path / "out"))
+    assert code == 0 and out == ""
+    assert (tmp_path / "out").read_text().split() == ["runid", "all", "r", "P_1", "all", "0.5", "map", "all", "0.8",
+                                                      "RR@5", "all", "0.8"]
+    err = io.StringIO()
+    with redirect_stderr(err), pytest.raises(SystemExit) as exit:
+        main([*args, "--format", "csv"])
+    assert exit.value.code == 2 and "invalid choice: 'csv'" in err.getvalue()

@@ -13,6 +13,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from irmeta.pipeline import config as irconfig
+from irmeta.pipeline.experiments import skipped_experiments
 
 
 RUN_STARTED = time.time()  # job logs written after this are this run's (onerror reads them)
@@ -59,6 +60,12 @@ def alternatives(names):
 
 
 SIMULATED = [name for name, c in COLLECTIONS.items() if c.simulated]
+# Collections with rankings (runs, or simulated) run every experiment; a collection of
+# per-topic scores only runs those that read scores (irmeta.pipeline.experiments).
+RANKED = [name for name, c in COLLECTIONS.items() if c.has_runs]
+SCORES_ONLY = [name for name in COLLECTIONS if name not in RANKED]
+JUDGED = {name: list(c.alternative_qrels) for name, c in COLLECTIONS.items() if c.alternative_qrels}
+IMPORTED_MEASURES = [m for m in config["measures"] if irconfig.imported_only(m)]
 
 
 wildcard_constraints:
@@ -70,25 +77,27 @@ EXPERIMENTS = config["experiments"]
 SHARDS = list(range(EXPERIMENTS["shards"]))
 # Discriminative power and stability test every measure the comparisons name.
 COMPARISON_MEASURES = irconfig.comparison_measures(config)
-EXPERIMENT_TABLES = [
-    "kendall_tau",
-    "discriminative_power",
-    "stability",
-    "system_subsampling",
-    "synthetic_rare_common",
-    "rarity_listing",
-] + (["swap_sensitivity"] if EXPERIMENTS["swap"]["measures"] else [])
+SCORE_TABLES = ["kendall_tau", "discriminative_power", "stability"] + (
+    ["swap_sensitivity"] if EXPERIMENTS["swap"]["measures"] else []
+)
+EXPERIMENT_TABLES = SCORE_TABLES + ["system_subsampling", "synthetic_rare_common", "rarity_listing"]
 ASL_TABLES = ["asl_reordering", "asl_rrie"] if EXPERIMENTS["asl"]["enabled"] else []
+SKIPPED = {
+    name: skipped_experiments(
+        False,
+        ["rarity_listing", "system_subsampling", "synthetic_rare_common"]
+        + (["asl"] if ASL_TABLES else []),
+    )
+    for name in SCORES_ONLY
+}
+for name, skipped in SKIPPED.items():
+    for experiment, reason in skipped.items():
+        logger.warning(f"irmeta: collection {name}: skipping {experiment} ({reason})")
 
 
-COLLECTION_FIGURES = [
-    "kendall_tau",
-    "synthetic_rare_common",
-    "discriminative_power",
-    "stability",
-    "system_subsampling",
-    "rarity_distribution",
-]
+SCORE_FIGURES = ["kendall_tau", "discriminative_power", "stability"]
+RANKING_FIGURES = ["synthetic_rare_common", "system_subsampling", "rarity_distribution"]
+COLLECTION_FIGURES = SCORE_FIGURES + RANKING_FIGURES
 PAPER_TABLES = [
     "table1",
     "table1_tukey_hsd",
@@ -101,27 +110,36 @@ if EXPERIMENTS["swap"]["measures"]:
     PAPER_TABLES.append("swap_sensitivity")
 
 
+def collection_tables(name):
+    """The experiment tables a collection gets: all of them with rankings, else those of scores."""
+    return EXPERIMENT_TABLES + ASL_TABLES if name in RANKED else SCORE_TABLES
+
+
 def all_targets():
-    """Every output of every configured collection, and the paper's tables and figures."""
-    return [
-        "results/paper/published_vs_reproduced.md",
-        *expand("results/paper/{table}.{ext}", table=PAPER_TABLES, ext=["csv", "md", "tex"]),
-        *expand("results/paper/figure2.{ext}", ext=["png", "pdf"]),
-        *expand(
-            "results/{collection}/figures/{figure}.{ext}",
-            collection=list(COLLECTIONS),
-            figure=COLLECTION_FIGURES,
-            ext=["png", "pdf"],
-        ),
-    ] + expand(
-        "results/{collection}/{table}",
-        collection=list(COLLECTIONS),
-        table=["judged.npz", "scores.parquet", "scores.npz", "rarity.parquet"],
-    ) + expand(
-        "results/{collection}/tables/{table}.csv",
-        collection=list(COLLECTIONS),
-        table=EXPERIMENT_TABLES + ASL_TABLES,
-    )
+    """Every output of every configured collection, the claims across them, and the
+    paper's tables and figures (over the collections with runs)."""
+    targets = [
+        *expand("results/claims.{ext}", ext=["csv", "md", "tex", "png", "pdf"]),
+        *expand("results/{collection}/experiments.md", collection=list(COLLECTIONS)),
+    ]
+    if RANKED:
+        targets += [
+            "results/paper/published_vs_reproduced.md",
+            *expand("results/paper/{table}.{ext}", table=PAPER_TABLES, ext=["csv", "md", "tex"]),
+            *expand("results/paper/figure2.{ext}", ext=["png", "pdf"]),
+        ]
+    for name in COLLECTIONS:
+        figures = COLLECTION_FIGURES if name in RANKED else SCORE_FIGURES
+        outputs = ["scores.parquet", "scores.npz"]
+        if name in RANKED:
+            outputs += ["judged.npz", "rarity.parquet"]
+        targets += expand("results/{c}/figures/{f}.{ext}", c=name, f=figures, ext=["png", "pdf"])
+        targets += expand("results/{c}/{o}", c=name, o=outputs)
+        targets += expand("results/{c}/tables/{t}.csv", c=name, t=collection_tables(name))
+        if name in JUDGED:
+            targets += [f"results/{name}/tables/judgment_agreement.csv"]
+            targets += expand("results/{c}/figures/judgment_agreement.{ext}", c=name, ext=["png", "pdf"])
+    return targets
 
 
 def collection_figure(name, caption, subcategory):
@@ -240,7 +258,41 @@ def mem_mb_from_input(factor, minimum=1024):
 
 def paper_inputs(wildcards):
     """Every collection's experiment tables (swap_sensitivity too, when configured) and
-    rarity, named as the paper's script reads them."""
+    rarity, named as the paper's script reads them: the collections with runs."""
     from irmeta.pipeline.paper_inputs import paper_inputs
 
-    return paper_inputs(COLLECTIONS, EXPERIMENT_TABLES)
+    return paper_inputs(RANKED, EXPERIMENT_TABLES)
+
+
+def claims_inputs(wildcards):
+    """Every collection's Kendall tau, discriminative power and stability tables."""
+    from irmeta.pipeline.paper_inputs import paper_inputs
+
+    return paper_inputs(COLLECTIONS, ["kendall_tau", "discriminative_power", "stability"], rarity=False)
+
+
+def score_input(wildcards):
+    """What score_runs reads: judged.npz when the collection has runs, its scores file when it gives one."""
+    collection = COLLECTIONS[wildcards.collection]
+    inputs = {}
+    if collection.has_runs:
+        inputs["judged"] = f"results/{collection.name}/judged.npz"
+    if collection.scores is not None:
+        inputs["scores_file"] = str(collection.scores)
+    return inputs
+
+
+def judgments_qrels(wildcards):
+    """The qrels file of one of a collection's alternative judgment sets."""
+    return str(COLLECTIONS[wildcards.collection].alternative_qrels[wildcards.judgments])
+
+
+def judgment_scores(wildcards):
+    """Scores under the reference qrels and under each alternative judgment set."""
+    return {
+        "reference": f"results/{wildcards.collection}/scores.npz",
+        "alternatives": expand(
+            "results/{{collection}}/judgments/{judgments}/scores.npz",
+            judgments=JUDGED[wildcards.collection],
+        ),
+    }

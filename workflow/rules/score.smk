@@ -1,8 +1,9 @@
 rule score_runs:
     """Every run on every qrels topic with the configured measures: the long table
-    (per-topic rows and means) and the score matrices the experiments read."""
+    (per-topic rows and means) and the score matrices the experiments read; measures a
+    scores file gives are read from it (all of them, for a collection of scores only)."""
     input:
-        judged="results/{collection}/judged.npz",
+        unpack(score_input),
     output:
         scores="results/{collection}/scores.parquet",
         arrays="results/{collection}/scores.npz",
@@ -12,6 +13,8 @@ rule score_runs:
         alphas=config["alphas"],
         rarity_depth=config["rarity_depth"],
         measure_options=config["measure_options"],
+        imported_options=lambda wildcards: COLLECTIONS[wildcards.collection].scores_options(),
+        imported_measures=IMPORTED_MEASURES,
     log:
         job_log("score_runs"),
     benchmark:

@@ -1,5 +1,6 @@
 """Rule plot_collection: one collection's figures with irmeta.artefacts.figures."""
 
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -16,24 +17,41 @@ from irmeta.artefacts.figures.style import render_all
 from irmeta.pipeline.scripts import log_to, run_script
 from irmeta.pipeline.stored_scores import read_table
 
+# Each figure from the inputs its rule has: plot_collection (every collection) and
+# plot_rankings (collections with runs) share this script.
+FIGURES = {
+    "discriminative_power": lambda read, folder, label: plot_discriminative_power(
+        read("discriminative_power"), folder / "discriminative_power"),
+    "synthetic_rare_common": lambda read, folder, label: plot_synthetic_rare_common(
+        read("synthetic_rare_common"), folder / "synthetic_rare_common"),
+    "kendall_tau": lambda read, folder, label: plot_kendall_tau({label: read("kendall_tau")}, folder / "kendall_tau"),
+    "stability": lambda read, folder, label: plot_stability(read("stability"), folder / "stability"),
+    "system_subsampling": lambda read, folder, label: plot_system_subsampling(
+        read("system_subsampling"), folder / "system_subsampling"),
+    "rarity": lambda read, folder, label: plot_rarity_distribution(
+        pd.read_parquet(read.path("rarity")), folder / "rarity_distribution"),
+}
+
+
+class _Tables:
+    def __init__(self, smk) -> None:
+        self.smk = smk
+
+    def path(self, name: str) -> str:
+        return getattr(self.smk.input, name)
+
+    def __call__(self, name: str) -> pd.DataFrame:
+        return read_table(self.path(name), name)
+
 
 def main(smk) -> None:
     log = log_to(smk.log[0])
-    folder = Path(smk.output.kendall_tau).parent
-
-    def table(name: str) -> pd.DataFrame:
-        return read_table(getattr(smk.input, name), name)
-
-    tasks = [
-        lambda: plot_discriminative_power(table("discriminative_power"), folder / "discriminative_power"),
-        lambda: plot_synthetic_rare_common(table("synthetic_rare_common"), folder / "synthetic_rare_common"),
-        lambda: plot_kendall_tau({smk.params.label: table("kendall_tau")}, folder / "kendall_tau"),
-        lambda: plot_stability(table("stability"), folder / "stability"),
-        lambda: plot_system_subsampling(table("system_subsampling"), folder / "system_subsampling"),
-        lambda: plot_rarity_distribution(pd.read_parquet(smk.input.rarity), folder / "rarity_distribution"),
-    ]
+    folder = Path(smk.output.pdfs[0]).parent
+    read = _Tables(smk)
+    given = [name for name in FIGURES if name in smk.input.keys()]
+    tasks = [partial(FIGURES[name], read, folder, smk.params.label) for name in given]
     render_all(tasks, processes=smk.threads)
-    log.info("wrote the figures of %s in %s", smk.params.label, folder)
+    log.info("wrote the figures of %s in %s: %s", smk.params.label, folder, ", ".join(given))
 
 
 run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

@@ -14,14 +14,19 @@ _METHODS = {"paper_pairwise": "per-pair", "tukey_hsd": "two-way HSD", "randomise
 
 
 def run_summary(collections: Mapping[str, tuple[str, Mapping[str, pd.DataFrame]]], *, paper: str | None,
-                report: str) -> str:
+                report: str, claims: str | None = None, skipped: Mapping[str, Mapping[str, str]] | None = None) -> str:
     """``collections``: name -> (label, {table name -> DataFrame}) for each collection that
     ran; ``paper``: the folder of the paper's tables (None when not made); ``report``: how
-    to get the HTML report."""
+    to get the HTML report; ``claims``: the claims table (None when not made);
+    ``skipped``: name -> experiment -> why it was skipped."""
     names = ", ".join(f"{label} ({name})" for name, (label, _) in collections.items())
     lines = [f"irmeta: done, {len(collections)} collection{'s' if len(collections) != 1 else ''}: {names}"]
+    if claims:
+        lines.append(f"  {claims}: do the paper's claims hold, per collection (and its figure)")
     for name in collections:
         lines.append(f"  results/{name}/tables/*.csv, results/{name}/figures/*.png and *.pdf")
+        for experiment, reason in (skipped or {}).get(name, {}).items():
+            lines.append(f"    skipped {experiment}: {reason}")
     if paper:
         lines.append(f"  {paper}: the paper's Tables 1-3, Figure 2, published_vs_reproduced.md")
     lines.append(f"  report: {report}")

@@ -17,6 +17,11 @@ Keyword parameters with a default (after those two) are the measure's options; t
 written in its name (``MyMeasure(beta=2)@10``) as for the shipped families, the default
 left out. The pipeline's config lists modules that register measures
 (``measure_plugins``), which every job imports before it reads a measure name.
+
+A measure computed by another tool, whose scores only a scores file gives
+(:mod:`irmeta.measures.score_files`), is registered without a function:
+:func:`register_imported_measure` makes its name and direction known, and scoring it from
+runs is refused.
 """
 
 from __future__ import annotations
@@ -26,26 +31,32 @@ import importlib.util
 import inspect
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from irmeta.campaign.postings import RelevanceMatrix
+from irmeta.measures.names import Measure
 from irmeta.measures.registry import MEASURES, MeasureDefinition, register
 
 _FAMILY = re.compile(r"[A-Za-z][A-Za-z0-9_+]*")
+
+
+@dataclass(frozen=True)
+class ImportedMeasure(MeasureDefinition):
+    """A family irmeta has no implementation of: its scores come from a scores file."""
+
+    imported: bool = True
 
 
 def register_measure(name: str, function: Callable[..., Any], *, higher_is_better: bool = True,
                      per_list: bool = False, description: str = "", replace: bool = False) -> MeasureDefinition:
     """Register ``function`` as the measure family ``name`` (scored as ``name@k`` or
     ``name``); ``higher_is_better`` is its direction, which every experiment reads."""
-    if not _FAMILY.fullmatch(name):
-        raise ValueError(f"measure name {name!r}: letters, digits, _ and +, starting with a letter")
-    if name in MEASURES and not replace:
-        raise ValueError(f"measure {name} is already registered (replace=True replaces it)")
+    _check_name(name, replace)
     params = list(inspect.signature(function).parameters.values())
     if len(params) < 2 or any(p.default is not p.empty for p in params[:2]):
         first = "grades, n_relevant" if per_list else "matrix, cutoff"
@@ -62,6 +73,39 @@ def register_measure(name: str, function: Callable[..., Any], *, higher_is_bette
             + [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in options])
     return register(MeasureDefinition(name, compute, description or (function.__doc__ or name).strip().split("\n")[0],
                                       higher_is_better=higher_is_better, options=tuple(p.name for p in options)))
+
+
+def register_imported_measure(name: str, *, higher_is_better: bool = True, description: str = "",
+                              replace: bool = False) -> MeasureDefinition:
+    """Register ``name`` as a measure whose scores only a scores file gives (computed by
+    another tool): its name parses (``name`` or ``name@k``, so config's measures and score
+    tables may hold it), ``higher_is_better`` is its direction for every experiment, and
+    scoring it from runs is refused with a one-line ValueError."""
+    _check_name(name, replace)
+
+    def compute(matrix: RelevanceMatrix, cutoff: int | None, **options: object) -> np.ndarray:
+        raise ValueError(_no_implementation(str(Measure(name, cutoff))))
+
+    return register(ImportedMeasure(name, compute, description or f"{name}, scores from a scores file",
+                                    higher_is_better=higher_is_better))
+
+
+def refuse_imported(measures: Iterable[Measure]) -> None:
+    """Refuse, before any run is read, to score from runs a measure that only a scores file gives."""
+    for m in measures:
+        if getattr(m.definition, "imported", False):
+            raise ValueError(_no_implementation(str(m)))
+
+
+def _no_implementation(name: str) -> str:
+    return f"measure {name} has no implementation in irmeta: its scores come from a scores file"
+
+
+def _check_name(name: str, replace: bool) -> None:
+    if not _FAMILY.fullmatch(name):
+        raise ValueError(f"measure name {name!r}: letters, digits, _ and +, starting with a letter")
+    if name in MEASURES and not replace:
+        raise ValueError(f"measure {name} is already registered (replace=True replaces it)")
 
 
 def _per_list(function: Callable[..., Any]) -> Callable[..., np.ndarray]:

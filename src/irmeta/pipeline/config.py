@@ -18,7 +18,7 @@ import copy
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -81,10 +81,23 @@ class Collection:
     expected_runs: Path | None = None
     synthetic_topic: str | None = None
     listing_topics: tuple[str, ...] = ()
+    scores: Path | None = None  # per-topic scores computed elsewhere
+    scores_format: str = "auto"
+    scores_missing: str = "error"
+    alternative_qrels: Mapping[str, Path] = field(default_factory=dict)  # other judgment sets, by name
 
     @property
     def simulated(self) -> bool:
         return self.simulate is not None
+
+    @property
+    def has_runs(self) -> bool:
+        """Rankings to read: runs, or a simulated campaign; without them only scores are given."""
+        return self.simulated or bool(self.runs)
+
+    def scores_options(self) -> dict[str, Any]:
+        """How :func:`irmeta.pipeline.steps.score_collection` reads the scores file."""
+        return {"format": self.scores_format, "missing": self.scores_missing}
 
     def ingest_options(self) -> dict[str, Any]:
         """Keyword arguments of :func:`irmeta.pipeline.steps.ingest_collection` and
@@ -184,6 +197,29 @@ def _read_yaml(path: Path) -> Any:
         raise ConfigError(f"{path}: not valid YAML ({' '.join(str(exc).split())})") from None
 
 
+def register_imported_measures(imported: Mapping[str, str], source: str | Path = "config") -> None:
+    """Register config's ``imported_measures`` (name -> ``higher`` or ``lower``): measures whose
+    scores only a scores file gives. A name irmeta computes itself is refused."""
+    if not imported:
+        return
+    from irmeta.measures.plugins import register_imported_measure
+    from irmeta.measures.registry import MEASURES
+
+    for name, direction in imported.items():
+        known = MEASURES.get(name)
+        if known is not None and not getattr(known, "imported", False):
+            raise ConfigError(f"{source}: key 'imported_measures.{name}': irmeta computes {name} itself; "
+                              f"give a scores file's own measure another name")
+        register_imported_measure(name, higher_is_better=direction == "higher", replace=True)
+
+
+def imported_only(measure: str) -> bool:
+    """Whether irmeta has no implementation of ``measure``: its scores come from a scores file."""
+    from irmeta.measures.registry import MEASURES
+
+    return bool(getattr(MEASURES.get(parse_measure(measure).family), "imported", False))
+
+
 def check_measures(measures: Iterable[str], source: str | Path = "config") -> None:
     """Every measure name is one :func:`irmeta.measures.names.parse_measure` knows."""
     for measure in measures:
@@ -233,6 +269,7 @@ def check_config(config: Mapping[str, Any], source: str | Path = "config") -> di
     """What a schema cannot say (measure names, alphas, experiments on unscored measures),
     on a configuration the schema has passed; returns it with :func:`with_measure_options`."""
     load_measure_plugins(config.get("measure_plugins") or [], Path.cwd())
+    register_imported_measures(config.get("imported_measures") or {}, source)
     check_measures(config["measures"], source)
     check_alphas(config["alphas"], config["measures"], source)
     if "all" not in config["averaging"]:
@@ -401,7 +438,18 @@ def load_collection(
                        if "expected_runs" in data else None),
         synthetic_topic=data["synthetic_topic"],
         listing_topics=tuple(data["listing_topics"]),
+        **_given_scores(data, root, base, path),
+        alternative_qrels={name: Path(_resolve(spec, f"alternative_qrels.{name}", root, base, path))
+                           for name, spec in (data.get("alternative_qrels") or {}).items()},
     )
+
+
+def _given_scores(data: Mapping[str, Any], root: Path, base: Path, source: Path) -> dict[str, Any]:
+    if "scores" not in data:
+        return {}
+    given = data["scores"]
+    return {"scores": Path(_resolve(given["path"], "scores.path", root, base, source)),
+            "scores_format": given["format"], "scores_missing": given["missing"]}
 
 
 def check_collection_paths(collection: Collection) -> list[Path]:
@@ -413,6 +461,14 @@ def check_collection_paths(collection: Collection) -> list[Path]:
     if collection.simulated:
         return []
     source = collection.source or collection.name
+    if collection.scores is not None and not collection.scores.exists():
+        raise FileNotFoundError(f"{source}: key 'scores.path': {collection.scores}: no such file")
+    for name, qrels in collection.alternative_qrels.items():
+        if not qrels.is_file():
+            what = "is a directory, not a file" if qrels.is_dir() else "no such file"
+            raise FileNotFoundError(f"{source}: key 'alternative_qrels.{name}': {qrels}: {what}")
+    if not collection.runs:  # scores only
+        return []
     if collection.qrels is None or not collection.qrels.is_file():
         what = "is a directory, not a file" if collection.qrels and collection.qrels.is_dir() else "no such file"
         if not (collection.qrels_url and what == "no such file"):  # else the workflow downloads it
@@ -481,5 +537,19 @@ def available_collections(
             absent = missing_runs(collection, files)
             if absent:
                 warnings.append(f"collection {name}: {len(absent)} official run(s) missing: {', '.join(absent)}")
+        check_collection_measures(collection, config)
         out[collection.name] = collection
     return out, warnings
+
+
+def check_collection_measures(collection: Collection, config: Mapping[str, Any]) -> None:
+    """Measures irmeta cannot compute (``imported_measures``) need the collection's scores
+    file; a scores file beside runs gives only those."""
+    source = collection.source or collection.name
+    imported = [m for m in config["measures"] if imported_only(m)]
+    if imported and collection.scores is None:
+        raise ConfigError(f"{source}: measure {imported[0]} comes only from a scores file, and the collection "
+                          f"gives none (key 'scores')")
+    if collection.scores is not None and collection.has_runs and not imported:
+        raise ConfigError(f"{source}: key 'scores': beside runs, a scores file gives the measures config lists "
+                          f"under imported_measures, and it lists none")

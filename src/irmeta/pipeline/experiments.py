@@ -16,6 +16,36 @@ from irmeta.measures.names import parse_measure
 from irmeta.metaeval.stats.stability_trials import topics_per_trial_default
 from irmeta.metaeval.synthetic_rare_common import synthetic_rare_common
 
+#: Experiments that read the runs' rankings, not only their scores, and why: with scores
+#: only (a collection's ``scores`` file, no runs) they are skipped, which the log, the
+#: end-of-run summary and the report's experiments.md say with this reason.
+NEEDS_RANKINGS = {
+    "rarity_listing": "it counts S_d, the runs that retrieve each relevant document",
+    "system_subsampling": "it recounts S_d among subsets of the runs and rescores them",
+    "synthetic_rare_common": "it builds new systems from the relevant documents the runs retrieve",
+    "asl": "it reads the rank of every relevant document",
+    "judgment_agreement": "it rescores the runs under other qrels",
+}
+
+#: Experiments that need only per-topic scores.
+NEEDS_SCORES = ("kendall_tau", "discriminative_power", "stability", "swap_sensitivity")
+
+
+def skipped_experiments(has_runs: bool, wanted: Sequence[str]) -> dict[str, str]:
+    """Of the ``wanted`` experiments, those a collection cannot run, with the reason (a
+    collection with runs runs them all)."""
+    if has_runs:
+        return {}
+    return {name: f"scores only: {NEEDS_RANKINGS[name]}" for name in wanted if name in NEEDS_RANKINGS}
+
+
+def experiments_listing(collection: str, ran: Mapping[str, str], skipped: Mapping[str, str]) -> str:
+    """``experiments.md``: what ran on a collection (with its table) and what was skipped and why."""
+    lines = [f"# Experiments on {collection}", "", "| experiment | status | table or reason |", "|---|---|---|"]
+    lines += [f"| {name} | ran | {table} |" for name, table in ran.items()]
+    lines += [f"| {name} | skipped | {reason} |" for name, reason in skipped.items()]
+    return "\n".join(lines) + "\n"
+
 
 def stability_topics_per_trial(configured: int | None, n_topics: int) -> int:
     """T, the topics of a stability trial: ``experiments.stability.topics_per_trial``, or

@@ -20,15 +20,24 @@ def paper_input(table: str, collection: str) -> str:
     return f"{table}__{collection}"
 
 
-def paper_inputs(collections: Iterable[str], tables: Iterable[str]) -> dict[str, str]:
-    """Every collection's ``tables/<table>.csv`` and ``rarity.parquet``, by :func:`paper_input`."""
+def paper_inputs(collections: Iterable[str], tables: Iterable[str], *, rarity: bool = True) -> dict[str, str]:
+    """Every collection's ``tables/<table>.csv`` (and ``rarity.parquet``), by :func:`paper_input`."""
     tables = list(tables)
     inputs = {}
     for name in collections:
         for table in tables:
             inputs[paper_input(table, name)] = f"results/{name}/tables/{table}.csv"
-        inputs[paper_input("rarity", name)] = f"results/{name}/rarity.parquet"
+        if rarity:
+            inputs[paper_input("rarity", name)] = f"results/{name}/rarity.parquet"
     return inputs
+
+
+def read_collection_tables(inputs: Mapping[str, str | Path], collections: Mapping[str, str],
+                           tables: Iterable[str]) -> dict[str, dict[str, pd.DataFrame]]:
+    """Collection label -> table name -> frame, for the given ``tables`` of each collection."""
+    tables = list(tables)
+    return {label: {table: read_table(inputs[paper_input(table, name)], table) for table in tables}
+            for name, label in collections.items()}
 
 
 def read_paper_frames(inputs: Mapping[str, str | Path], collections: Mapping[str, str]

@@ -27,10 +27,12 @@ def log_to(path: str | Path) -> logging.Logger:
 def run_script(main, smk) -> None:
     """Run a workflow script's ``main``; a known input fault ends it with one line in the
     log (file, line and what is wrong) instead of a traceback."""
+    from irmeta.pipeline.config import register_imported_measures
     from irmeta.pipeline.download import DownloadError
 
     try:
         load_measure_plugins(smk.config.get("measure_plugins") or [], Path.cwd())  # as the workflow read them
+        register_imported_measures(smk.config.get("imported_measures") or {})
         main(smk)
     except (TrecFormatError, FileNotFoundError, ValueError, DownloadError) as exc:
         log.error("irmeta: error: %s", exc)

@@ -8,8 +8,10 @@ the Parquet metadata and in the tables' own columns.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+import numpy as np
 
 from irmeta.campaign.judge import judge_runs
 from irmeta.campaign.qrels import read_qrels
@@ -17,7 +19,7 @@ from irmeta.campaign.rarity import rarity_listing
 from irmeta.campaign.runs import DuplicatePolicy, RunNameSource
 from irmeta.campaign.store import load_matrix, matrix_settings, save_matrix
 from irmeta.measures.alpha import Alpha, alpha_label
-from irmeta.measures.averaging import Averaging, score_arrays
+from irmeta.measures.averaging import AVERAGING_NAMES, Averaging, Scores, exact_mean, score_arrays
 from irmeta.measures.names import parse_measure
 from irmeta.pipeline.scripts import log, progress_logger
 from irmeta.pipeline.stored_scores import scores_arrow_blocks, write_frame, write_scores, write_table_in_blocks
@@ -61,7 +63,7 @@ def ingest_collection(
 
 def score_collection(
     *,
-    matrix: str | Path,
+    matrix: str | Path | None,
     out: str | Path,
     arrays_out: str | Path,
     measures: Sequence[str],
@@ -69,6 +71,9 @@ def score_collection(
     alphas: Sequence[Alpha] = (0.0, 0.25, 0.5, 0.75, 1.0),
     rarity_depth: int | None = None,
     measure_options: dict | None = None,
+    imported: str | Path | None = None,
+    imported_options: Mapping[str, str] | None = None,
+    imported_measures: Sequence[str] = (),
 ) -> None:
     """Score every run on every qrels topic: the long ``scores.parquet`` table for people,
     and ``scores.npz`` (per-topic matrices and means) for the experiments.
@@ -76,28 +81,119 @@ def score_collection(
     ``rarity_depth``: the depth S_d is counted at (None: each measure's cutoff); S is
     the number of runs of the collection. ``measure_options`` (gains, beta,
     asl_unretrieved) go to the measures that read them.
+
+    ``imported``: a scores file (:func:`irmeta.measures.score_files.read_score_file`;
+    ``imported_options``: its ``format`` and ``missing``). Without ``matrix`` (scores only)
+    every measure comes from it; beside one, only ``imported_measures``, and the file must
+    score every run of the campaign on every qrels topic (or ``missing: zero``).
     """
     measure_options = {k: v for k, v in (measure_options or {}).items() if v is not None}
-    m = load_matrix(matrix)
-    parsed = [parse_measure(name) for name in measures]
-    scores = score_arrays(m, parsed, averaging=averaging, alphas=alphas, rarity_depth=rarity_depth,
-                          **measure_options)
-    settings = {
-        "relevance_threshold": m.threshold,
-        "averaging": {mode: name for mode, name in
-                      (("all", "all_topics: every qrels topic, missing ones score 0 (trec_eval -c)"),
-                       ("returned", "returned_topics: topics the run returned (trec_eval default)"))
-                      if mode in averaging},
-        "alphas": [alpha_label(a) for a in alphas],
-        "rarity_depth": rarity_depth if rarity_depth is not None else "the measure's cutoff",
-        "n_systems": m.n_runs,
-        "runs": matrix_settings(matrix)["settings"],
-        "ignored_topics": m.ignored_topics,
-        "measures": [str(x) for x in parsed],
-        "measure_options": measure_options,
-    }
+    from_file = list(measures) if matrix is None else [m for m in measures if m in set(imported_measures)]
+    computed = [m for m in measures if m not in from_file]
+    means_over = {mode: name for mode, name in
+                  (("all", "all_topics: every qrels topic, missing ones score 0 (trec_eval -c)"),
+                   ("returned", "returned_topics: topics the run returned (trec_eval default)"))
+                  if mode in averaging}
+    settings: dict = {"averaging": means_over, "alphas": [alpha_label(a) for a in alphas]}
+    parts = []
+    if matrix is not None:
+        m = load_matrix(matrix)
+        parsed = [parse_measure(name) for name in computed]
+        parts.append(score_arrays(m, parsed, averaging=averaging, alphas=alphas, rarity_depth=rarity_depth,
+                                  **measure_options))
+        settings = {
+            "relevance_threshold": m.threshold,
+            "averaging": means_over,
+            "alphas": [alpha_label(a) for a in alphas],
+            "rarity_depth": rarity_depth if rarity_depth is not None else "the measure's cutoff",
+            "n_systems": m.n_runs,
+            "runs": matrix_settings(matrix)["settings"],
+            "ignored_topics": m.ignored_topics,
+            "measures": [str(x) for x in parsed],
+            "measure_options": measure_options,
+        }
+    if imported is not None and from_file:
+        given = imported_scores(imported, from_file, alphas, averaging, dict(imported_options or {}),
+                                within=parts[0] if parts else None)
+        parts.append(given)
+        settings |= {"scores_file": str(imported), "scores_file_measures": from_file,
+                     "scores_file_options": dict(imported_options or {}), "n_systems": len(given.runs)}
+    scores = in_measure_order(parts, measures)
     write_scores(scores, arrays_out, settings)
     write_table_in_blocks(scores_arrow_blocks(scores), out, settings)
+
+
+def imported_scores(path: str | Path, measures: Sequence[str], alphas: Sequence[Alpha],
+                    averaging: Sequence[Averaging], options: Mapping[str, str], within: Scores | None) -> Scores:
+    """The scores of ``measures`` a scores file gives, as :class:`Scores` with means over
+    every topic (and over the topics the file scores a run on); ``within``: the campaign's
+    own scores, whose runs and qrels topics the file's are laid on (in their order)."""
+    from irmeta.measures.score_files import read_score_file, scores_from_table
+
+    table = read_score_file(path, format=options.get("format", "auto"))
+    missing = options.get("missing", "error")
+    if within is not None:
+        table = aligned_table(table, within.runs, within.topics, source=path)
+    given = scores_from_table(table, measures, alphas, missing=missing, source=str(path))
+    if within is not None:
+        given = reordered(given, within.runs, within.topics, missing=missing, source=path)
+    wanted = [AVERAGING_NAMES[mode] for mode in averaging]
+    return Scores(runs=given.runs, topics=given.topics, measures=given.measures, alphas=given.alphas,
+                  per_topic=given.per_topic, means={name: given.means[name] for name in wanted})
+
+
+def aligned_table(table, runs: Sequence[str], topics: Sequence[str], *, source: str | Path):
+    """The file's per-topic rows of the campaign's qrels topics; a run the campaign does not
+    have, or a campaign run the file lacks, is an error naming it."""
+    per_topic = table[table["qid"] != "all"]
+    file_runs = set(per_topic["run"].unique())
+    extra = sorted(file_runs - set(runs))
+    if extra:
+        raise ValueError(f"{source}: run {extra[0]} is not among the collection's runs "
+                         f"({len(extra)} such run{'s' if len(extra) > 1 else ''})")
+    absent = [r for r in runs if r not in file_runs]
+    if absent:
+        raise ValueError(f"{source}: no scores of run {absent[0]} ({len(absent)} of the collection's runs "
+                         f"have none)")
+    return per_topic[per_topic["qid"].isin(set(topics))]
+
+
+def reordered(scores: Scores, runs: Sequence[str], topics: Sequence[str], *, missing: str,
+              source: str | Path) -> Scores:
+    """``scores`` on the campaign's runs and qrels topics, in their order; a qrels topic the
+    file never scores is 0 with ``missing: zero``, else an error."""
+    absent = [t for t in topics if t not in set(scores.topics)]
+    if absent and missing != "zero":
+        raise ValueError(f"{source}: no scores on qrels topic {absent[0]} ({len(absent)} topics have none; "
+                         f"missing: zero scores them 0)")
+    run_at = {r: i for i, r in enumerate(scores.runs)}
+    topic_at = {t: i for i, t in enumerate(scores.topics)}
+    rows = np.array([run_at[r] for r in runs])
+    per_topic = np.zeros((len(scores.measures), len(runs), len(topics)))
+    have = [j for j, t in enumerate(topics) if t in topic_at]
+    per_topic[:, :, have] = scores.per_topic[:, rows][:, :, [topic_at[topics[j]] for j in have]]
+    means = dict(scores.means)
+    means[AVERAGING_NAMES["all"]] = exact_mean(per_topic)  # over every qrels topic
+    if AVERAGING_NAMES["returned"] in means:
+        means[AVERAGING_NAMES["returned"]] = scores.means[AVERAGING_NAMES["returned"]][:, rows]
+    return Scores(runs=list(runs), topics=list(topics), measures=scores.measures, alphas=scores.alphas,
+                  per_topic=per_topic, means=means)
+
+
+def in_measure_order(parts: Sequence[Scores], measures: Sequence[str]) -> Scores:
+    """The blocks of several :class:`Scores` of the same runs and topics, measure by measure
+    in the configured order."""
+    if len(parts) == 1:
+        return parts[0]
+    first = parts[0]
+    order = {str(parse_measure(m).without_alpha()): i for i, m in enumerate(measures)}
+    blocks = sorted(((order.get(m, len(order)), j, i) for j, part in enumerate(parts)
+                     for i, m in enumerate(part.measures)))
+    return Scores(runs=first.runs, topics=first.topics,
+                  measures=[parts[j].measures[i] for _, j, i in blocks],
+                  alphas=[parts[j].alphas[i] for _, j, i in blocks],
+                  per_topic=np.stack([parts[j].per_topic[i] for _, j, i in blocks]),
+                  means={name: np.stack([parts[j].means[name][i] for _, j, i in blocks]) for name in first.means})
 
 
 def rarity_collection(*, matrix: str | Path, out: str | Path, depths: Sequence[int | None]) -> None:

@@ -11,8 +11,10 @@ from irmeta.pipeline.config import Collection
 from irmeta.pipeline.stored_scores import read_table
 
 
-def workflow_summary(collections: Mapping[str, Collection], results: str | Path = "results") -> str:
-    """The summary of a run over ``collections`` (name -> collection), from ``results``."""
+def workflow_summary(collections: Mapping[str, Collection], results: str | Path = "results",
+                     skipped: Mapping[str, Mapping[str, str]] | None = None) -> str:
+    """The summary of a run over ``collections`` (name -> collection), from ``results``;
+    ``skipped``: name -> experiment -> why it did not run."""
     results = Path(results)
     tables = {}
     for name, collection in collections.items():
@@ -22,7 +24,9 @@ def workflow_summary(collections: Mapping[str, Collection], results: str | Path 
     paper = results / "paper"
     report = results / "report.html"
     return run_summary(tables, paper=f"{paper}/" if (paper / "published_vs_reproduced.md").is_file() else None,
-                       report=str(report) if report.is_file() else f"make report writes {report}")
+                       report=str(report) if report.is_file() else f"make report writes {report}",
+                       claims=str(results / "claims.md") if (results / "claims.md").is_file() else None,
+                       skipped=skipped)
 
 
 def job_errors(logs: str | Path = "results/logs", since: float = 0.0) -> str:

@@ -101,3 +101,32 @@ def test_the_command_line_and_the_api_take_plugins(registry, tmp_path):
         ("FirstHit(bonus=1)@5", "1", 2.0), ("FirstHit(bonus=1)@5", "2", 1.0), ("FirstHit(bonus=1)@5", "all", 1.5)]
     table = irmeta.evaluate(qrels, [run], ["FirstHit@5"], per_topic=False)
     assert table["value"].tolist() == [0.5]
+
+
+def test_an_imported_measure_is_named_and_directed_but_never_computed(registry, tmp_path, trec8_matrix):
+    import pandas as pd
+
+    from irmeta.measures.averaging import score_arrays
+    from irmeta.measures.score_files import scores_from_table
+
+    definition = irmeta.register_imported_measure("Judged", higher_is_better=False, description="a judge's rating")
+    assert definition.imported and MEASURES["Judged"].description == "a judge's rating"
+    assert parse_measure("Judged@10") == Measure("Judged", 10) and parse_measure("Judged").higher_is_better is False
+    fault = "measure Judged@10 has no implementation in irmeta: its scores come from a scores file"
+    with pytest.raises(ValueError, match=fault):
+        score_arrays(trec8_matrix.subset(range(2)), ["P@10", "Judged@10"])
+    with pytest.raises(ValueError, match=fault):  # refused before the (missing) runs are read
+        irmeta.score(write(tmp_path / "q", "1 0 a 1\n"), [tmp_path / "no such run"], ["P@10", "Judged@10"])
+    # from a scores file, its direction reaches the experiments, and no 0 fills a hole
+    table = pd.DataFrame({"run": ["a", "a", "b", "b"], "measure": "Judged@10", "qid": ["1", "2", "1", "2"],
+                          "value": [1.0, 2.0, 3.0, 4.0]})
+    (matrix,) = irmeta.score_matrices(table)
+    assert matrix.higher_is_better is False and matrix.values.tolist() == [[1.0, 2.0], [3.0, 4.0]]
+    assert scores_from_table(table, ["Judged@10"], []).means["all_topics"].tolist() == [[1.5, 3.5]]
+    with pytest.raises(ValueError, match="lower is better for Judged@10"):
+        scores_from_table(table.iloc[1:], ["Judged@10"], [], missing="zero")
+    with pytest.raises(ValueError, match="Judged is already registered"):
+        irmeta.register_imported_measure("Judged")
+    assert irmeta.register_imported_measure("Judged", replace=True).higher_is_better is True
+    with pytest.raises(ValueError, match="letters, digits"):
+        irmeta.register_imported_measure("my score")

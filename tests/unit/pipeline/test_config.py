@@ -147,9 +147,11 @@ def test_config_defaults(tmp_path):
         "missing_data": "error",
         "measure_options": {"gains": None, "beta": 1, "asl_unretrieved": "paper"},
         "measure_plugins": [],
+        "imported_measures": {},
         "averaging": ["all", "returned"],
         "threads": 2,
     }
+    assert experiments["judgment_agreement"] == {"level": 0.05} and experiments["claims"] == {"tau_threshold": 0.9}
 
 
 def test_collection_defaults_and_paths(tmp_path):
@@ -341,3 +343,62 @@ def test_averaging_without_all_is_refused_before_any_job():
     checked = validate_config(config, "config.yaml", schema_dir=ROOT / "workflow" / "schemas")
     with pytest.raises(ConfigError, match=r"config.yaml: key 'averaging': \['returned'\] lacks 'all'"):
         check_config(dict(checked, averaging=["returned"]), "config.yaml")
+
+
+# ------------------------------------------------- bring your own scores and judgments
+
+
+def test_a_collection_of_scores_only_and_one_with_other_judgments(tmp_path):
+    _write(tmp_path / "data" / "scores.tsv", "run\tmeasure\tqid\tvalue\n")
+    _write(tmp_path / "data" / "shallow.txt", "1 0 d1 1\n")
+    _write(tmp_path / "data" / "q.txt", "1 0 d1 1\n")
+    for run in ("r1", "r2"):
+        _write(tmp_path / "data" / "runs" / run, f"1 Q0 d1 1 1.0 {run}\n")
+    _write(tmp_path / "conf" / "s.yaml", {"name": "s", "scores": {"path": "{data_root}/scores.tsv"}})
+    _write(tmp_path / "conf" / "j.yaml", {"name": "j", "qrels": "{data_root}/q.txt", "runs": "{data_root}/runs",
+                                          "alternative_qrels": {"shallow": "{data_root}/shallow.txt"}})
+    s = load_collection("s", "data", tmp_path / "conf", base_dir=tmp_path)
+    assert (s.scores, s.scores_format, s.scores_missing) == (tmp_path / "data" / "scores.tsv", "auto", "error")
+    assert not s.has_runs and s.qrels is None and check_collection_paths(s) == []
+    j = load_collection("j", "data", tmp_path / "conf", base_dir=tmp_path)
+    assert j.has_runs and j.alternative_qrels == {"shallow": tmp_path / "data" / "shallow.txt"}
+    assert len(check_collection_paths(j)) == 2
+
+    (tmp_path / "data" / "shallow.txt").unlink()
+    with pytest.raises(FileNotFoundError) as exc:
+        check_collection_paths(j)
+    assert "key 'alternative_qrels.shallow'" in _one_line(exc) and "no such file" in str(exc.value)
+    (tmp_path / "data" / "scores.tsv").unlink()
+    with pytest.raises(FileNotFoundError) as exc:
+        check_collection_paths(s)
+    assert "key 'scores.path'" in _one_line(exc)
+
+
+@pytest.mark.parametrize("data, key", [
+    ({"name": "c", "scores": {"path": "s.tsv", "format": "csv"}}, "key 'scores.format'"),
+    ({"name": "c", "scores": {"path": "s.tsv", "missing": "nan"}}, "key 'scores.missing'"),
+    ({"name": "c", "scores": {"format": "irmeta"}}, "missing key 'path' in 'scores'"),
+    ({"name": "c", "scores": "s.tsv"}, "key 'scores'"),
+    ({"name": "c", "runs": "r", "scores": {"path": "s.tsv"}}, "missing key 'qrels'"),
+    ({"name": "c", "qrels": "q", "runs": "r", "alternative_qrels": {"bad name": "x"}}, "alternative_qrels"),
+    ({"name": "c", "qrels": "q", "runs": "r", "alternative_qrels": {}}, "alternative_qrels"),
+    ({"name": "c", "scores": {"path": "s.tsv"}, "alternative_qrels": {"x": "x"}}, "not allowed"),
+])
+def test_bad_scores_and_judgments_keys_are_named(tmp_path, data, key):
+    path = _write(tmp_path / "c.yaml", data)
+    with pytest.raises(ConfigError) as exc:
+        load_collection(path, tmp_path)
+    message = _one_line(exc)
+    assert key in message and str(path) in message
+
+
+@pytest.mark.parametrize("data, key", [
+    ({"imported_measures": {"nugget": "better"}}, "key 'imported_measures.nugget'"),
+    ({"imported_measures": {"9lives": "higher"}}, "imported_measures"),
+    ({"experiments": {"claims": {"tau_threshold": 2}}}, "key 'experiments.claims.tau_threshold'"),
+    ({"experiments": {"judgment_agreement": {"level": 0}}}, "key 'experiments.judgment_agreement.level'"),
+])
+def test_bad_new_config_values_are_named(tmp_path, data, key):
+    with pytest.raises(ConfigError) as exc:
+        load_config(_write(tmp_path / "config.yaml", data))
+    assert key in _one_line(exc)

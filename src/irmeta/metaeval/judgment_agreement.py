@@ -1,0 +1,182 @@
+"""Bring your own judgments: how far the conclusions drawn under alternative judgment
+sets (shallower pools, other assessors, grades thresholded differently) agree with those
+drawn under a reference set (the official qrels), the same runs scored under each.
+
+For each alternative set, measure and alpha: the rank correlation of the two system
+rankings (Voorhees, "Variations in relevance judgments and the measurement of retrieval
+effectiveness", IPM 2000, with Kendall's tau-b; Yilmaz, Aslam and Robertson's tau_AP,
+top-weighted), and what becomes of the run pairs the reference calls significantly
+different (two-way ANOVA Tukey HSD, as in :mod:`.discriminative_power`).
+
+Topics: the two sets are compared on the topics they share (an alternative set may lack
+topics its assessors never judged). When both sets judged the same topics, the means are
+the pipeline's own (``Scores.means``). When not, both sets' means are recomputed over the
+shared topics the same way (sorted sums, :func:`exact_mean`; only for the paper's
+averaging over all topics, since ``Scores`` does not record which topics a run returned):
+mixing a set's integer-total means with the other's sorted sums would break exact ties on
+one side only. The ``topics`` and ``topics_excluded`` columns say which case a row is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from irmeta.measures.averaging import Scores, exact_mean
+from irmeta.metaeval.score_matrices import oriented, sort_by_alpha
+from irmeta.metaeval.stats.blocks import run_pairs
+from irmeta.metaeval.stats.correlation import kendall_tau, tau_ap
+from irmeta.metaeval.stats.tukey_hsd import tukey_hsd_critical_values, tukey_hsd_statistics
+
+JUDGMENT_AGREEMENT_COLUMNS = (
+    "reference", "judgments", "measure", "alpha", "averaging", "level", "runs", "topics", "topics_excluded",
+    "pairs", "kendall_tau", "tau_ap", "significant_reference", "significant_alternative",
+    "swapped_significant", "reversed_significant", "swapped_share",
+)
+
+
+@dataclass(frozen=True)
+class _Aligned:
+    """One judgment set's scores restricted to the shared topics, runs in the reference's order."""
+
+    per_topic: np.ndarray  # (blocks, runs, shared topics)
+    means: np.ndarray  # (blocks, runs)
+
+
+def _shared_topics(reference: Scores, alternative: Scores) -> list[str]:
+    """The topics both sets judged, in the reference's order."""
+    theirs = set(alternative.topics)
+    return [t for t in reference.topics if t in theirs]
+
+
+def _aligned(scores: Scores, runs: list[str], topics: list[str], averaging: str, name: str, *,
+             recompute: bool) -> _Aligned:
+    """``scores`` with runs in ``runs``' order and only ``topics``; the pipeline's means,
+    or with ``recompute`` sorted-sum means over ``topics``."""
+    if sorted(scores.runs) != sorted(runs):
+        raise ValueError(f"judgments {name!r}: scores other runs than the reference")
+    if averaging not in scores.means:
+        raise ValueError(f"judgments {name!r}: no means of averaging {averaging!r}")
+    run_position = {r: i for i, r in enumerate(scores.runs)}
+    run_index = [run_position[r] for r in runs]
+    topic_position = {t: i for i, t in enumerate(scores.topics)}
+    per_topic = scores.per_topic[:, run_index][:, :, [topic_position[t] for t in topics]]
+    if not recompute:
+        return _Aligned(per_topic, scores.means[averaging][:, run_index])
+    # Scores keeps no record of which topics each run returned, so only the paper's
+    # averaging (every topic, a topic not returned scoring 0) can be recomputed.
+    if averaging != "all_topics":
+        raise ValueError(f"judgments {name!r}: the topic sets differ, and means over the shared topics "
+                         f"can be recomputed for averaging 'all_topics' only, not {averaging!r}")
+    return _Aligned(per_topic, exact_mean(per_topic))
+
+
+def _block_pairs(reference: Scores, alternative: Scores, name: str) -> list[tuple[int, int]]:
+    """(reference block, alternative block) for each of the reference's measure-alpha blocks."""
+    pairs = []
+    for i, (measure, alpha) in enumerate(zip(reference.measures, reference.alphas)):
+        try:
+            pairs.append((i, alternative.block(measure, alpha)))
+        except KeyError:
+            raise ValueError(f"judgments {name!r}: no scores of {measure} at alpha {alpha or '-'}") from None
+    return pairs
+
+
+def _pair_signs(means: np.ndarray) -> np.ndarray:
+    """sign(mean_a - mean_b) of every run pair a < b (``run_pairs`` order): +1 when a is better."""
+    a, b = run_pairs(len(means))
+    return np.sign(means[a] - means[b])
+
+
+def _significant(values: np.ndarray, level: float, critical: dict[tuple[int, int], float]) -> np.ndarray:
+    """Run pairs (``run_pairs`` order) the two-way Tukey HSD rejects at ``level``: q > q_crit.
+    ``critical`` caches q_crit by (runs, df): the studentized range quantile is the slow part."""
+    q, k, df = tukey_hsd_statistics(values)
+    if (k, df) not in critical:
+        critical[(k, df)] = tukey_hsd_critical_values(k, df, [level])[float(level)]
+    return q > critical[(k, df)]
+
+
+def _agreement(reference_means: np.ndarray, alternative_means: np.ndarray, significant_reference: np.ndarray,
+               significant_alternative: np.ndarray) -> dict[str, float | int]:
+    """The columns comparing one measure-alpha's two rankings (means oriented, higher better)."""
+    opposite = _pair_signs(reference_means) * _pair_signs(alternative_means) < 0
+    swapped = int(np.count_nonzero(significant_reference & opposite))
+    n_significant = int(np.count_nonzero(significant_reference))
+    return {
+        "kendall_tau": kendall_tau(alternative_means, reference_means),
+        "tau_ap": tau_ap(alternative_means, reference_means, higher_is_better=True),
+        "significant_reference": n_significant,
+        "significant_alternative": int(np.count_nonzero(significant_alternative)),
+        "swapped_significant": swapped,
+        "reversed_significant": int(np.count_nonzero(significant_reference & significant_alternative & opposite)),
+        "swapped_share": swapped / n_significant if n_significant else np.nan,
+    }
+
+
+def _alternative_rows(reference: Scores, alternative: Scores, name: str, reference_name: str, level: float,
+                      averaging: str, critical: dict[tuple[int, int], float]) -> list[dict]:
+    topics = _shared_topics(reference, alternative)
+    if len(topics) < 2:
+        raise ValueError(f"judgments {name!r}: {len(topics)} topic(s) in common with {reference_name!r}, need 2")
+    excluded = len(set(reference.topics) ^ set(alternative.topics))
+    ref = _aligned(reference, reference.runs, topics, averaging, reference_name, recompute=excluded > 0)
+    alt = _aligned(alternative, reference.runs, topics, averaging, name, recompute=excluded > 0)
+    n_runs = len(reference.runs)
+    rows = []
+    for i, j in _block_pairs(reference, alternative, name):
+        measure = reference.measures[i]
+        # Both rankings best first: a lower-is-better measure (ASL) is negated, exactly.
+        ref_means, alt_means = oriented(ref.means[i], measure), oriented(alt.means[j], measure)
+        rows.append({
+            "reference": reference_name, "judgments": name, "measure": measure, "alpha": reference.alphas[i] or "",
+            "averaging": averaging, "level": float(level), "runs": n_runs, "topics": len(topics),
+            "topics_excluded": excluded,
+            "pairs": n_runs * (n_runs - 1) // 2,
+            **_agreement(ref_means, alt_means, _significant(ref.per_topic[i], level, critical),
+                         _significant(alt.per_topic[j], level, critical)),
+        })
+    return rows
+
+
+def judgment_agreement_table(reference: Scores, alternatives: Mapping[str, Scores], *,
+                             reference_name: str = "official", level: float = 0.05,
+                             averaging: str = "all_topics") -> pd.DataFrame:
+    """Agreement of each alternative judgment set with the reference, per measure and alpha.
+
+    ``reference`` and each of ``alternatives`` (name -> scores) score the same runs with
+    the same measures and alphas, each under its own judgments. Topics: those both sets
+    judged (see the module docstring). One row per alternative (in the mapping's order),
+    measure and alpha (sorted as :func:`~irmeta.metaeval.kendall_tau.kendall_tau_table`
+    sorts them), with columns :data:`JUDGMENT_AGREEMENT_COLUMNS`:
+
+    - ``reference``, ``judgments``: the two sets' names; ``measure``; ``alpha`` (label,
+      ``""`` for a measure without one); ``averaging``, ``level``: the settings;
+    - ``runs``: S; ``topics``: T, the topics compared (both sets judged them);
+      ``topics_excluded``: topics judged in only one of the two sets (left out);
+      ``pairs``: S(S - 1)/2;
+    - ``kendall_tau``: tau-b between the runs' means under the alternative and under the
+      reference; ``tau_ap``: tau_AP of the alternative's ranking with the reference's as
+      the truth (both rankings oriented best first: lower-is-better measures negated);
+    - ``significant_reference`` (``significant_alternative``): run pairs (a, b) the
+      two-way ANOVA Tukey HSD over all S runs on the (S, T) matrix rejects at ``level``
+      (q > q_crit) under the reference (alternative) judgments;
+    - ``swapped_significant``: pairs significant under the reference whose means are in
+      strictly the opposite order under the alternative,
+      sign(m_a - m_b) * sign(m'_a - m'_b) < 0 (a tie under the alternative is no swap);
+    - ``reversed_significant``: the swapped pairs that are also significant under the
+      alternative (significant under both, with opposite signs);
+    - ``swapped_share``: swapped_significant / significant_reference (NaN when the
+      reference finds no significant pair).
+    """
+    critical: dict[tuple[int, int], float] = {}
+    frames = []
+    for name, alternative in alternatives.items():
+        rows = _alternative_rows(reference, alternative, str(name), reference_name, level, averaging, critical)
+        frames.append(sort_by_alpha(pd.DataFrame(rows, columns=list(JUDGMENT_AGREEMENT_COLUMNS)), ["measure", "alpha"]))
+    if not frames:
+        return pd.DataFrame(columns=list(JUDGMENT_AGREEMENT_COLUMNS))
+    return pd.concat(frames, ignore_index=True)

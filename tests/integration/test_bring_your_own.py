@@ -1,0 +1,148 @@
+"""Bring your own scores and judgments, and the claims across collections, end to end.
+
+One run over four collections: the demo (runs), the demo's own per-topic scores as
+irmeta writes them and as trec_eval -q prints them (scores only: the experiments that
+read rankings are skipped), and 30 TREC-8 runs with a derived judgment set (half of each
+topic's judged documents, drawn with a fixed seed).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from test_workflow import _copy_workflow, _ok, _snakemake
+
+IRMETA = Path(sys.executable).parent / "irmeta"
+MEASURES = ["P@100", "AP@100", "P_rareness@100", "AP_rareness@100"]
+ALPHAS = ["0", "0.5", "1"]
+SMALL = {
+    "measures": MEASURES,
+    "alphas": [0, 0.5, 1],
+    "experiments": {
+        "comparisons": [{"measure": "P_rareness@100", "baseline": "P@100"},
+                        {"measure": "AP_rareness@100", "baseline": "AP@100"}],
+        "discriminative_power": {"permutations": 200},
+        "stability": {"trials": 200},
+        "system_subsampling": {"trials": 20, "largest": 8},
+        "swap": {"trials": 100},
+        "asl": {"enabled": False},
+    },
+}
+SCORE_TABLES = ("kendall_tau", "discriminative_power", "stability", "swap_sensitivity")
+
+
+def _yaml(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def _irmeta(*args: str) -> None:
+    proc = subprocess.run([str(IRMETA), *args], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+
+
+def half_of_the_judgments(qrels: Path, out: Path, seed: int = 7) -> Path:
+    """Half of each topic's judged documents (rounded up), drawn with a fixed seed."""
+    frame = pd.read_csv(qrels, sep=r"\s+", header=None, names=["qid", "iter", "docid", "grade"], dtype=str)
+    draw = np.random.default_rng(seed).permutation(len(frame))  # a random order of all judgments
+    position = pd.Series(draw).groupby(frame["qid"].to_numpy()).rank(method="first")
+    size = frame.groupby("qid")["qid"].transform("size").to_numpy()
+    keep = frame[position.to_numpy() <= (size + 1) // 2]
+    keep.to_csv(out, sep=" ", header=False, index=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def byo(tmp_path_factory, shared_data) -> Path:
+    work = _copy_workflow(tmp_path_factory.mktemp("byo"))
+    data = work / "data"
+    demo = data / "demo"
+    _irmeta("simulate", "--out", str(demo), "--seed", "42", "--runs", "24", "--topics", "25", "--depth", "100")
+    score = ["score", "--qrels", str(demo / "qrels.txt"), "--runs", str(demo / "runs"), "--per-topic", "--depth", "100"]
+    score += [arg for m in MEASURES for arg in ("--measure", m)] + [arg for a in ALPHAS for arg in ("--alpha", a)]
+    _irmeta(*score, "--output", str(data / "demo_scores.tsv"))
+    _irmeta(*score, "--format", "trec_eval", "--output", str(data / "demo_trec_eval.txt"))
+    trec8 = Path(shared_data) / "trec8_adhoc"
+    runs = sorted((trec8 / "runs").iterdir())[::4][:30]
+    half = half_of_the_judgments(trec8 / "qrels.txt", data / "trec8_half.txt")
+    collections = work / "config" / "collections"
+    _yaml(collections / "demo_scores.yaml", {"name": "demo_scores", "label": "Demo scores",
+                                             "scores": {"path": str(data / "demo_scores.tsv")}})
+    _yaml(collections / "demo_trec_eval.yaml", {"name": "demo_trec_eval", "label": "Demo trec_eval",
+                                                "scores": {"path": str(data / "demo_trec_eval.txt")}})
+    _yaml(collections / "trec8_half.yaml", {"name": "trec8_half", "label": "TREC-8 (30 runs)",
+                                            "qrels": str(trec8 / "qrels.txt"), "runs": [str(r) for r in runs],
+                                            "depth": 1000, "alternative_qrels": {"half": str(half)}})
+    _yaml(work / "config" / "byo.yaml",
+          dict(SMALL, collections=["demo", "demo_scores", "demo_trec_eval", "trec8_half"],
+               data_root=str(shared_data)))
+    proc = _ok(_snakemake(work, "--cores", "2", "--configfile", "config/byo.yaml", timeout=600))
+    (work / "screen.txt").write_text(proc.stdout + proc.stderr)
+    return work
+
+
+def _table(work: Path, collection: str, name: str) -> pd.DataFrame:
+    return pd.read_csv(work / "results" / collection / "tables" / f"{name}.csv", dtype={"alpha": str})
+
+
+def test_scores_only_gives_the_tables_of_the_runs_they_came_from(byo):
+    for name in SCORE_TABLES:
+        ran, given = _table(byo, "demo", name), _table(byo, "demo_scores", name)
+        pd.testing.assert_frame_equal(ran, given, check_exact=False, rtol=1e-12, obj=name)
+
+
+def test_trec_eval_output_enters_the_same_experiments(byo):
+    for name in SCORE_TABLES:
+        ran, given = _table(byo, "demo", name), _table(byo, "demo_trec_eval", name)
+        assert len(ran) == len(given) and list(ran.columns) == list(given.columns), name
+    tau = _table(byo, "demo_trec_eval", "kendall_tau")
+    # Four decimals change few means: the rankings barely move.
+    assert (tau.loc[tau["alpha"] == "0", "tau"] > 0.95).all()
+
+
+def test_experiments_that_need_rankings_are_skipped_and_said_so(byo):
+    tables = byo / "results" / "demo_scores" / "tables"
+    assert sorted(p.stem for p in tables.glob("*.csv")) == sorted(SCORE_TABLES)
+    assert not (byo / "results" / "demo_scores" / "judged.npz").exists()
+    listing = (byo / "results" / "demo_scores" / "experiments.md").read_text()
+    for experiment in ("rarity_listing", "system_subsampling", "synthetic_rare_common"):
+        assert f"| {experiment} | skipped | scores only: " in listing
+        assert f"collection demo_scores: skipping {experiment}" in (byo / "screen.txt").read_text()
+    assert "| kendall_tau | ran |" in listing
+    assert "skipped" not in (byo / "results" / "demo" / "experiments.md").read_text()
+    # The paper's tables are over the collections with runs.
+    table1 = pd.read_csv(byo / "results" / "paper" / "table1.csv")
+    assert "Demo scores" not in " ".join(map(str, table1.columns)) + " ".join(map(str, table1.iloc[:, 0]))
+
+
+def test_judgment_sets_are_compared(byo):
+    agreement = _table(byo, "trec8_half", "judgment_agreement")
+    assert set(agreement["judgments"]) == {"half"} and set(agreement["reference"]) == {"qrels"}
+    assert set(agreement["measure"]) == set(MEASURES)
+    assert (agreement["runs"] == 30).all() and (agreement["topics"] == 50).all()
+    assert agreement["kendall_tau"].between(0.5, 0.999).all()  # half the judgments: close, not equal
+    assert (agreement["swapped_significant"] <= agreement["significant_reference"]).all()
+    for ext in ("png", "pdf"):
+        assert (byo / "results" / "trec8_half" / "figures" / f"judgment_agreement.{ext}").stat().st_size > 1000
+    # Under the official qrels, the scores are those of the collection itself.
+    official = pd.read_parquet(byo / "results" / "trec8_half" / "scores.parquet")
+    half = pd.read_parquet(byo / "results" / "trec8_half" / "judgments" / "half" / "scores.parquet")
+    assert len(official) == len(half) and not np.allclose(official["value"], half["value"])
+
+
+def test_the_claims_table_puts_every_collection_side_by_side(byo):
+    claims = (byo / "results" / "claims.md").read_text()
+    for label in ("Demo", "Demo scores", "Demo trec_eval", "TREC-8 (30 runs)"):
+        assert label in claims
+    tidy = pd.read_csv(byo / "results" / "claims.csv")
+    assert {"rank_agreement", "discriminative_power", "stability"} <= set(tidy["claim"])
+    for ext in ("png", "pdf"):
+        assert (byo / "results" / f"claims.{ext}").stat().st_size > 1000
+    screen = (byo / "screen.txt").read_text()
+    assert "results/claims.md" in screen and "skipped system_subsampling: scores only" in screen

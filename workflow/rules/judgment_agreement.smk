@@ -1,0 +1,93 @@
+# Bring your own judgments: every run scored again under each of a collection's
+# alternative_qrels, and the systems' rankings and significant pairs compared with those
+# under its qrels (the reference).
+
+
+rule ingest_judgments:
+    """The runs read again, judged by an alternative judgment set."""
+    input:
+        qrels=judgments_qrels,
+        runs=lambda wildcards: ingest_input(wildcards)["runs"],
+    output:
+        judged="results/{collection}/judgments/{judgments}/judged.npz",
+    params:
+        options=ingest_options,
+        threshold=relevance_threshold,
+    log:
+        job_log("ingest_judgments", "{collection}.{judgments}"),
+    benchmark:
+        job_benchmark("ingest_judgments", "{collection}.{judgments}")
+    threads: config["threads"]
+    resources:
+        mem_mb=mem_mb_from_input(2),
+        runtime=30,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/ingest_collection.py"
+
+
+rule score_judgments:
+    """Every run under an alternative judgment set, with the measures irmeta computes."""
+    input:
+        judged="results/{collection}/judgments/{judgments}/judged.npz",
+    output:
+        scores="results/{collection}/judgments/{judgments}/scores.parquet",
+        arrays="results/{collection}/judgments/{judgments}/scores.npz",
+    params:
+        measures=[m for m in config["measures"] if m not in IMPORTED_MEASURES],
+        averaging=config["averaging"],
+        alphas=config["alphas"],
+        rarity_depth=config["rarity_depth"],
+        measure_options=config["measure_options"],
+        imported_options={},
+        imported_measures=[],
+    log:
+        job_log("score_judgments", "{collection}.{judgments}"),
+    benchmark:
+        job_benchmark("score_judgments", "{collection}.{judgments}")
+    resources:
+        mem_mb=mem_mb_from_input(2),
+        runtime=30,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/score_runs.py"
+
+
+rule tabulate_judgment_agreement:
+    """Per measure and alpha: Kendall tau, tau_AP and swapped significant pairs between
+    the systems under the reference qrels and under each alternative judgment set."""
+    input:
+        unpack(judgment_scores),
+    output:
+        table=report(
+            "results/{collection}/tables/judgment_agreement.csv",
+            caption="../report/judgment_agreement.rst",
+            category="{collection}",
+            subcategory="Judgment sets",
+            labels={"table": "judgment_agreement"},
+        ),
+        figure=report(
+            "results/{collection}/figures/judgment_agreement.png",
+            caption="../report/judgment_agreement.rst",
+            category="{collection}",
+            subcategory="Judgment sets",
+            labels={"figure": "judgment_agreement"},
+        ),
+        pdf="results/{collection}/figures/judgment_agreement.pdf",
+    params:
+        judgments=lambda wildcards: JUDGED[wildcards.collection],
+        measures=[m for m in config["measures"] if m not in IMPORTED_MEASURES],
+        level=EXPERIMENTS["judgment_agreement"]["level"],
+        label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
+    log:
+        job_log("tabulate_judgment_agreement"),
+    benchmark:
+        job_benchmark("tabulate_judgment_agreement")
+    resources:
+        **MATRIX_JOB,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/tabulate_judgment_agreement.py"

@@ -1,0 +1,22 @@
+"""Rule tabulate_claims: irmeta.artefacts.claims across the configured collections."""
+
+from pathlib import Path
+
+from irmeta.artefacts.claims import claims_table, write_claims
+from irmeta.artefacts.figures.claims import plot_claims
+from irmeta.pipeline.paper_inputs import read_collection_tables
+from irmeta.pipeline.scripts import log_to, run_script
+
+
+def main(smk) -> None:
+    log = log_to(smk.log[0])
+    collections = dict(smk.params.collections)
+    tables = read_collection_tables(smk.input, collections, ["kendall_tau", "discriminative_power", "stability"])
+    table = claims_table(tables, list(smk.params.comparisons), tau_threshold=smk.params.tau_threshold)
+    labels = list(collections.values())
+    write_claims(table, Path(smk.output.csv).with_suffix(""), collections=labels)
+    plot_claims(table, smk.output.figure, smk.output.pdf, collections=labels)
+    log.info("wrote %s: %d claims over %d collections", smk.output.md, len(table), len(labels))
+
+
+run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

@@ -22,7 +22,7 @@ through trec_eval's order and the file readers' checks, and give the numbers
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,67 +137,132 @@ def score_matrices(table, measures: Sequence[str] | None = None, *, missing: Mis
     return out
 
 
-def kendall_tau_table(table, comparisons: Sequence[tuple[str, str]]):
+def matrices_of(table, measures: Sequence[str] | None = None, alphas: Sequence[Alpha] | None = None
+                ) -> list[ScoreMatrix]:
+    """The score matrices of ``measures`` (all: None), of ``alphas`` for measures with one
+    (all: None), from a per-topic score table (:func:`score_matrices`) or from
+    :class:`Scores` (:func:`score`'s, or ``scores.npz`` loaded)."""
+    from irmeta.metaeval.score_matrices import score_matrices as blocks_of
+
+    if isinstance(table, Scores):
+        names = None if measures is None else [str(parse_measure(m).without_alpha()) for m in measures]
+        found = blocks_of(table, names, alphas)
+        if not found:
+            raise ValueError(f"the scores have no per-topic scores of {', '.join(measures or ['any measure'])}")
+        return found
+    found = score_matrices(table, measures)
+    if alphas is not None:
+        labels = {alpha_label(a) for a in alphas}
+        found = [m for m in found if m.alpha is None or m.alpha in labels]
+    return found
+
+
+def _trials(trials: int | range) -> range:
+    return trials if isinstance(trials, range) else range(trials)
+
+
+def kendall_tau_table(table, comparisons: Sequence[tuple[str, str] | Mapping[str, str]]):
     """Kendall's tau-b and tau_AP between each measure's system ranking (each of its
-    alphas) and its baseline's, as (measure, baseline) pairs (the paper's Figure 2).
-    Means are the table's ``all`` rows when it has them (evaluate's, over every qrels
-    topic by default, and exact for the precision family), else sorted sums of the
-    per-topic scores, over every topic of the table."""
+    alphas) and its baseline's, as (measure, baseline) pairs or ``{"measure", "baseline"}``
+    (the paper's Figure 2). From :class:`Scores`, means are theirs; from a table, its
+    ``all`` rows when it has them (evaluate's, over every qrels topic by default, and
+    exact for the precision family), else sorted sums of the per-topic scores."""
     from irmeta.metaeval import kendall_tau
 
-    named = {str(parse_measure(m)) for pair in comparisons for m in pair}
-    matrices = score_matrices(table, sorted(named))
-    return kendall_tau.kendall_tau_table(_scores_of(matrices, table), [
-        {"measure": str(parse_measure(m)), "baseline": str(parse_measure(b))} for m, b in comparisons])
+    pairs = [(c["measure"], c["baseline"]) if isinstance(c, Mapping) else tuple(c) for c in comparisons]
+    named = [{"measure": str(parse_measure(m)), "baseline": str(parse_measure(b))} for m, b in pairs]
+    if isinstance(table, Scores):
+        return kendall_tau.kendall_tau_table(table, named)
+    matrices = score_matrices(table, sorted({n for pair in named for n in pair.values()}))
+    return kendall_tau.kendall_tau_table(_scores_of(matrices, table), named)
+
+
+def permutation_null(table, measures: Sequence[str] | None = None, *, trials: int | range = 1000,
+                     seed: int = DEFAULT_SEED):
+    """The randomised Tukey HSD's null distribution: per permutation trial (``trials``: how
+    many, or which, as a range; the pipeline's shards take a range each), the largest
+    difference of run means after permuting each topic's scores across runs."""
+    from irmeta.metaeval import discriminative_power as dp
+
+    return dp.randomised_null_shard(matrices_of(table, measures), _trials(trials), seed + dp.SEED_OFFSET)
 
 
 def discriminative_power_table(table, measures: Sequence[str] | None = None, *,
                                methods: Sequence[str] = ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd"),
                                levels: Sequence[float] = (0.05, 0.01), permutations: int = 1000,
-                               seed: int = DEFAULT_SEED):
+                               seed: int = DEFAULT_SEED, null=None):
     """Run pairs significantly different at each level, by each method (the paper's Table
     1): the authors' per-pair Tukey HSD, the two-way Tukey HSD, the randomised Tukey HSD
-    with ``permutations`` permutations."""
+    with ``permutations`` permutations (or the ``null`` :func:`permutation_null` drew, in
+    shards, concatenated)."""
     from irmeta.metaeval import discriminative_power as dp
 
-    matrices = score_matrices(table, measures)
-    null = (dp.randomised_null_shard(matrices, range(permutations), seed + dp.SEED_OFFSET)
-            if "randomised_tukey_hsd" in methods else None)
+    matrices = matrices_of(table, measures)
+    if null is None and "randomised_tukey_hsd" in methods:
+        null = permutation_null(table, measures, trials=permutations, seed=seed)
     return dp.discriminative_power_table(matrices, methods=list(methods), levels=list(levels), null=null)
 
 
-def stability_table(table, measures: Sequence[str] | None = None, *, trials: int = 1000,
-                    topics_per_trial: int | None = None, fuzziness: Sequence[dict] = DEFAULT_FUZZINESS,
-                    seed: int = DEFAULT_SEED):
-    """Buckley and Voorhees's stability (the paper's Table 2) under each fuzziness
-    (``{"mode": "absolute" or "relative", "value": ...}``); ``topics_per_trial`` None is
-    round(topics / 2), as the paper."""
+def stability_trials(table, measures: Sequence[str] | None = None, *, trials: int | range = 1000,
+                     topics_per_trial: int | None = None, fuzziness: Sequence[dict] = DEFAULT_FUZZINESS,
+                     seed: int = DEFAULT_SEED):
+    """Stability's counts over ``trials`` (how many, or which): per trial, each run pair's
+    wins, losses and ties on ``topics_per_trial`` topics (None: round(topics / 2))."""
     from irmeta.metaeval import stability
     from irmeta.pipeline.experiments import stability_topics_per_trial
 
-    matrices = score_matrices(table, measures)
+    matrices = matrices_of(table, measures)
     per_trial = stability_topics_per_trial(topics_per_trial, len(matrices[0].topics))
-    counts = stability.stability_shard(matrices, topics_per_trial=per_trial, trials=range(trials),
-                                       seed=seed + stability.SEED_OFFSET, fuzziness=list(fuzziness))
-    return stability.stability_table([counts], topics_per_trial=per_trial, trials=trials,
+    return stability.stability_shard(matrices, topics_per_trial=per_trial, trials=_trials(trials),
+                                     seed=seed + stability.SEED_OFFSET, fuzziness=list(fuzziness))
+
+
+def stability_table(table=None, measures: Sequence[str] | None = None, *, trials: int = 1000,
+                    topics_per_trial: int | None = None, fuzziness: Sequence[dict] = DEFAULT_FUZZINESS,
+                    seed: int = DEFAULT_SEED, counts: Sequence | None = None):
+    """Buckley and Voorhees's stability (the paper's Table 2) under each fuzziness
+    (``{"mode": "absolute" or "relative", "value": ...}``); ``topics_per_trial`` None is
+    round(topics / 2), as the paper. ``counts``: :func:`stability_trials`' shards, when
+    drawn apart (then ``table`` is not read)."""
+    from irmeta.metaeval import stability
+
+    if counts is None:
+        counts = [stability_trials(table, measures, trials=trials, topics_per_trial=topics_per_trial,
+                                   fuzziness=fuzziness, seed=seed)]
+    return stability.stability_table(list(counts), topics_per_trial=counts[0].topics_per_trial, trials=trials,
                                      seed=seed + stability.SEED_OFFSET)
 
 
-def swap_sensitivity_table(table, measures: Sequence[str] | None = None, *, trials: int = 1000,
-                           sampling: str = "bootstrap", topic_set_size: int | None = None,
-                           bin_width: float = 0.01, confidence: float = 0.95, seed: int = DEFAULT_SEED):
+def swap_trials(table, measures: Sequence[str] | None = None, *, alphas: Sequence[Alpha] | None = None,
+                trials: int | range = 1000, sampling: str = "bootstrap", topic_set_size: int | None = None,
+                bin_width: float = 0.01, seed: int = DEFAULT_SEED):
+    """The swap method's counts over ``trials`` (how many, or which): per trial, two topic
+    sets, and per bin of mean difference the comparisons and the swaps."""
+    from irmeta.metaeval import swap_sensitivity
+
+    return swap_sensitivity.swap_shard(matrices_of(table, measures, alphas), trials=_trials(trials),
+                                       seed=seed + swap_sensitivity.SEED_OFFSET, sampling=sampling,
+                                       topic_set_size=topic_set_size, bin_width=bin_width)
+
+
+def swap_sensitivity_table(table, measures: Sequence[str] | None = None, *, alphas: Sequence[Alpha] | None = None,
+                           trials: int = 1000, sampling: str = "bootstrap", topic_set_size: int | None = None,
+                           bin_width: float = 0.01, confidence: float = 0.95, seed: int = DEFAULT_SEED,
+                           counts: Sequence | None = None):
     """Sakai's swap-method sensitivity: the difference a measure needs for a
-    ``confidence`` sure comparison, and the share of comparisons that reach it."""
+    ``confidence`` sure comparison, and the share of comparisons that reach it.
+    ``counts``: :func:`swap_trials`' shards, when drawn apart."""
     from irmeta.metaeval import swap_sensitivity
     from irmeta.pipeline.experiments import swap_topic_set_size
 
-    matrices = score_matrices(table, measures)
-    own_seed = seed + swap_sensitivity.SEED_OFFSET
-    counts = swap_sensitivity.swap_shard(matrices, trials=range(trials), seed=own_seed, sampling=sampling,
-                                         topic_set_size=topic_set_size, bin_width=bin_width)
-    size = swap_topic_set_size({"topic_set_size": topic_set_size, "sampling": sampling}, len(matrices[0].topics))
-    return swap_sensitivity.swap_table([counts], trials=trials, sampling=sampling, topic_set_size=size,
-                                       bin_width=bin_width, confidence=confidence, seed=own_seed)
+    if counts is None:
+        counts = [swap_trials(table, measures, alphas=alphas, trials=trials, sampling=sampling,
+                              topic_set_size=topic_set_size, bin_width=bin_width, seed=seed)]
+    n_topics = len(table.topics) if isinstance(table, Scores) else len(matrices_of(table, measures)[0].topics)
+    size = swap_topic_set_size({"topic_set_size": topic_set_size, "sampling": sampling}, n_topics)
+    return swap_sensitivity.swap_table(list(counts), trials=trials, sampling=sampling, topic_set_size=size,
+                                       bin_width=bin_width, confidence=confidence,
+                                       seed=seed + swap_sensitivity.SEED_OFFSET)
 
 
 def _scores_of(matrices: Sequence[ScoreMatrix], table) -> Scores:

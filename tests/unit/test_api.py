@@ -183,3 +183,31 @@ def test_score_matrices_keep_the_tables_topic_order_and_canonical_names():
     (m,) = irmeta.score_matrices(table, ["P@10"])
     assert (m.measure, m.runs, m.topics) == ("P@10", ["b", "a"], ["10", "9", "100"])
     assert m.values.tolist() == [[0, 1, 2], [3, 4, 5]]
+
+
+def test_experiments_drawn_in_shards_give_the_one_call_tables(trec8):
+    """The pipeline's rules draw trials in shards with permutation_null, stability_trials and
+    swap_trials, then tabulate; one call draws them all. Same tables, from Scores or a table."""
+    qrels, paths, _, _ = trec8
+    scored = irmeta.api.score(qrels, paths, ["P@100", "AP@100"], depth=1000)
+    table = irmeta.api.scores_frame(scored.scores)
+    api = irmeta.api
+    measures = ["P@100", "AP@100"]
+    for given in (scored.scores, table):
+        assert api.kendall_tau_table(given, [("AP@100", "P@100")]).equals(
+            api.kendall_tau_table(given, [{"measure": "AP@100", "baseline": "P@100"}]))
+        null = pd.concat([api.permutation_null(given, measures, trials=range(0, 30)),
+                          api.permutation_null(given, measures, trials=range(30, 60))], ignore_index=True)
+        pd.testing.assert_frame_equal(api.discriminative_power_table(given, measures, permutations=60),
+                                      api.discriminative_power_table(given, measures, null=null))
+        counts = [api.stability_trials(given, measures, trials=range(0, 25)),
+                  api.stability_trials(given, measures, trials=range(25, 50))]
+        pd.testing.assert_frame_equal(api.stability_table(given, measures, trials=50),
+                                      api.stability_table(trials=50, counts=counts))
+        swaps = [api.swap_trials(given, measures, trials=range(0, 20)),
+                 api.swap_trials(given, measures, trials=range(20, 40))]
+        pd.testing.assert_frame_equal(api.swap_sensitivity_table(given, measures, trials=40),
+                                      api.swap_sensitivity_table(given, measures, trials=40, counts=swaps))
+    # Scores and their table give the same tables.
+    pd.testing.assert_frame_equal(api.stability_table(scored.scores, measures, trials=20),
+                                  api.stability_table(table, measures, trials=20))

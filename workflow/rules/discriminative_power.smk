@@ -11,7 +11,7 @@ rule sample_permutation_null:
     params:
         measures=COMPARISON_MEASURES,
         trials=lambda wildcards: shard_range(EXPERIMENTS["discriminative_power"]["permutations"], wildcards),
-        seed=irconfig.experiment_seed(config, "discriminative_power"),
+        seed=EXPERIMENTS["seed"],  # irmeta.api adds the experiment's SEED_OFFSET
     log:
         job_log("sample_permutation_null", SHARD),
     benchmark:

@@ -12,7 +12,7 @@ rule sample_stability:
         trials=lambda wildcards: shard_range(EXPERIMENTS["stability"]["trials"], wildcards),
         topics_per_trial=EXPERIMENTS["stability"]["topics_per_trial"],
         fuzziness=EXPERIMENTS["stability"]["fuzziness"],
-        seed=irconfig.experiment_seed(config, "stability"),
+        seed=EXPERIMENTS["seed"],  # irmeta.api adds the experiment's SEED_OFFSET
     log:
         job_log("sample_stability", SHARD),
     benchmark:
@@ -39,7 +39,7 @@ rule tabulate_stability:
         ),
     params:
         trials=EXPERIMENTS["stability"]["trials"],
-        seed=irconfig.experiment_seed(config, "stability"),
+        seed=EXPERIMENTS["seed"],  # irmeta.api adds the experiment's SEED_OFFSET
     log:
         job_log("tabulate_stability"),
     benchmark:

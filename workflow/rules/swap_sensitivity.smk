@@ -13,7 +13,7 @@ rule sample_swaps:
         alphas=EXPERIMENTS["swap"]["alphas"],
         trials=lambda wildcards: shard_range(EXPERIMENTS["swap"]["trials"], wildcards),
         settings=EXPERIMENTS["swap"],
-        seed=irconfig.experiment_seed(config, "swap_sensitivity"),
+        seed=EXPERIMENTS["seed"],  # irmeta.api adds the experiment's SEED_OFFSET
     log:
         job_log("sample_swaps", SHARD),
     benchmark:
@@ -42,7 +42,7 @@ rule tabulate_swap_sensitivity:
     params:
         settings=EXPERIMENTS["swap"],
         # Written beside the numbers, so the table says which draws made it.
-        seed=irconfig.experiment_seed(config, "swap_sensitivity"),
+        seed=EXPERIMENTS["seed"],  # irmeta.api adds the experiment's SEED_OFFSET
     log:
         job_log("tabulate_swap_sensitivity"),
     benchmark:

@@ -1,19 +1,21 @@
 """Rule sample_swaps: one shard of the swap method's trials (per-bin comparisons and swaps)."""
 
-from irmeta.metaeval.swap_sensitivity import swap_shard
+from irmeta.api import swap_trials
+from irmeta.metaeval import swap_sensitivity
 from irmeta.pipeline.scripts import Shard, log_to, run_script
-from irmeta.pipeline.stored_scores import load_score_matrices, write_frame
+from irmeta.pipeline.stored_scores import load_scores, write_frame
 
 
 def main(smk) -> None:
     log = log_to(smk.log[0])
     shard = Shard.of(smk)
     settings = dict(smk.params.settings)
-    matrices = load_score_matrices(smk.input.scores, smk.params.measures, alphas=smk.params.alphas)
-    log.info("swap %s for %d score matrices, %s", shard, len(matrices), settings)
-    counts = swap_shard(matrices, trials=shard.trials, seed=shard.seed, sampling=settings["sampling"],
-                        topic_set_size=settings["topic_set_size"], bin_width=settings["bin_width"])
-    write_frame(counts, smk.output.counts, shard.settings)
+    scores = load_scores(smk.input.scores, smk.params.measures, alphas=smk.params.alphas)
+    log.info("swap %s for %d score blocks, %s", shard, len(scores.measures), settings)
+    counts = swap_trials(scores, smk.params.measures, alphas=smk.params.alphas, trials=shard.trials,
+                         sampling=settings["sampling"], topic_set_size=settings["topic_set_size"],
+                         bin_width=settings["bin_width"], seed=shard.seed)
+    write_frame(counts, smk.output.counts, shard.drawn_by(swap_sensitivity.SEED_OFFSET))
 
 
 run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

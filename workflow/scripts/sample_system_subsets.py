@@ -14,7 +14,7 @@ def main(smk) -> None:
     log.info("system subsampling %s, N in %s, alpha %s", shard, sizes, smk.params.alpha)
     taus = subsampling_shard(matrix, list(smk.params.measures), sizes=sizes, trials=shard.trials, seed=shard.seed,
                              alpha=smk.params.alpha)
-    write_frame(taus, smk.output.taus, shard.settings)
+    write_frame(taus, smk.output.taus, shard.drawn_by())
 
 
 run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

@@ -1,6 +1,6 @@
 """Rule tabulate_kendall_tau: Figure 2's table with irmeta.metaeval.kendall_tau.kendall_tau_table."""
 
-from irmeta.metaeval.kendall_tau import kendall_tau_table
+from irmeta.api import kendall_tau_table
 from irmeta.pipeline.scripts import log_to, run_script
 from irmeta.pipeline.stored_scores import load_scores, write_csv
 

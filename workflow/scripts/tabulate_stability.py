@@ -1,6 +1,7 @@
 """Rule tabulate_stability: Table 2 from the stability shards."""
 
-from irmeta.metaeval.stability import StabilityCounts, stability_table
+from irmeta.api import stability_table
+from irmeta.metaeval.stability import StabilityCounts
 from irmeta.pipeline.scripts import log_to, run_script
 from irmeta.pipeline.stored_scores import write_csv
 
@@ -8,8 +9,7 @@ from irmeta.pipeline.stored_scores import write_csv
 def main(smk) -> None:
     log = log_to(smk.log[0])
     shards = [StabilityCounts.load(p) for p in smk.input.counts]
-    table = stability_table(shards, topics_per_trial=shards[0].topics_per_trial, trials=smk.params.trials,
-                            seed=smk.params.seed)
+    table = stability_table(trials=smk.params.trials, seed=smk.params.seed, counts=shards)
     write_csv(table, smk.output.table)
     log.info("wrote %s (%d rows)", smk.output.table, len(table))
 

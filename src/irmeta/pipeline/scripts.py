@@ -71,10 +71,11 @@ class Shard:
         first, last = smk.params.trials
         return cls(range(first, last), smk.params.seed)
 
-    @property
-    def settings(self) -> dict:
-        """Stored with the shard's output, so the file says which draws made it."""
-        return {"trials": [self.trials.start, self.trials.stop], "seed": self.seed}
+    def drawn_by(self, offset: int = 0) -> dict:
+        """Stored with the shard's output, so the file says which draws made it: its trials
+        and the seed they drew from (``experiments.seed`` plus the experiment's ``offset``,
+        its module's SEED_OFFSET)."""
+        return {"trials": [self.trials.start, self.trials.stop], "seed": self.seed + offset}
 
     def __str__(self) -> str:
         return f"trials {self.trials.start}..{self.trials.stop - 1}"

@@ -127,11 +127,3 @@ def read_shards(paths: Sequence[str | Path]) -> list[pd.DataFrame]:
 def merged_shards(paths: Sequence[str | Path]) -> pd.DataFrame | None:
     """Every shard's rows in one frame, in shard order; None without shards."""
     return pd.concat(read_shards(paths), ignore_index=True) if len(paths) else None
-
-
-def load_score_matrices(path: str | Path, measures: Sequence[str], alphas: Sequence[Alpha] | None = None):
-    """The score matrices of ``measures`` (and ``alphas``, for measures with one) from ``scores.npz``:
-    :func:`load_scores` then :func:`irmeta.metaeval.score_matrices.score_matrices`."""
-    from irmeta.metaeval.score_matrices import score_matrices
-
-    return score_matrices(load_scores(path, list(measures), alphas=None if alphas is None else list(alphas)))

@@ -43,10 +43,11 @@ def test_shards_in_order_and_none_without(tmp_path):
 
 def test_shard_of_a_rule():
     trials = shard_trials(1000, 3, 1)
-    smk = SimpleNamespace(params=SimpleNamespace(trials=[trials.start, trials.stop], seed=20230405))
+    smk = SimpleNamespace(params=SimpleNamespace(trials=[trials.start, trials.stop], seed=20230402))
     shard = Shard.of(smk)
-    assert shard.trials == range(333, 666) and shard.seed == 20230405
-    assert shard.settings == {"trials": [333, 666], "seed": 20230405}
+    assert shard.trials == range(333, 666) and shard.seed == 20230402
+    # The file records the seed its trials drew from: experiments.seed plus the experiment's offset.
+    assert shard.drawn_by(3) == {"trials": [333, 666], "seed": 20230405}
     assert str(shard) == "trials 333..665"
 
 

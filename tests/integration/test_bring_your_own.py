@@ -146,3 +146,47 @@ def test_the_claims_table_puts_every_collection_side_by_side(byo):
         assert (byo / "results" / f"claims.{ext}").stat().st_size > 1000
     screen = (byo / "screen.txt").read_text()
     assert "results/claims.md" in screen and "skipped system_subsampling: scores only" in screen
+
+
+def test_a_measure_from_a_scores_file_beside_runs(tmp_path, shared_data):
+    """A measure irmeta does not compute (config's imported_measures) comes from a scores
+    file beside the runs; here AP@100's own scores under another name, so it must agree
+    with AP@100 exactly."""
+    work = _copy_workflow(tmp_path / "beside")
+    trec8 = Path(shared_data) / "trec8_adhoc"
+    runs = sorted((trec8 / "runs").iterdir())[::10][:12]
+    tsv = work / "data" / "ap.tsv"
+    tsv.parent.mkdir(parents=True)
+    _irmeta("score", "--qrels", str(trec8 / "qrels.txt"), "--runs", *map(str, runs), "--measure", "AP@100",
+            "--per-topic", "--output", str(tsv))
+    tsv.write_text(tsv.read_text().replace("\tAP@100\t", "\tMyAP\t"))
+    _yaml(work / "config" / "collections" / "t8.yaml", {
+        "name": "t8", "qrels": str(trec8 / "qrels.txt"), "runs": [str(r) for r in runs], "depth": 1000,
+        "scores": {"path": str(tsv)}})
+    _yaml(work / "config" / "beside.yaml", {
+        "collections": ["t8"], "imported_measures": {"MyAP": "higher"}, "measures": ["P@100", "AP@100", "MyAP"],
+        "experiments": {"comparisons": [{"measure": "MyAP", "baseline": "AP@100"}],
+                        "discriminative_power": {"permutations": 100}, "swap": {"measures": []}}})
+    targets = [f"results/t8/tables/{t}.csv" for t in ("kendall_tau", "discriminative_power")]
+    _ok(_snakemake(work, *targets, "--cores", "2", "--configfile", "config/beside.yaml", timeout=300))
+    tau = _table(work, "t8", "kendall_tau")
+    assert tau[["measure", "baseline"]].values.tolist() == [["MyAP", "AP@100"]]
+    assert (tau["tau"] == 1.0).all() and (tau["tau_ap"] == 1.0).all()
+    dp = _table(work, "t8", "discriminative_power").set_index(["method", "level", "measure"])["significant_pairs"]
+    assert (dp.xs("MyAP", level="measure") == dp.xs("AP@100", level="measure")).all()
+    scores = pd.read_parquet(work / "results" / "t8" / "scores.parquet")
+    assert set(scores["measure"]) == {"P@100", "AP@100", "MyAP"}
+
+
+def test_a_bad_scores_file_is_one_line_naming_its_line(tmp_path, shared_data):
+    work = _copy_workflow(tmp_path / "bad")
+    bad = work / "data" / "bad.tsv"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("run\tmeasure\tqid\tvalue\nr1\tP@100\t1\t0.5\nr1\tP@100\t2\n")
+    _yaml(work / "config" / "collections" / "bad.yaml", {"name": "bad", "scores": {"path": str(bad)}})
+    proc = _snakemake(work, "results/bad/scores.npz", "--cores", "1", "--config", "collections=[bad]",
+                      f"data_root={shared_data}")
+    assert proc.returncode != 0
+    screen = proc.stdout + proc.stderr
+    assert f"irmeta: error: {bad}:3: 3 fields, expected 4" in screen, screen[-3000:]
+    assert not (work / "results" / "bad" / "scores.npz").exists()

@@ -202,12 +202,12 @@ def register_imported_measures(imported: Mapping[str, str], source: str | Path =
     scores only a scores file gives. A name irmeta computes itself is refused."""
     if not imported:
         return
-    from irmeta.measures.plugins import register_imported_measure
+    from irmeta.measures.plugins import ImportedMeasure, register_imported_measure
     from irmeta.measures.registry import MEASURES
 
     for name, direction in imported.items():
         known = MEASURES.get(name)
-        if known is not None and not getattr(known, "imported", False):
+        if known is not None and not isinstance(known, ImportedMeasure):
             raise ConfigError(f"{source}: key 'imported_measures.{name}': irmeta computes {name} itself; "
                               f"give a scores file's own measure another name")
         register_imported_measure(name, higher_is_better=direction == "higher", replace=True)
@@ -215,9 +215,9 @@ def register_imported_measures(imported: Mapping[str, str], source: str | Path =
 
 def imported_only(measure: str) -> bool:
     """Whether irmeta has no implementation of ``measure``: its scores come from a scores file."""
-    from irmeta.measures.registry import MEASURES
+    from irmeta.measures.plugins import ImportedMeasure
 
-    return bool(getattr(MEASURES.get(parse_measure(measure).family), "imported", False))
+    return isinstance(parse_measure(measure).definition, ImportedMeasure)
 
 
 def check_measures(measures: Iterable[str], source: str | Path = "config") -> None:

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from campaigns import REPO
+from irmeta.measures.names import parse_measure as parse
 from irmeta.pipeline.config import (
     CONFIG_SCHEMA,
     SCHEMA_DIR,
@@ -402,3 +403,32 @@ def test_bad_new_config_values_are_named(tmp_path, data, key):
     with pytest.raises(ConfigError) as exc:
         load_config(_write(tmp_path / "config.yaml", data))
     assert key in _one_line(exc)
+
+
+def test_imported_measures_need_a_scores_file_and_a_name_of_their_own(tmp_path):
+    from irmeta.pipeline.config import check_collection_measures, imported_only
+
+    config = validate_config({"imported_measures": {"nugget_recall": "lower"},
+                              "measures": ["P@100", "nugget_recall"],
+                              "experiments": {"comparisons": [{"measure": "nugget_recall", "baseline": "P@100"}],
+                                              "swap": {"measures": []}}}, "c.yaml")
+    assert imported_only("nugget_recall") and not imported_only("P@100")
+    assert not parse("nugget_recall").higher_is_better  # every experiment reads its direction
+    _write(tmp_path / "s.tsv", "run\tmeasure\tqid\tvalue\n")
+    for run in ("r1", "r2"):
+        _write(tmp_path / "runs" / run, f"1 Q0 d1 1 1.0 {run}\n")
+    _write(tmp_path / "q.txt", "1 0 d1 1\n")
+    runs_only = load_collection(_write(tmp_path / "a.yaml", {"name": "a", "qrels": "q.txt", "runs": "runs"}),
+                                tmp_path, base_dir=tmp_path)
+    with pytest.raises(ConfigError) as exc:
+        check_collection_measures(runs_only, config)
+    assert "measure nugget_recall comes only from a scores file" in _one_line(exc)
+    beside = load_collection(_write(tmp_path / "b.yaml", {"name": "b", "qrels": "q.txt", "runs": "runs",
+                                                          "scores": {"path": "s.tsv"}}), tmp_path, base_dir=tmp_path)
+    check_collection_measures(beside, config)
+    with pytest.raises(ConfigError) as exc:  # beside runs, a scores file without imported measures gives nothing
+        check_collection_measures(beside, validate_config({}, "c.yaml"))
+    assert "key 'scores'" in _one_line(exc)
+    with pytest.raises(ConfigError) as exc:
+        validate_config({"imported_measures": {"AP": "higher"}}, "c.yaml")
+    assert "irmeta computes AP itself" in _one_line(exc)

@@ -161,20 +161,24 @@ def _trials(trials: int | range) -> range:
     return trials if isinstance(trials, range) else range(trials)
 
 
-def kendall_tau_table(table, comparisons: Sequence[tuple[str, str] | Mapping[str, str]]):
+def kendall_tau_table(table, comparisons: Sequence[tuple[str, str] | Mapping[str, str]], *,
+                      tau_ap: Sequence[str] = ("reference",)):
     """Kendall's tau-b and tau_AP between each measure's system ranking (each of its
     alphas) and its baseline's, as (measure, baseline) pairs or ``{"measure", "baseline"}``
-    (the paper's Figure 2). From :class:`Scores`, means are theirs; from a table, its
-    ``all`` rows when it has them (evaluate's, over every qrels topic by default, and
-    exact for the precision family), else sorted sums of the per-topic scores."""
+    (the paper's Figure 2). ``tau_ap``: the forms of tau_AP, each a column: ``reference``
+    (``tau_ap``, the baseline as the reference ranking) and/or ``symmetric``
+    (``tau_ap_symmetric``, neither is). From :class:`Scores`, means are theirs; from a
+    table, its ``all`` rows when it has them (evaluate's, over every qrels topic by
+    default, and exact for the precision family), else sorted sums of the per-topic scores."""
     from irmeta.metaeval import kendall_tau
 
     pairs = [(c["measure"], c["baseline"]) if isinstance(c, Mapping) else tuple(c) for c in comparisons]
     named = [{"measure": str(parse_measure(m)), "baseline": str(parse_measure(b))} for m, b in pairs]
+    forms = [tau_ap] if isinstance(tau_ap, str) else list(tau_ap)
     if isinstance(table, Scores):
-        return kendall_tau.kendall_tau_table(table, named)
+        return kendall_tau.kendall_tau_table(table, named, tau_ap_forms=forms)
     matrices = score_matrices(table, sorted({n for pair in named for n in pair.values()}))
-    return kendall_tau.kendall_tau_table(_scores_of(matrices, table), named)
+    return kendall_tau.kendall_tau_table(_scores_of(matrices, table), named, tau_ap_forms=forms)
 
 
 def permutation_null(table, measures: Sequence[str] | None = None, *, trials: int | range = 1000,
@@ -190,17 +194,22 @@ def permutation_null(table, measures: Sequence[str] | None = None, *, trials: in
 def discriminative_power_table(table, measures: Sequence[str] | None = None, *,
                                methods: Sequence[str] = ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd"),
                                levels: Sequence[float] = (0.05, 0.01), permutations: int = 1000,
-                               seed: int = DEFAULT_SEED, null=None):
+                               seed: int = DEFAULT_SEED, null=None, randomised_p: str = "count"):
     """Run pairs significantly different at each level, by each method (the paper's Table
     1): the authors' per-pair Tukey HSD, the two-way Tukey HSD, the randomised Tukey HSD
     with ``permutations`` permutations (or the ``null`` :func:`permutation_null` drew, in
-    shards, concatenated)."""
+    shards, concatenated) and p-values ``randomised_p``: ``count`` (count / B, as Sakai
+    and Carterette) or ``plus_one`` ((count + 1) / (B + 1), then in a ``randomised_p``
+    column)."""
     from irmeta.metaeval import discriminative_power as dp
 
+    if randomised_p not in dp.RANDOMISED_P:  # before the permutations, not after
+        raise ValueError(f"randomised_p must be one of {', '.join(dp.RANDOMISED_P)}, not {randomised_p!r}")
     matrices = matrices_of(table, measures)
     if null is None and "randomised_tukey_hsd" in methods:
         null = permutation_null(table, measures, trials=permutations, seed=seed)
-    return dp.discriminative_power_table(matrices, methods=list(methods), levels=list(levels), null=null)
+    return dp.discriminative_power_table(matrices, methods=list(methods), levels=list(levels), null=null,
+                                         randomised_p=randomised_p)
 
 
 def stability_trials(table, measures: Sequence[str] | None = None, *, trials: int | range = 1000,

@@ -211,3 +211,33 @@ def test_experiments_drawn_in_shards_give_the_one_call_tables(trec8):
     # Scores and their table give the same tables.
     pd.testing.assert_frame_equal(api.stability_table(scored.scores, measures, trials=20),
                                   api.stability_table(table, measures, trials=20))
+
+
+def test_tau_ap_forms_and_randomised_p_are_options():
+    """docs/PROTOCOL.md, Rank agreement and Discriminative power: ``tau_ap`` adds the
+    symmetric form as a column, ``randomised_p="plus_one"`` gives (count + 1) / (B + 1);
+    the defaults give the tables without either."""
+    from irmeta.metaeval.stats.correlation import tau_ap_symmetric
+    from irmeta.metaeval.stats.tukey_hsd import randomised_tukey_hsd_pvalues
+
+    rng = np.random.default_rng(4)
+    runs, topics = [f"r{i}" for i in range(5)], [str(t) for t in range(8)]
+    p10, ap = rng.random((5, 8)), rng.random((5, 8))
+    p10[0] += 1.0  # a run above every permutation's largest difference
+    table = long_table({"P@10": p10, "AP@10": ap}, runs, topics)
+    default = irmeta.kendall_tau_table(table, [("AP@10", "P@10")])
+    assert "tau_ap_symmetric" not in default.columns
+    both = irmeta.kendall_tau_table(table, [("AP@10", "P@10")], tau_ap=["reference", "symmetric"])
+    pd.testing.assert_frame_equal(both.drop(columns="tau_ap_symmetric"), default)
+    assert both["tau_ap_symmetric"].item() == tau_ap_symmetric(ap.mean(axis=1), p10.mean(axis=1))
+
+    kw = dict(methods=["randomised_tukey_hsd"], levels=[0.05], permutations=19)
+    counted = irmeta.discriminative_power_table(table, ["P@10"], **kw)
+    plus = irmeta.discriminative_power_table(table, ["P@10"], randomised_p="plus_one", **kw)
+    assert "randomised_p" not in counted.columns and plus["randomised_p"].tolist() == ["plus_one"]
+    null = irmeta.api.permutation_null(table, ["P@10"], trials=19)["max_difference"].to_numpy()
+    p = randomised_tukey_hsd_pvalues(p10, null, plus_one=True)
+    assert plus["significant_pairs"].item() == int(np.sum(p < 0.05)) == 0  # never below 1/20 = 0.05
+    assert counted["significant_pairs"].item() >= 4  # run r0's pairs: p = 0 / 19
+    with pytest.raises(ValueError, match="randomised_p must be one of count, plus_one"):
+        irmeta.discriminative_power_table(table, ["P@10"], randomised_p="plus-one", **kw)

@@ -46,6 +46,7 @@ rule tabulate_discriminative_power:
         measures=COMPARISON_MEASURES,
         methods=EXPERIMENTS["discriminative_power"]["methods"],
         levels=EXPERIMENTS["discriminative_power"]["levels"],
+        randomised_p=EXPERIMENTS["discriminative_power"]["randomised_p"],
     log:
         job_log("tabulate_discriminative_power"),
     benchmark:

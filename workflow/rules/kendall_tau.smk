@@ -15,6 +15,7 @@ rule tabulate_kendall_tau:
         ),
     params:
         comparisons=EXPERIMENTS["comparisons"],
+        tau_ap=EXPERIMENTS["kendall_tau"]["tau_ap"],
     log:
         job_log("tabulate_kendall_tau"),
     benchmark:

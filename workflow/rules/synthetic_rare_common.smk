@@ -15,6 +15,7 @@ rule simulate_rare_common:
         ),
     params:
         settings=EXPERIMENTS["synthetic"],
+        rarity_depth=config["rarity_depth"],  # null: the measure's cutoff
         topic=lambda wildcards: COLLECTIONS[wildcards.collection].synthetic_topic,
     log:
         job_log("simulate_rare_common"),

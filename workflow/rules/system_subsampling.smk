@@ -12,6 +12,7 @@ rule sample_system_subsets:
         measures=EXPERIMENTS["system_subsampling"]["measures"],
         alpha=EXPERIMENTS["system_subsampling"]["alpha"],
         largest=EXPERIMENTS["system_subsampling"]["largest"],
+        rarity_depth=config["rarity_depth"],  # null: each measure's cutoff
         trials=lambda wildcards: shard_range(EXPERIMENTS["system_subsampling"]["trials"], wildcards),
         seed=irconfig.experiment_seed(config, "system_subsampling"),
     log:

@@ -11,9 +11,10 @@ def main(smk) -> None:
     shard = Shard.of(smk)
     matrix = load_matrix(smk.input.judged)
     sizes = subsampling_sizes(len(matrix.runs), smk.params.largest)
-    log.info("system subsampling %s, N in %s, alpha %s", shard, sizes, smk.params.alpha)
+    log.info("system subsampling %s, N in %s, alpha %s, S_d at %s", shard, sizes, smk.params.alpha,
+             smk.params.rarity_depth or "the cutoff")
     taus = subsampling_shard(matrix, list(smk.params.measures), sizes=sizes, trials=shard.trials, seed=shard.seed,
-                             alpha=smk.params.alpha)
+                             alpha=smk.params.alpha, rarity_depth=smk.params.rarity_depth)
     write_frame(taus, smk.output.taus, shard.drawn_by())
 
 

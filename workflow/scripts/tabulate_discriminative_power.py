@@ -9,7 +9,8 @@ def main(smk) -> None:
     log = log_to(smk.log[0])
     scores = load_scores(smk.input.scores, smk.params.measures)
     table = discriminative_power_table(scores, smk.params.measures, methods=list(smk.params.methods),
-                                       levels=list(smk.params.levels), null=merged_shards(smk.input.null))
+                                       levels=list(smk.params.levels), null=merged_shards(smk.input.null),
+                                       randomised_p=smk.params.randomised_p)
     write_csv(table, smk.output.table)
     log.info("wrote %s (%d rows)", smk.output.table, len(table))
 

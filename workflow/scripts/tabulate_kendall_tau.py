@@ -8,7 +8,7 @@ from irmeta.pipeline.stored_scores import load_scores, write_csv
 def main(smk) -> None:
     log = log_to(smk.log[0])
     scores = load_scores(smk.input.scores)
-    table = kendall_tau_table(scores, list(smk.params.comparisons))
+    table = kendall_tau_table(scores, list(smk.params.comparisons), tau_ap=list(smk.params.tau_ap))
     write_csv(table, smk.output.table)
     log.info("wrote %s (%d rows)", smk.output.table, len(table))
 

@@ -23,6 +23,12 @@ from irmeta.support.progress import Progress
 
 DP_METHODS = ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd")
 
+#: The randomised Tukey HSD's p-value (``experiments.discriminative_power.randomised_p``):
+#: ``count``, #{trials with max difference >= observed} / B (Sakai 2014, Carterette 2012;
+#: the default), or ``plus_one``, (count + 1) / (B + 1), the observed data counted as one
+#: more permutation (never 0).
+RANDOMISED_P = ("count", "plus_one")
+
 
 #: Added to ``experiments.seed``: trial t of the randomised Tukey HSD draws the permutations from
 #: ``default_rng([seed + SEED_OFFSET, t])``, a stream no other experiment of the same
@@ -54,17 +60,23 @@ def discriminative_power_table(
     methods: Sequence[str] = DP_METHODS,
     levels: Sequence[float] = (0.05, 0.01),
     null: pd.DataFrame | None = None,
+    randomised_p: str = "count",
 ) -> pd.DataFrame:
     """Table 1: run pairs significantly different at each level, by each method.
 
     - ``paper_pairwise``: each pair alone, Tukey HSD on two independent groups (the
       authors' scripts; equals an unpaired two-sample t-test, no multiplicity correction);
     - ``tukey_hsd``: one Tukey HSD over all runs on the two-way ANOVA residual;
-    - ``randomised_tukey_hsd``: permutation within topics (``null`` from the shards).
+    - ``randomised_tukey_hsd``: permutation within topics (``null`` from the shards),
+      p-values as ``randomised_p`` says (:data:`RANDOMISED_P`). Any but the default
+      ``count`` is written in a ``randomised_p`` column (the method's rows; empty
+      elsewhere), so the default table keeps the columns it had before the setting.
     """
     unknown = set(methods) - set(DP_METHODS)
     if unknown:
         raise ValueError(f"unknown discriminative-power methods: {sorted(unknown)}")
+    if randomised_p not in RANDOMISED_P:
+        raise ValueError(f"randomised_p must be one of {', '.join(RANDOMISED_P)}, not {randomised_p!r}")
     rows = []
     critical: dict[tuple[int, int], dict[float, float]] = {}
     for m in matrices:
@@ -83,12 +95,16 @@ def discriminative_power_table(
                     raise ValueError("randomised_tukey_hsd needs the permutation null (its shards)")
                 mine = null[(null["measure"] == m.measure) & (null["alpha"] == (m.alpha or ""))]
                 mine = mine.sort_values("trial")
-                p = randomised_tukey_hsd_pvalues(m.values, mine["max_difference"].to_numpy())
+                p = randomised_tukey_hsd_pvalues(m.values, mine["max_difference"].to_numpy(),
+                                                 plus_one=randomised_p == "plus_one")
                 counts = count_significant(p, levels)
                 counts = {float(k): v for k, v in counts.items()}
+            randomised = method == "randomised_tukey_hsd"
             for level in levels:
-                rows.append({"measure": m.measure, "alpha": m.alpha or "", "method": method,
-                             "level": float(level), "significant_pairs": int(counts[float(level)]),
-                             "total_pairs": total,
-                             "permutations": int(len(mine)) if method == "randomised_tukey_hsd" else None})
+                row = {"measure": m.measure, "alpha": m.alpha or "", "method": method,
+                       "level": float(level), "significant_pairs": int(counts[float(level)]),
+                       "total_pairs": total, "permutations": int(len(mine)) if randomised else None}
+                if randomised_p != "count":
+                    row["randomised_p"] = randomised_p if randomised else None
+                rows.append(row)
     return sort_by_alpha(pd.DataFrame(rows), ["measure", "alpha"])

@@ -4,13 +4,15 @@ common relevant documents of one topic, ranked against the real runs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from irmeta.campaign.postings import RelevanceMatrix
-from irmeta.campaign.rarity import document_rarity
+from irmeta.measures.names import parse_measure
+from irmeta.measures.rareness import rarity_for
 
 
 def synthetic_rare_common(
@@ -21,6 +23,7 @@ def synthetic_rare_common(
     alphas: Sequence[float] = (0.0, 0.5, 1.0),
     max_relevant: int = 45,
     rare_systems: str = "protocol",
+    rarity_depth: int | None = None,
 ) -> pd.DataFrame:
     """Figure 1: rank of a hypothetical system among the real runs on one topic by
     P@k_rareness, as it retrieves D = 1..max_relevant relevant documents.
@@ -30,6 +33,8 @@ def synthetic_rare_common(
     - S_common retrieves the D real relevant documents most often retrieved by the real
       runs (most common first, ties by document code), raising their S_d by one.
     Adding either system makes S + 1 runs, so every real run is re-scored with S' = S + 1.
+    S_d counts the real runs holding a document within ``rarity_depth`` (None: the cutoff
+    k), as scoring counts it (:func:`irmeta.measures.rareness.rarity_for`).
     Ranks: 1 is best, ties take the average rank.
     """
     if rare_systems not in ("protocol", "paper_script"):
@@ -38,7 +43,7 @@ def synthetic_rare_common(
         raise KeyError(f"topic {topic} is not in the qrels")
     q = matrix.topics.index(topic)
     k = cutoff
-    found = document_rarity(matrix, depth=min(k, matrix.run_depth or matrix.depth))
+    found = rarity_for(matrix, k, None, rarity_depth)
     on_topic = np.flatnonzero(found.topic == q)
     s_d = found.n_retrieving[on_topic]
     n_runs = len(matrix.runs)
@@ -68,6 +73,28 @@ def synthetic_rare_common(
             rows.append(_rank_row(topic, "S_common", alpha, d, common, real_for_common,
                                   available=len(chosen)))
     return pd.DataFrame(rows)
+
+
+def synthetic_rare_common_table(matrix: RelevanceMatrix, topic: str, settings: Mapping[str, Any],
+                                rarity_depth: int | None = None) -> pd.DataFrame:
+    """Figure 1's table for ``experiments.synthetic`` (``measure``, ``alphas``,
+    ``max_relevant``, ``rare_systems``): each way of counting S_rare's rarity one after
+    the other, with the number of systems ranked, and with S_d counted at ``rarity_depth``
+    (None: the measure's cutoff; then no ``rarity_depth`` column, as before the setting
+    existed)."""
+    cutoff = parse_measure(settings["measure"]).cutoff
+    if cutoff is None:
+        raise ValueError(f"the synthetic systems need a cutoff (P_rareness@k), not {settings['measure']}")
+    tables = []
+    for variant in settings["rare_systems"]:
+        table = synthetic_rare_common(matrix, topic, cutoff=cutoff, alphas=settings["alphas"],
+                                      max_relevant=settings["max_relevant"], rare_systems=variant,
+                                      rarity_depth=rarity_depth)
+        table = table.assign(rare_systems=variant, n_systems=len(matrix.runs) + 1)
+        if rarity_depth is not None:
+            table["rarity_depth"] = int(rarity_depth)
+        tables.append(table)
+    return pd.concat(tables, ignore_index=True)
 
 
 def _rank_row(topic: str, system: str, alpha: float, d: int, score: float, real: np.ndarray,

@@ -14,12 +14,11 @@ import numpy as np
 import pandas as pd
 
 from irmeta.campaign.postings import RelevanceMatrix
-from irmeta.campaign.rarity import document_rarity
 from irmeta.measures.alpha import alpha_label
 from irmeta.measures.cutoffs import cut_at
 from irmeta.measures.names import parse_measure
 from irmeta.measures.precision import average_precision
-from irmeta.measures.rareness import tail_weights
+from irmeta.measures.rareness import rarity_for, tail_weights
 from irmeta.metaeval.stats.blocks import block_size, trial_rng
 from irmeta.metaeval.stats.correlation import batch_kendall_tau_b
 from irmeta.support.progress import Progress
@@ -36,7 +35,8 @@ class CoRetrieval:
     """What a rareness measure's mean over topics needs, for any subset of the runs.
 
     For runs s, s' the matrix ``pair[s, s']`` sums, over topics, the rarity weights of
-    the relevant documents both retrieve. With rarity R(d) = 1 - S_d/N from a sample of
+    the relevant documents s retrieves in its top k and s' within the rarity depth (k
+    unless ``rarity_depth`` says deeper). With rarity R(d) = 1 - S_d/N from a sample of
     N runs, S_d = sum over sampled s' of x_{s'}(d), so a run's mean rarity term is
     ``(own[s] - pair[s, sample].sum() / N) / Q``.
 
@@ -65,54 +65,79 @@ class CoRetrieval:
         return self.base[sample] + alpha * (own - shared / n) / self.n_topics
 
 
-def co_retrieval(matrix: RelevanceMatrix, measure: str) -> CoRetrieval:
+def co_retrieval(matrix: RelevanceMatrix, measure: str, rarity_depth: int | None = None) -> CoRetrieval:
     """Build :class:`CoRetrieval` for ``P_rareness@k`` or ``AP_rareness@k``.
 
     P: the weight of a relevant document at rank i is 1/k (eq. 1), kept as a count;
     AP: it is W_i / N_R with W_i = sum_{j>=i, j<=k} rel_j / j (eq. 3 rearranged). The
     (runs, relevant documents) incidence is sparse: its products cost what the runs
     retrieved, not runs x documents.
+
+    S_d counts the runs that hold d within ``rarity_depth`` (None: the cutoff k), as
+    scoring counts it (:func:`irmeta.measures.rareness.rarity_for`: a depth shallower
+    than k is refused, one beyond the runs' depth counts as that depth); the weights
+    stay those of the top k.
     """
     m = parse_measure(measure)
     if m.family not in ("P_rareness", "AP_rareness"):
         raise ValueError(f"system subsampling is defined for P_rareness and AP_rareness, not {measure}")
     hits, k = cut_at(matrix, m.cutoff)
     n_topics = matrix.n_topics
-    found = document_rarity(matrix, depth=min(k, matrix.run_depth or matrix.depth))
+    found = rarity_for(matrix, k, None, rarity_depth)
     run, doc = matrix.run_of(hits), found.index_of_judgment[hits.judgment]
-    ones = np.ones(len(hits))
+    # Who retrieves each document within the rarity depth: at the cutoff, the same postings.
+    counted = hits if found.depth <= k else matrix.hits.top(found.depth)
+    other = (run, doc, np.ones(len(hits))) if counted is hits else (
+        matrix.run_of(counted), found.index_of_judgment[counted.judgment], np.ones(len(counted)))
     if m.family == "P_rareness":
         own = np.bincount(run, minlength=matrix.n_runs).astype(np.int64)
         base = own / (k * n_topics)
-        pair = np.rint(_gram(run, doc, ones, ones, matrix.n_runs, len(found.n_retrieving))).astype(np.int64)
+        pair = np.rint(_gram((run, doc, np.ones(len(hits))), other, matrix.n_runs,
+                             len(found.n_retrieving))).astype(np.int64)
         return CoRetrieval(base=base, own=own, pair=pair, n_topics=n_topics, scale=k)
     n_rel = matrix.n_relevant[matrix.topic_of(hits)].astype(np.float64)
     weight = np.divide(tail_weights(hits), n_rel, out=np.zeros(len(hits)), where=n_rel > 0)
     base = average_precision(matrix, m.cutoff)
     return CoRetrieval(base=np.sort(base, axis=1).sum(axis=1) / n_topics,
                        own=np.bincount(run, weights=weight, minlength=matrix.n_runs),
-                       pair=_gram(run, doc, weight, ones, matrix.n_runs, len(found.n_retrieving)), n_topics=n_topics)
+                       pair=_gram((run, doc, weight), other, matrix.n_runs, len(found.n_retrieving)),
+                       n_topics=n_topics)
 
 
-def _gram(run: np.ndarray, doc: np.ndarray, left: np.ndarray, right: np.ndarray, n_runs: int,
-          n_docs: int) -> np.ndarray:
-    """(runs, runs): sum over documents of left[s, d] * right[s', d], the (run, document)
-    entries given as postings. Dense products over blocks of documents (BLAS), so memory
-    stays at one (runs, block) pair of matrices; exact for 0/1 counts."""
-    order = np.argsort(doc, kind="stable")
-    run, doc, left, right = run[order], doc[order], left[order], right[order]
+Entries = tuple[np.ndarray, np.ndarray, np.ndarray]  # (run, document, value) of each posting
+
+
+def _gram(left: Entries, right: Entries, n_runs: int, n_docs: int) -> np.ndarray:
+    """(runs, runs): sum over documents of left[s, d] * right[s', d], each matrix's
+    (run, document) entries given as postings. Dense products over blocks of documents
+    (BLAS), so memory stays at one (runs, block) pair of matrices; exact for 0/1 counts."""
     width = block_size(n_runs * 8 * 2)
     out = np.zeros((n_runs, n_runs))
+    left_sorted, right_sorted = _by_document(left), _by_document(right)
     for lo in range(0, n_docs, width):
-        a, b = np.searchsorted(doc, [lo, lo + width])
-        if a == b:
+        x = _block(left_sorted, lo, width, n_runs, n_docs)
+        y = _block(right_sorted, lo, width, n_runs, n_docs)
+        if x is None or y is None:
             continue
-        x = np.zeros((n_runs, min(width, n_docs - lo)))
-        y = np.zeros_like(x)
-        x[run[a:b], doc[a:b] - lo] = left[a:b]
-        y[run[a:b], doc[a:b] - lo] = right[a:b]
         out += x @ y.T
     return out
+
+
+def _by_document(entries: Entries) -> Entries:
+    run, doc, value = entries
+    order = np.argsort(doc, kind="stable")
+    return run[order], doc[order], value[order]
+
+
+def _block(entries: Entries, lo: int, width: int, n_runs: int, n_docs: int) -> np.ndarray | None:
+    """The dense (runs, documents lo..lo + width) block of sorted entries; None when empty."""
+    run, doc, value = entries
+    a, b = np.searchsorted(doc, [lo, lo + width])
+    if a == b:
+        return None
+    x = np.zeros((n_runs, min(width, n_docs - lo)))
+    x[run[a:b], doc[a:b] - lo] = value[a:b]
+    return x
 
 
 def sample_runs(n_runs: int, n_sample: int, trials: Iterable[int], seed: int) -> np.ndarray:
@@ -156,27 +181,37 @@ def subsampling_sizes(n_runs: int, largest: int | None = None) -> list[int]:
 
 
 def subsampling_shard(matrix: RelevanceMatrix, measures: Sequence[str], *, sizes: Sequence[int],
-                      trials: Iterable[int], seed: int, alpha: float = 1.0) -> pd.DataFrame:
-    """Kendall tau of each trial for each measure and number of systems N."""
+                      trials: Iterable[int], seed: int, alpha: float = 1.0,
+                      rarity_depth: int | None = None) -> pd.DataFrame:
+    """Kendall tau of each trial for each measure and number of systems N, S_d counted at
+    ``rarity_depth`` (None: each measure's cutoff; then no ``rarity_depth`` column, as
+    before the setting existed)."""
     trials = list(trials)
     frames = []
     progress = Progress(len(measures) * len(sizes), f"system subsampling, {len(trials)} trials")
     for measure in measures:
-        cr = co_retrieval(matrix, measure)
+        cr = co_retrieval(matrix, measure, rarity_depth)
         for n in sizes:
             progress.advance()
             # N's own stream: the same trial index draws different runs for each N.
             taus = system_subsampling_taus(cr, n, trials, seed=seed * 1000 + n, alpha=alpha)
-            frames.append(pd.DataFrame({"measure": measure, "alpha": alpha_label(alpha), "n_systems": n,
-                                        "trial": trials, "tau": taus}))
+            frame = pd.DataFrame({"measure": measure, "alpha": alpha_label(alpha), "n_systems": n,
+                                  "trial": trials, "tau": taus})
+            if rarity_depth is not None:
+                frame["rarity_depth"] = int(rarity_depth)
+            frames.append(frame)
     return pd.concat(frames, ignore_index=True)
 
 
 def subsampling_table(shards: Sequence[pd.DataFrame]) -> pd.DataFrame:
-    """Table 3: mean and standard deviation of tau over the defined trials, per measure and N."""
+    """Table 3: mean and standard deviation of tau over the defined trials, per measure and N
+    (and the shards' ``rarity_depth``, last, when they have one)."""
     taus = pd.concat(list(shards), ignore_index=True)
+    settings = ["rarity_depth"] if "rarity_depth" in taus.columns else []
     rows = []
-    for (measure, alpha, n), block in taus.groupby(["measure", "alpha", "n_systems"], sort=False):
+    for key, block in taus.groupby(["measure", "alpha", "n_systems", *settings], sort=False):
+        measure, alpha, n, *rest = key
         summary = summarise_taus(block.sort_values("trial")["tau"].to_numpy())
-        rows.append({"measure": measure, "alpha": alpha, "n_systems": int(n), **summary})
+        rows.append({"measure": measure, "alpha": alpha, "n_systems": int(n), **summary,
+                     **{name: int(value) for name, value in zip(settings, rest)}})
     return pd.DataFrame(rows).sort_values(["measure", "n_systems"], kind="stable").reset_index(drop=True)

@@ -12,9 +12,7 @@ import numpy as np
 import pandas as pd
 
 from irmeta.campaign.postings import RelevanceMatrix
-from irmeta.measures.names import parse_measure
 from irmeta.metaeval.stats.stability_trials import topics_per_trial_default
-from irmeta.metaeval.synthetic_rare_common import synthetic_rare_common
 
 #: Experiments that read the runs' rankings, not only their scores, and why: with scores
 #: only (a collection's ``scores`` file, no runs) they are skipped, which the log, the
@@ -66,19 +64,6 @@ def synthetic_topic(matrix: RelevanceMatrix, configured: str | None) -> str:
     """Figure 1's topic: the collection's ``synthetic_topic``, or the topic with the most
     relevant documents (the first such in topic order)."""
     return configured or matrix.topics[int(np.argmax(matrix.n_relevant))]
-
-
-def synthetic_rare_common_table(matrix: RelevanceMatrix, topic: str, settings: Mapping[str, Any]) -> pd.DataFrame:
-    """Figure 1's table for ``experiments.synthetic``: each way of counting S_rare's rarity
-    (``rare_systems``) one after the other, with the number of systems ranked."""
-    cutoff = parse_measure(settings["measure"]).cutoff
-    tables = [
-        synthetic_rare_common(matrix, topic, cutoff=cutoff, alphas=settings["alphas"],
-                              max_relevant=settings["max_relevant"], rare_systems=variant)
-        .assign(rare_systems=variant, n_systems=len(matrix.runs) + 1)
-        for variant in settings["rare_systems"]
-    ]
-    return pd.concat(tables, ignore_index=True)
 
 
 def rarity_listing_table(rarity: pd.DataFrame, topics: Sequence[str]) -> pd.DataFrame:

@@ -134,6 +134,8 @@ def test_config_defaults(tmp_path):
     assert experiments["discriminative_power"]["permutations"] == 1000
     assert experiments["stability"]["fuzziness"][0] == {"mode": "absolute", "value": 0.05}
     assert experiments["discriminative_power"]["methods"] == ["paper_pairwise", "tukey_hsd", "randomised_tukey_hsd"]
+    assert experiments["discriminative_power"]["randomised_p"] == "count"  # count / B, as Sakai and Carterette
+    assert experiments["kendall_tau"] == {"tau_ap": ["reference"]}  # the baseline as the reference ranking
     assert experiments["asl"] == {"enabled": True, "unretrieved": "plus_one", "pair": None}
     assert experiments["swap"]["measures"] == ["P@100", "AP@100", "P_rareness@100", "AP_rareness@100"]
     assert experiments["synthetic"] == {"measure": "P_rareness@100", "alphas": [0, 0.5, 1], "max_relevant": 45,
@@ -216,6 +218,14 @@ def test_unknown_config_key_is_named(tmp_path):
     ({"name": "other", "qrels": "q", "runs": "r"}, "key 'name'"),
     ({"name": "c", "simulate": {"seed": 1}, "qrels": "q"}, "key 'qrels' is not allowed with 'simulate'"),
     ({"name": "c", "qrels": "{root}/q", "runs": "r"}, "unknown placeholder {root}"),
+    ({"name": "c", "scores": {"path": "s.tsv", "format": "csv"}}, "key 'scores.format'"),
+    ({"name": "c", "scores": {"path": "s.tsv", "missing": "nan"}}, "key 'scores.missing'"),
+    ({"name": "c", "scores": {"format": "irmeta"}}, "missing key 'path' in 'scores'"),
+    ({"name": "c", "scores": "s.tsv"}, "key 'scores'"),
+    ({"name": "c", "runs": "r", "scores": {"path": "s.tsv"}}, "missing key 'qrels'"),
+    ({"name": "c", "qrels": "q", "runs": "r", "alternative_qrels": {"bad name": "x"}}, "alternative_qrels"),
+    ({"name": "c", "qrels": "q", "runs": "r", "alternative_qrels": {}}, "alternative_qrels"),
+    ({"name": "c", "scores": {"path": "s.tsv"}, "alternative_qrels": {"x": "x"}}, "not allowed"),
 ])
 def test_bad_collection_values_are_named(tmp_path, data, key):
     path = _write(tmp_path / "c.yaml", data)
@@ -376,24 +386,6 @@ def test_a_collection_of_scores_only_and_one_with_other_judgments(tmp_path):
 
 
 @pytest.mark.parametrize("data, key", [
-    ({"name": "c", "scores": {"path": "s.tsv", "format": "csv"}}, "key 'scores.format'"),
-    ({"name": "c", "scores": {"path": "s.tsv", "missing": "nan"}}, "key 'scores.missing'"),
-    ({"name": "c", "scores": {"format": "irmeta"}}, "missing key 'path' in 'scores'"),
-    ({"name": "c", "scores": "s.tsv"}, "key 'scores'"),
-    ({"name": "c", "runs": "r", "scores": {"path": "s.tsv"}}, "missing key 'qrels'"),
-    ({"name": "c", "qrels": "q", "runs": "r", "alternative_qrels": {"bad name": "x"}}, "alternative_qrels"),
-    ({"name": "c", "qrels": "q", "runs": "r", "alternative_qrels": {}}, "alternative_qrels"),
-    ({"name": "c", "scores": {"path": "s.tsv"}, "alternative_qrels": {"x": "x"}}, "not allowed"),
-])
-def test_bad_scores_and_judgments_keys_are_named(tmp_path, data, key):
-    path = _write(tmp_path / "c.yaml", data)
-    with pytest.raises(ConfigError) as exc:
-        load_collection(path, tmp_path)
-    message = _one_line(exc)
-    assert key in message and str(path) in message
-
-
-@pytest.mark.parametrize("data, key", [
     ({"imported_measures": {"nugget": "better"}}, "key 'imported_measures.nugget'"),
     ({"imported_measures": {"9lives": "higher"}}, "imported_measures"),
     ({"experiments": {"claims": {"tau_threshold": 2}}}, "key 'experiments.claims.tau_threshold'"),
@@ -432,3 +424,27 @@ def test_imported_measures_need_a_scores_file_and_a_name_of_their_own(tmp_path):
     with pytest.raises(ConfigError) as exc:
         validate_config({"imported_measures": {"AP": "higher"}}, "c.yaml")
     assert "irmeta computes AP itself" in _one_line(exc)
+
+
+@pytest.mark.parametrize(("experiments", "key"), [
+    ({"discriminative_power": {"randomised_p": "plus-one"}}, "randomised_p"),
+    ({"kendall_tau": {"tau_ap": []}}, "tau_ap"),
+    ({"kendall_tau": {"tau_ap": ["reference", "reverse"]}}, "tau_ap"),
+    ({"kendall_tau": {"tau_ap": ["symmetric", "symmetric"]}}, "tau_ap"),
+    ({"kendall_tau": {"tau_ap": ["symmetric"]}}, "tau_ap"),  # the figures, summary and claims read tau_ap
+    ({"kendall_tau": {"tau_AP": ["symmetric"]}}, "tau_AP"),
+])
+def test_protocol_choice_keys_refuse_other_values(experiments, key):
+    with pytest.raises(ConfigError) as exc:
+        validate_config({"experiments": experiments}, "c.yaml")
+    assert key in _one_line(exc)
+
+
+def test_protocol_choice_keys_take_their_values():
+    config = validate_config({"rarity_depth": 1000,
+                              "experiments": {"discriminative_power": {"randomised_p": "plus_one"},
+                                              "kendall_tau": {"tau_ap": ["reference", "symmetric"]}}}, "c.yaml")
+    assert config["rarity_depth"] == 1000
+    assert config["experiments"]["discriminative_power"]["randomised_p"] == "plus_one"
+    assert config["experiments"]["discriminative_power"]["permutations"] == 1000  # the others keep their defaults
+    assert config["experiments"]["kendall_tau"]["tau_ap"] == ["reference", "symmetric"]

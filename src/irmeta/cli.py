@@ -26,10 +26,9 @@ from irmeta import __version__
 from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, score
 from irmeta.campaign.errors import TrecFormatError, TrecFormatWarning
 from irmeta.measures.averaging import Scores
-from irmeta.measures.names import MAX_CUTOFF, measure_label
+from irmeta.measures.names import MAX_CUTOFF, measure_label, trec_eval_name
 from irmeta.measures.plugins import load_measure_plugins
 from irmeta.measures.registry import MEASURES
-from irmeta.measures.score_files import trec_eval_name
 from irmeta.support.arrow import joined_bytes, lean_memory
 from irmeta.support.atomic import atomic_path
 
@@ -107,7 +106,7 @@ def scores_tsv(scores: Scores, *, per_topic: bool, digits: int | None) -> bytes:
 def scores_trec_eval(scores: Scores, *, per_topic: bool, digits: int = 4) -> bytes:
     """What ``trec_eval [-q]`` prints: per run, with ``per_topic`` its lines ``measure qid
     value`` topic by topic, then ``runid all <run>`` and its means (qid ``all``); names in
-    trec_eval's spelling where it has one (:func:`~irmeta.measures.score_files.trec_eval_name`),
+    trec_eval's spelling where it has one (:func:`~irmeta.measures.names.trec_eval_name`),
     padded as trec_eval pads them, values at ``digits`` decimals. Built column-wise: every
     line in one array, put in trec_eval's order by one permutation."""
     import pyarrow as pa

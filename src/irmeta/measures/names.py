@@ -30,16 +30,19 @@ from irmeta.measures.registry import MEASURES, MeasureDefinition
 MAX_CUTOFF = 2**31 - 1  # ranks are int32
 
 _NAME = re.compile(r"^(?P<family>[A-Za-z][A-Za-z0-9_+]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>\d+))?$")
-# trec_eval's names (and ir_measures' R@k) -> irmeta's families.
-_ALIASES = {"map": "AP", "MAP": "AP", "P_": "P", "recip_rank": "RR", "ndcg": "nDCG", "R": "Recall",
-            "bpref": "Bpref", "set_P": "SetP", "set_recall": "SetR", "set_F": "SetF"}
+# trec_eval's names of irmeta's families, without a cutoff and with one ({}: the cutoff): read
+# by parse_measure, written by trec_eval_name (irmeta score --format trec_eval).
+TREC_EVAL_NAMES = {"AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "Rprec": "Rprec", "Bpref": "bpref",
+                   "SetP": "set_P", "SetR": "set_recall", "SetF": "set_F"}
+TREC_EVAL_CUT_NAMES = {"P": "P_{}", "AP": "map_cut_{}", "nDCG": "ndcg_cut_{}", "Recall": "recall_{}",
+                       "Success": "success_{}"}
+# Other names read as irmeta's families: MAP, P_ (trec_eval's P without a cutoff), ir_measures' R@k.
+_ALIASES = {name: family for family, name in TREC_EVAL_NAMES.items()} | {"MAP": "AP", "P_": "P", "R": "Recall"}
 # trec_eval's names with a cutoff (P_10, map_cut_100, ndcg_cut_10, recall_100, success_10) and
 # Alex et al.'s ASL@g1-n as the paper prints it (also g_1, an en dash, any case; ASL@g1 is n = 1).
-_SPELLINGS = [(re.compile(r"P_(\d+)"), "P@{}"), (re.compile(r"map_cut_(\d+)"), "AP@{}"),
-              (re.compile(r"ndcg_cut_(\d+)"), "nDCG@{}"), (re.compile(r"recall_(\d+)"), "Recall@{}"),
-              (re.compile(r"success_(\d+)"), "Success@{}"),
-              (re.compile(r"ASL\s*@\s*g\s*_?\s*1\s*[-\u2013]\s*(\d+)", re.IGNORECASE), "ASL_g1@{}"),
-              (re.compile(r"ASL\s*@\s*g\s*_?\s*1()", re.IGNORECASE), "ASL_g1@1")]
+_SPELLINGS = [(re.compile(name.format(r"(\d+)")), family + "@{}") for family, name in TREC_EVAL_CUT_NAMES.items()]
+_SPELLINGS += [(re.compile(r"ASL\s*@\s*g\s*_?\s*1\s*[-\u2013]\s*(\d+)", re.IGNORECASE), "ASL_g1@{}"),
+               (re.compile(r"ASL\s*@\s*g\s*_?\s*1()", re.IGNORECASE), "ASL_g1@1")]
 
 Params = tuple[tuple[str, str], ...]
 
@@ -213,3 +216,11 @@ def depth_read(measures: Iterable[str | Measure], rarity_depth: int | None = Non
             return None
         depths.append(m.cutoff)
     return max(depths + ([rarity_depth] if rarity_depth else []), default=None)
+
+
+def trec_eval_name(measure: str | Measure) -> str:
+    """trec_eval's name of a measure (``P@10`` -> ``P_10``, ``AP`` -> ``map``, ``nDCG@10``
+    -> ``ndcg_cut_10``), else irmeta's own (``RR@10``, ``Q@100``, anything with parameters)."""
+    m = parse_measure(measure)
+    spelling = None if m.params else (TREC_EVAL_NAMES if m.cutoff is None else TREC_EVAL_CUT_NAMES).get(m.family)
+    return str(m) if spelling is None else spelling.format(m.cutoff)

@@ -16,8 +16,8 @@ Two formats (:func:`read_score_file`):
 
 :func:`scores_from_table` lays such a table out as the :class:`~irmeta.measures.averaging.Scores`
 the pipeline scores runs into, so that the experiments read imported scores as they read
-their own. :func:`trec_eval_name` is the one place that knows how irmeta's names are
-spelled in trec_eval (reading goes through :func:`~irmeta.measures.names.parse_measure`).
+their own. Names are read with :func:`~irmeta.measures.names.parse_measure`, which knows
+trec_eval's spellings (and :func:`~irmeta.measures.names.trec_eval_name` writes them).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from irmeta.campaign.qrels import sort_topics
 from irmeta.campaign.tokens import NUMBER, WHITESPACE, Lines, tokenise, utf8_column
 from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import AVERAGING_NAMES, Scores, exact_mean
-from irmeta.measures.names import Measure, measure_label, parse_measure
+from irmeta.measures.names import measure_label, parse_measure
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -50,22 +50,6 @@ Missing = Literal["error", "zero"]
 TopicOrder = Literal["irmeta", "table"]
 COLUMNS = ("run", "measure", "qid", "value")
 HEADER = "\t".join(COLUMNS)
-
-# irmeta's families -> trec_eval's spelling, without a cutoff and with one (the measures
-# whose trec_eval values irmeta reproduces; parse_measure reads every one of them back).
-_TREC_EVAL = {"AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "Rprec": "Rprec", "Bpref": "bpref",
-              "SetP": "set_P", "SetR": "set_recall", "SetF": "set_F"}
-_TREC_EVAL_CUT = {"P": "P_{}", "AP": "map_cut_{}", "nDCG": "ndcg_cut_{}", "Recall": "recall_{}",
-                  "Success": "success_{}"}
-
-
-def trec_eval_name(measure: str | Measure) -> str:
-    """trec_eval's name of a measure (``P@10`` -> ``P_10``, ``AP`` -> ``map``, ``nDCG@10``
-    -> ``ndcg_cut_10``), else irmeta's own (``RR@10``, ``Q@100``, anything with parameters)."""
-    m = parse_measure(measure)
-    spelling = None if m.params else (_TREC_EVAL if m.cutoff is None else _TREC_EVAL_CUT).get(m.family)
-    return str(m) if spelling is None else spelling.format(m.cutoff)
-
 
 # ------------------------------------------------------------------ reading files
 

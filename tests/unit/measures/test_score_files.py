@@ -15,8 +15,8 @@ import pytest
 import irmeta
 from campaigns import write
 from irmeta.cli import main
-from irmeta.measures.names import parse_measure
-from irmeta.measures.score_files import read_score_file, scores_from_table, trec_eval_name
+from irmeta.measures.names import parse_measure, trec_eval_name
+from irmeta.measures.score_files import read_score_file, scores_from_table
 
 RUNS = ["INQ601", "ok8alx", "CL99SD", "Flab8as", "UT800"]
 MEASURES = ["P@10", "P@100", "AP", "nDCG@10", "RR", "P_rareness@100"]

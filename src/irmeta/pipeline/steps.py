@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,6 +24,9 @@ from irmeta.measures.averaging import AVERAGING_NAMES, Averaging, Scores, exact_
 from irmeta.measures.names import parse_measure
 from irmeta.pipeline.scripts import log, progress_logger
 from irmeta.pipeline.stored_scores import scores_arrow_blocks, write_frame, write_scores, write_table_in_blocks
+
+if TYPE_CHECKING:
+    from irmeta.measures.score_files import ScoreRows
 
 
 def ingest_collection(
@@ -127,10 +131,12 @@ def imported_scores(path: str | Path, measures: Sequence[str], alphas: Sequence[
                     averaging: Sequence[Averaging], options: Mapping[str, str], within: Scores | None) -> Scores:
     """The scores of ``measures`` a scores file gives, as :class:`Scores` with means over
     every topic (and over the topics the file scores a run on); ``within``: the campaign's
-    own scores, whose runs and qrels topics the file's are laid on (in their order)."""
-    from irmeta.measures.score_files import read_score_file, scores_from_table
+    own scores, whose runs and qrels topics the file's are laid on (in their order). The
+    file's rows are read as codes (:func:`~irmeta.measures.score_files.read_score_rows`),
+    never as a table of text."""
+    from irmeta.measures.score_files import read_score_rows, scores_from_table
 
-    table = read_score_file(path, format=options.get("format", "auto"))
+    table = read_score_rows(path, format=options.get("format", "auto"))
     missing = options.get("missing", "error")
     if within is not None:
         table = aligned_table(table, within.runs, within.topics, source=path)
@@ -142,11 +148,15 @@ def imported_scores(path: str | Path, measures: Sequence[str], alphas: Sequence[
                   per_topic=given.per_topic, means={name: given.means[name] for name in wanted})
 
 
-def aligned_table(table, runs: Sequence[str], topics: Sequence[str], *, source: str | Path):
+def aligned_table(table: ScoreRows, runs: Sequence[str], topics: Sequence[str], *, source: str | Path) -> ScoreRows:
     """The file's per-topic rows of the campaign's qrels topics; a run the campaign does not
     have, or a campaign run the file lacks, is an error naming it."""
-    per_topic = table[table["qid"] != "all"]
-    file_runs = set(per_topic["run"].unique())
+    per_topic = table.per_topic()
+    if per_topic is None:
+        per_topic = np.ones(len(table), bool)
+    on = np.zeros(len(table.runs), bool)
+    on[table.run[per_topic]] = True
+    file_runs = {table.runs[i] for i in np.flatnonzero(on)}
     extra = sorted(file_runs - set(runs))
     if extra:
         raise ValueError(f"{source}: run {extra[0]} is not among the collection's runs "
@@ -155,7 +165,9 @@ def aligned_table(table, runs: Sequence[str], topics: Sequence[str], *, source: 
     if absent:
         raise ValueError(f"{source}: no scores of run {absent[0]} ({len(absent)} of the collection's runs "
                          f"have none)")
-    return per_topic[per_topic["qid"].isin(set(topics))]
+    qrels_topics = set(topics)
+    of_qrels = np.array([q in qrels_topics for q in table.qids], bool)
+    return table.where(per_topic & of_qrels[table.qid])
 
 
 def reordered(scores: Scores, runs: Sequence[str], topics: Sequence[str], *, missing: str,

@@ -15,8 +15,9 @@ import pytest
 import irmeta
 from campaigns import write
 from irmeta.cli import main
+from irmeta.measures import score_files
 from irmeta.measures.names import parse_measure, trec_eval_name
-from irmeta.measures.score_files import read_score_file, scores_from_table
+from irmeta.measures.score_files import read_score_file, read_score_rows, scores_from_table
 
 RUNS = ["INQ601", "ok8alx", "CL99SD", "Flab8as", "UT800"]
 MEASURES = ["P@10", "P@100", "AP", "nDCG@10", "RR", "P_rareness@100"]
@@ -243,3 +244,120 @@ def test_bad_tables_and_settings():
         scores_from_table(table([("s", "AP", "1", 0.5)]), ["AP"], [], missing="fill")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="src: no column qid"):
         scores_from_table(table([("s", "AP", "1", 0.5)]).drop(columns="qid"), ["AP"], [], source="src")
+
+
+# ------------------------------------------------------------------ rows as codes, read in pieces
+
+
+def test_rows_as_codes_are_the_table_and_lay_out_the_same(trec8):
+    _, _, tsv, trec = trec8
+    for path in (tsv, trec):
+        rows = read_score_rows(path)
+        assert rows.run.dtype == rows.measure.dtype == rows.qid.dtype == np.int32 and len(rows) == len(rows.value)
+        assert len(set(rows.runs)) == len(rows.runs) and set(rows.runs) == set(RUNS)
+        table = read_score_file(path)
+        pd.testing.assert_frame_equal(rows.frame(), table)
+        assert rows.frame().attrs == table.attrs
+        from_rows = scores_from_table(rows, MEASURES, ALPHAS, source=str(path))
+        from_table = scores_from_table(table, MEASURES, ALPHAS, source=str(path))
+        assert (from_rows.runs, from_rows.topics) == (from_table.runs, from_table.topics)
+        assert np.array_equal(from_rows.per_topic, from_table.per_topic)
+        assert all(np.array_equal(from_rows.means[k], from_table.means[k]) for k in from_table.means)
+
+
+def pieces(monkeypatch, piece_bytes: int, step_rows: int = 3) -> None:
+    """Read files a few lines at a time and lay rows out a few at a time, so that every
+    path across pieces and slices runs on small files."""
+    monkeypatch.setattr(score_files, "PIECE_BYTES", piece_bytes)
+    monkeypatch.setattr(score_files, "STEP_ROWS", step_rows)
+
+
+TSV = HEADER + "".join(f"r{r}\t{m}\t{q}\t0.{r}{q}\n" for m in ("P@10", "AP") for r in (1, 2) for q in (1, 2, 3))
+READ_IN_PIECES = {
+    "tsv": TSV,
+    "tsv, CRLF, blank lines": TSV.replace("\n", "\r\n").replace("r2\tAP\t1", "\r\n \t\r\nr2\tAP\t1"),
+    "tsv, means first": HEADER + "r2\tAP\tall\t0.5\n" + TSV[len(HEADER):],
+    "trec_eval, two blocks": A + B,
+    "trec_eval, three blocks, spaces": (A + B + C).replace("\t", " "),
+    "trec_eval, padded, blank lines": (A + "\n\n" + B).replace("402", "402   "),
+    "summaries": "runid\tall\tx\nnum_q\tall\t2\nmap\tall\t0.2\nrunid\tall\ty\nnum_q\tall\t2\nmap\tall\t0.3\n",
+}
+
+
+@pytest.mark.parametrize("text", READ_IN_PIECES.values(), ids=READ_IN_PIECES.keys())
+@pytest.mark.parametrize("piece_bytes", [1, 7, 64])
+def test_a_file_read_in_pieces_gives_the_same_rows(tmp_path, monkeypatch, text, piece_bytes):
+    path = write(tmp_path / "scores", text)
+    whole = read_score_file(path)
+    pieces(monkeypatch, piece_bytes)
+    pd.testing.assert_frame_equal(read_score_file(path), whole)
+    assert read_score_file(path).attrs == whole.attrs
+    if "P@10" in set(whole["measure"]) and (whole["qid"] != "all").any():
+        got = scores_from_table(read_score_rows(path), ["P@10"], [], missing="zero")
+        monkeypatch.undo()
+        want = scores_from_table(whole, ["P@10"], [], missing="zero")
+        assert np.array_equal(got.per_topic, want.per_topic) and got.topics == want.topics
+
+
+def test_a_byte_order_mark_starts_only_the_file(tmp_path, monkeypatch):
+    """Arrow's reader drops a mark at the start of what it reads; one starting a later
+    piece (a line) is part of the run's name, as the tokeniser reads it."""
+    path = tmp_path / "scores.tsv"
+    path.write_bytes(HEADER.encode() + "\ufeffr\tP@10\t1\t0.5\n".encode())
+    assert read_score_file(path)["run"].tolist() == ["\ufeffr"]
+    pieces(monkeypatch, 1)
+    assert read_score_file(path)["run"].tolist() == ["\ufeffr"]
+
+
+# every fault in a piece of its own: the one reported is the one a whole-file check finds
+# first (fields, then text, then measures, then values; a trec_eval block without its
+# runid before its values), whichever piece holds it
+FAULTS_ACROSS_PIECES = [
+    (TSV + "r3\tAP\t1\thigh\nr3\tAP\t2\n", 15, "3 fields, expected 4"),
+    (TSV.replace("r1\tP@10\t2\t0.12", "r1\tP@10\t2\thigh") + "r3\t\t1\t0.5\n", 14, "empty measure"),
+    (TSV.replace("r1\tP@10\t2", "r1\tnum_q\t2") + "r3\tAP\t\t0.5\n", 14, "empty qid"),
+    (TSV + "r3\tAP\t1\thigh\nr3\tnum_q\t1\t0.5\n", 15, "unknown measure 'num_q'"),
+    (TSV + "r3\tAP\t1\t1e999\nr3\tAP\t2\thigh\n", 15, "value 'high' of AP is not a finite number"),
+    (TSV + TSV[len(HEADER):].replace("r2\tAP", "r9\tAP"), 14,
+     r"run r1 scores P@10 on topic 1 twice \(also on line 2\)"),
+    (A.replace("0.2500", "high") + B.replace("runid", "runix"), 13,
+     "a trec_eval block .* without its 'runid all <name>' line"),
+    (A + B.replace("0.3000", "0.3 x"), 14, "4 fields, expected 3"),
+]
+
+
+@pytest.mark.parametrize("text,line,fault", FAULTS_ACROSS_PIECES)
+@pytest.mark.parametrize("piece_bytes", [1, 30, 1 << 20])
+def test_faults_across_pieces_are_the_whole_files_first(tmp_path, monkeypatch, text, line, fault, piece_bytes):
+    path = write(tmp_path / "scores.txt", text)
+    pieces(monkeypatch, piece_bytes)
+    with pytest.raises(ValueError, match=re.escape(f"{path}:{line}: ") + fault):
+        read_score_file(path)
+
+
+def test_a_corrupt_gzip_file_is_its_first_fault(tmp_path):
+    path = tmp_path / "scores.gz"
+    path.write_bytes(gzip.compress((A + B).encode() * 50)[:-200])
+    with pytest.raises(ValueError, match="corrupt gzip data"):
+        read_score_file(path, format="irmeta")
+
+
+def test_imported_scores_beside_runs_are_laid_on_the_campaigns_runs_and_topics(tmp_path):
+    from irmeta.measures.averaging import Scores
+    from irmeta.pipeline.steps import imported_scores
+
+    path = write(tmp_path / "given.tsv", TSV.replace("\t3\t", "\t9\t"))
+    within = Scores(runs=["r2", "r1"], topics=["2", "1", "5"], measures=["P@10"], alphas=[None],
+                    per_topic=np.zeros((1, 2, 3)), means={"all_topics": np.zeros((1, 2))})
+    got = imported_scores(path, ["AP"], [], ["all", "returned"], {"missing": "zero"}, within)
+    assert (got.runs, got.topics, got.measures) == (["r2", "r1"], ["2", "1", "5"], ["AP"])
+    assert got.per_topic[0].tolist() == [[0.22, 0.21, 0.0], [0.12, 0.11, 0.0]]  # topic 9 is no qrels topic
+    assert got.means["returned_topics"][0].tolist() == pytest.approx([0.215, 0.115])  # over qrels topics 1, 2
+    assert got.means["all_topics"][0].tolist() == pytest.approx([0.43 / 3, 0.23 / 3])
+    with pytest.raises(ValueError, match="no scores on qrels topic 5"):
+        imported_scores(path, ["AP"], [], ["all"], {}, within)
+    with pytest.raises(ValueError, match="run r1 is not among the collection's runs"):
+        imported_scores(path, ["AP"], [], ["all"], {}, Scores(["r2"], ["1"], [], [], np.zeros((0, 1, 1)), {}))
+    with pytest.raises(ValueError, match="no scores of run r3"):
+        imported_scores(path, ["AP"], [], ["all"], {}, Scores(["r1", "r2", "r3"], ["1"], [], [], np.zeros((0, 3, 1)),
+                                                              {}))

@@ -15,8 +15,8 @@ import pytest
 import irmeta
 from campaigns import write
 from irmeta.cli import main
-from irmeta.measures import score_files
 from irmeta.measures.names import parse_measure, trec_eval_name
+from irmeta.measures.score_files import pieces as piece_reader
 from irmeta.measures.score_files import read_score_file, read_score_rows, scores_from_table
 
 RUNS = ["INQ601", "ok8alx", "CL99SD", "Flab8as", "UT800"]
@@ -268,8 +268,8 @@ def test_rows_as_codes_are_the_table_and_lay_out_the_same(trec8):
 def pieces(monkeypatch, piece_bytes: int, step_rows: int = 3) -> None:
     """Read files a few lines at a time and lay rows out a few at a time, so that every
     path across pieces and slices runs on small files."""
-    monkeypatch.setattr(score_files, "PIECE_BYTES", piece_bytes)
-    monkeypatch.setattr(score_files, "STEP_ROWS", step_rows)
+    monkeypatch.setattr(piece_reader, "PIECE_BYTES", piece_bytes)
+    monkeypatch.setattr(piece_reader, "STEP_ROWS", step_rows)
 
 
 TSV = HEADER + "".join(f"r{r}\t{m}\t{q}\t0.{r}{q}\n" for m in ("P@10", "AP") for r in (1, 2) for q in (1, 2, 3))

@@ -1,0 +1,64 @@
+"""Score tables as codes (:class:`ScoreRows`) and the names every module of
+:mod:`irmeta.measures.score_files` shares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import pyarrow as pa
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+ScoreFormat = Literal["auto", "irmeta", "trec_eval"]
+Missing = Literal["error", "zero"]
+TopicOrder = Literal["irmeta", "table"]
+COLUMNS = ("run", "measure", "qid", "value")
+HEADER = "\t".join(COLUMNS)
+
+
+@dataclass(frozen=True)
+class ScoreRows:
+    """A score table as codes: row ``i`` is run ``runs[run[i]]``, measure
+    ``measures[measure[i]]``, topic ``qids[qid[i]]`` (``all``: a mean), value ``value[i]``.
+    Each name is held once, each row as integers and a float: what :func:`read_score_rows`
+    gives and :func:`score_grid` lays out. ``dropped``: the lines left out (see
+    :func:`read_score_file`); ``source``: the file."""
+
+    runs: list[str]
+    measures: list[str]
+    qids: list[str]
+    run: np.ndarray
+    measure: np.ndarray
+    qid: np.ndarray
+    value: np.ndarray
+    dropped: dict[str, int] = field(default_factory=dict)
+    source: str = ""
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def per_topic(self) -> np.ndarray | None:
+        """Which rows are per-topic (qid other than ``all``); None: every one."""
+        if "all" not in self.qids:
+            return None
+        return self.qid != self.qids.index("all")
+
+    def where(self, keep: np.ndarray) -> ScoreRows:
+        """The rows ``keep`` (a mask) picks, with the same names."""
+        return ScoreRows(self.runs, self.measures, self.qids, self.run[keep], self.measure[keep], self.qid[keep],
+                         self.value[keep], self.dropped, self.source)
+
+    def frame(self) -> pd.DataFrame:
+        """The rows as a DataFrame: run, measure, qid (text) and value (float64)."""
+        def text(names: list[str], codes: np.ndarray) -> pa.Array:
+            return pa.array(names, pa.large_string()).take(pa.array(codes))
+
+        frame = pa.table({"run": text(self.runs, self.run), "measure": text(self.measures, self.measure),
+                          "qid": text(self.qids, self.qid), "value": self.value}).to_pandas()
+        frame.attrs["dropped"] = dict(self.dropped)
+        frame.attrs["source"] = self.source
+        return frame

@@ -22,25 +22,29 @@ through trec_eval's order and the file readers' checks, and give the numbers
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from irmeta.campaign.errors import TrecFormatWarning
 from irmeta.campaign.in_memory import reader, run_sources, to_qrels
 from irmeta.campaign.judge import judge_each
 from irmeta.campaign.postings import RelevanceMatrix
+from irmeta.campaign.qrels import Qrels
 from irmeta.campaign.runs import DuplicatePolicy, RunNameSource
-from irmeta.measures.alpha import Alpha, alpha_label, parse_alpha
-from irmeta.measures.averaging import AVERAGING_NAMES, Averaging, Scores, exact_mean, score_arrays
+from irmeta.measures import settings as check
+from irmeta.measures.alpha import Alpha, alpha_label
+from irmeta.measures.averaging import AVERAGING_NAMES, Averaging, Scores, score_arrays
 from irmeta.measures.names import depth_read, measure_label, parse_measure
 from irmeta.measures.plugins import refuse_imported
 from irmeta.measures.score_files import COLUMNS, Missing, score_grid, table_labels
+from irmeta.measures.settings import DEFAULT_ALPHAS, ScoreSettings, experiment_parameters, score_settings
 from irmeta.metaeval.score_matrices import ScoreMatrix
 
 DEFAULT_MEASURES = ("P@10", "AP")
-DEFAULT_ALPHAS: tuple[Alpha, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
 @dataclass(frozen=True)
@@ -61,17 +65,46 @@ def score(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *, 
     flags: ``depth`` is -M, ``threshold`` -l, ``average="all"`` -c). Runs are read no
     deeper than the measures look, which changes no score. ``options`` (``gains``,
     ``beta``, ``asl_unretrieved``) go to the measures that declare them unless a name
-    sets its own (``nDCG(gains={1:1,2:3})@10``)."""
-    parsed = [parse_measure(m) for m in measures]
-    refuse_imported(parsed)  # before the runs are read
-    needed = depth_read(parsed, rarity_depth)
-    read_depth = depth if needed is None else min(depth or needed, needed)
+    sets its own (``nDCG(gains={1:1,2:3})@10``). Every setting is checked before a file
+    is read (:mod:`irmeta.measures.settings`): an unknown name, or a value out of the
+    range ``irmeta score`` takes, is refused with one line. A run that shares no topic
+    with the qrels is warned about (a :class:`TrecFormatWarning`: it scores 0 on every
+    topic); when no run shares one, nothing is scored."""
+    given = dict(depth=depth, threshold=threshold, average=average, alphas=alphas, rarity_depth=rarity_depth,
+                 duplicates=duplicates, run_name=run_name, **options)
+    return _scored(qrels, runs, score_settings("score", measures, given))
+
+
+def _scored(qrels: Any, runs: Any, s: ScoreSettings) -> Scored:
+    """:func:`score` with its settings checked."""
+    refuse_imported(s.measures)  # before the runs are read
+    needed = depth_read(s.measures, s.rarity_depth)
+    read_depth = s.depth if needed is None else min(s.depth or needed, needed)
     judgments = to_qrels(qrels)  # before the runs, as the file readers check them
-    matrix, reading = judge_each(run_sources(runs), reader(run_name, read_depth, duplicates), judgments,
-                                 depth=read_depth, threshold=threshold, duplicates=duplicates)
-    scores = score_arrays(matrix, parsed, averaging=(average,), alphas=[parse_alpha(a) for a in alphas],
-                          rarity_depth=rarity_depth, **options)
+    matrix, reading = judge_each(run_sources(runs), reader(s.run_name, read_depth, s.duplicates), judgments,
+                                 depth=read_depth, threshold=s.threshold, duplicates=s.duplicates)
+    _refuse_disjoint(matrix, reading, judgments)
+    scores = score_arrays(matrix, s.measures, averaging=(s.average,), alphas=s.alphas,
+                          rarity_depth=s.rarity_depth, **s.options)
     return Scored(scores, matrix, reading)
+
+
+def _refuse_disjoint(matrix: RelevanceMatrix, reading: dict, qrels: Qrels) -> None:
+    """Warn about each run sharing no topic with the qrels (it would score 0 everywhere,
+    as ``irmeta score`` reports); refuse when none shares one, as the pipeline's ingest does."""
+    shares = matrix.length.sum(axis=1) > 0
+    if len(shares) and not shares.any():
+        raise ValueError(f"none of the {len(shares)} run(s) shares a topic with the qrels ({qrels.source}: "
+                         f"topics {_few(qrels.topics)}): nothing to score")
+    for run, where, ok in zip(matrix.runs, reading["files"], shares):
+        if not ok:
+            warnings.warn(TrecFormatWarning(f"{where}: run {run} shares no topic with the qrels (its topics: "
+                                            f"{_few(matrix.ignored_topics.get(run, []))}); it scores 0 on every "
+                                            f"topic"), stacklevel=4)
+
+
+def _few(topics: Sequence[str]) -> str:
+    return " ".join(topics[:5]) + (" ..." if len(topics) > 5 else "")
 
 
 def evaluate(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *, per_topic: bool = True,
@@ -79,8 +112,12 @@ def evaluate(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, 
     """A long table (run, measure, qid, value): per measure, one row per run and qrels
     topic when ``per_topic``, then each run's mean (qid ``all``); rareness measures carry
     their alpha in the name (``P_rareness(alpha=0.5)@100``). ``settings``: those of
-    :func:`score`. The same rows, in the same order, as ``irmeta score --per-topic``."""
-    return scores_frame(score(qrels, runs, measures, **settings).scores, per_topic=per_topic)
+    :func:`score`, checked as it checks them (``evaluate() got an unknown setting
+    'treshold' (did you mean 'threshold'?)``). The same rows, in the same order, as
+    ``irmeta score --per-topic``."""
+    per_topic = check.flag("per_topic", per_topic)
+    return scores_frame(_scored(qrels, runs, score_settings("evaluate", measures, settings)).scores,
+                        per_topic=per_topic)
 
 
 def scores_frame(scores: Scores, *, per_topic: bool = True):
@@ -141,24 +178,64 @@ def matrices_of(table, measures: Sequence[str] | None = None, alphas: Sequence[A
                 ) -> list[ScoreMatrix]:
     """The score matrices of ``measures`` (all: None), of ``alphas`` for measures with one
     (all: None), from a per-topic score table (:func:`score_matrices`) or from
-    :class:`Scores` (:func:`score`'s, or ``scores.npz`` loaded)."""
+    :class:`Scores` (:func:`score`'s, or ``scores.npz`` loaded). Every measure and alpha
+    asked for must be there."""
     from irmeta.metaeval.score_matrices import score_matrices as blocks_of
 
+    _check_table(table)
+    experiment_parameters(measures=measures, alphas=alphas)
     if isinstance(table, Scores):
         names = None if measures is None else [str(parse_measure(m).without_alpha()) for m in measures]
         found = blocks_of(table, names, alphas)
-        if not found:
-            raise ValueError(f"the scores have no per-topic scores of {', '.join(measures or ['any measure'])}")
-        return found
-    found = score_matrices(table, measures)
-    if alphas is not None:
-        labels = {alpha_label(a) for a in alphas}
-        found = [m for m in found if m.alpha is None or m.alpha in labels]
+    else:
+        found = score_matrices(table, measures)
+        if alphas is not None:
+            labels = {alpha_label(a) for a in alphas}
+            found = [m for m in found if m.alpha is None or m.alpha in labels]
+    have = {m.measure for m in found}
+    absent = [str(m) for m in measures or [] if str(parse_measure(m).without_alpha()) not in have]
+    if absent or not found:
+        source = "the scores have" if isinstance(table, Scores) else "the scores table has"
+        at = "" if alphas is None else f" at alpha {', '.join(map(str, alphas))}"
+        raise ValueError(f"{source} no per-topic scores of {', '.join(absent or measures or ['any measure'])}{at}")
     return found
 
 
-def _trials(trials: int | range) -> range:
-    return trials if isinstance(trials, range) else range(trials)
+def _check_table(table) -> None:
+    """A score table (DataFrame) or :class:`Scores`; anything else is refused in one line."""
+    if not isinstance(table, Scores) and not hasattr(table, "columns"):
+        raise TypeError(f"table must be a score table (a DataFrame: run, measure, qid, value) or Scores, "
+                        f"not {type(table).__name__}")
+
+
+def _check_comparisons(table, comparisons, tau_ap) -> None:
+    """kendall_tau_table's comparisons: (measure, baseline) pairs or mappings, each measure
+    in the table (without alpha: each of its alphas gets a row), each baseline one ranking."""
+    _check_table(table)
+    if not isinstance(tau_ap, str):
+        check.items("tau_ap", tau_ap)
+    if isinstance(table, Scores):
+        have = {str(parse_measure(m)) for m in table.measures}
+    else:
+        have = {str(parse_measure(label).without_alpha()) for label in table_labels(table, "the scores table")}
+    for i, c in enumerate(check.items("comparisons", comparisons)):
+        if isinstance(c, Mapping) and set(c) == {"measure", "baseline"}:
+            pair = (c["measure"], c["baseline"])
+        elif isinstance(c, (tuple, list)) and len(c) == 2:
+            pair = tuple(c)
+        else:
+            raise TypeError(f"comparisons[{i}] must be a (measure, baseline) pair or {{'measure': ..., "
+                            f"'baseline': ...}}, not {check.shown(c)}")
+        measure, baseline = check.measure_names(f"comparisons[{i}]", pair)
+        for role, m in (("measure", measure), ("baseline", baseline)):
+            if m.alpha is not None:
+                raise ValueError(f"comparisons[{i}]: write the {role} {m} without its alpha (each alpha gets a row)")
+            if str(m) not in have:
+                raise ValueError(f"comparisons[{i}]: the scores have no per-topic scores of the {role} {m} "
+                                 f"(they have {', '.join(sorted(have)) or 'none'})")
+        if baseline.uses_alpha:
+            raise ValueError(f"comparisons[{i}]: the baseline {baseline} takes an alpha; a baseline is one "
+                             f"ranking (a measure without alpha)")
 
 
 def kendall_tau_table(table, comparisons: Sequence[tuple[str, str] | Mapping[str, str]], *,
@@ -168,8 +245,11 @@ def kendall_tau_table(table, comparisons: Sequence[tuple[str, str] | Mapping[str
     (the paper's Figure 2). ``tau_ap``: the forms of tau_AP, each a column: ``reference``
     (``tau_ap``, the baseline as the reference ranking) and/or ``symmetric``
     (``tau_ap_symmetric``, neither is). From :class:`Scores`, means are theirs; from a
-    table, its ``all`` rows when it has them (evaluate's, over every qrels topic by
-    default, and exact for the precision family), else sorted sums of the per-topic scores."""
+    table, those of its per-topic rows by the one definition irmeta scores runs with
+    (:func:`~irmeta.measures.averaging.run_means`), over every topic or, where a run's
+    ``all`` row says so, over the topics it returned; ``all`` rows that contradict the
+    per-topic rows are an error."""
+    _check_comparisons(table, comparisons, tau_ap)
     from irmeta.metaeval import kendall_tau
 
     pairs = [(c["measure"], c["baseline"]) if isinstance(c, Mapping) else tuple(c) for c in comparisons]
@@ -188,7 +268,8 @@ def permutation_null(table, measures: Sequence[str] | None = None, *, trials: in
     difference of run means after permuting each topic's scores across runs."""
     from irmeta.metaeval import discriminative_power as dp
 
-    return dp.randomised_null_shard(matrices_of(table, measures), _trials(trials), seed + dp.SEED_OFFSET)
+    p = experiment_parameters(trials=trials, seed=seed)
+    return dp.randomised_null_shard(matrices_of(table, measures), p["trials"], p["seed"] + dp.SEED_OFFSET)
 
 
 def discriminative_power_table(table, measures: Sequence[str] | None = None, *,
@@ -203,8 +284,11 @@ def discriminative_power_table(table, measures: Sequence[str] | None = None, *,
     column)."""
     from irmeta.metaeval import discriminative_power as dp
 
+    experiment_parameters(methods=methods, levels=levels, permutations=permutations, seed=seed)
     if randomised_p not in dp.RANDOMISED_P:  # before the permutations, not after
-        raise ValueError(f"randomised_p must be one of {', '.join(dp.RANDOMISED_P)}, not {randomised_p!r}")
+        raise ValueError(f"randomised_p must be one of {', '.join(dp.RANDOMISED_P)}, not {check.shown(randomised_p)}")
+    if null is not None and not hasattr(null, "columns"):
+        raise TypeError(f"null must be permutation_null's table (a DataFrame), not {type(null).__name__}")
     matrices = matrices_of(table, measures)
     if null is None and "randomised_tukey_hsd" in methods:
         null = permutation_null(table, measures, trials=permutations, seed=seed)
@@ -220,10 +304,11 @@ def stability_trials(table, measures: Sequence[str] | None = None, *, trials: in
     from irmeta.metaeval import stability
     from irmeta.pipeline.experiments import stability_topics_per_trial
 
+    p = experiment_parameters(trials=trials, topics_per_trial=topics_per_trial, fuzziness=fuzziness, seed=seed)
     matrices = matrices_of(table, measures)
-    per_trial = stability_topics_per_trial(topics_per_trial, len(matrices[0].topics))
-    return stability.stability_shard(matrices, topics_per_trial=per_trial, trials=_trials(trials),
-                                     seed=seed + stability.SEED_OFFSET, fuzziness=list(fuzziness))
+    per_trial = stability_topics_per_trial(p["topics_per_trial"], len(matrices[0].topics))
+    return stability.stability_shard(matrices, topics_per_trial=per_trial, trials=p["trials"],
+                                     seed=p["seed"] + stability.SEED_OFFSET, fuzziness=p["fuzziness"])
 
 
 def stability_table(table=None, measures: Sequence[str] | None = None, *, trials: int = 1000,
@@ -235,7 +320,10 @@ def stability_table(table=None, measures: Sequence[str] | None = None, *, trials
     drawn apart (then ``table`` is not read)."""
     from irmeta.metaeval import stability
 
-    if counts is None:
+    experiment_parameters(trial_count=trials, topics_per_trial=topics_per_trial, fuzziness=fuzziness, seed=seed)
+    if counts is not None:
+        counts = check.items("counts", counts)
+    else:
         counts = [stability_trials(table, measures, trials=trials, topics_per_trial=topics_per_trial,
                                    fuzziness=fuzziness, seed=seed)]
     return stability.stability_table(list(counts), topics_per_trial=counts[0].topics_per_trial, trials=trials,
@@ -249,8 +337,10 @@ def swap_trials(table, measures: Sequence[str] | None = None, *, alphas: Sequenc
     sets, and per bin of mean difference the comparisons and the swaps."""
     from irmeta.metaeval import swap_sensitivity
 
-    return swap_sensitivity.swap_shard(matrices_of(table, measures, alphas), trials=_trials(trials),
-                                       seed=seed + swap_sensitivity.SEED_OFFSET, sampling=sampling,
+    p = experiment_parameters(trials=trials, sampling=sampling, topic_set_size=topic_set_size, bin_width=bin_width,
+                              seed=seed)
+    return swap_sensitivity.swap_shard(matrices_of(table, measures, alphas), trials=p["trials"],
+                                       seed=p["seed"] + swap_sensitivity.SEED_OFFSET, sampling=sampling,
                                        topic_set_size=topic_set_size, bin_width=bin_width)
 
 
@@ -264,7 +354,12 @@ def swap_sensitivity_table(table, measures: Sequence[str] | None = None, *, alph
     from irmeta.metaeval import swap_sensitivity
     from irmeta.pipeline.experiments import swap_topic_set_size
 
-    if counts is None:
+    experiment_parameters(trial_count=trials, sampling=sampling, topic_set_size=topic_set_size, bin_width=bin_width,
+                          confidence=confidence, seed=seed)
+    _check_table(table)
+    if counts is not None:
+        counts = check.items("counts", counts)
+    else:
         counts = [swap_trials(table, measures, alphas=alphas, trials=trials, sampling=sampling,
                               topic_set_size=topic_set_size, bin_width=bin_width, seed=seed)]
     n_topics = len(table.topics) if isinstance(table, Scores) else len(matrices_of(table, measures)[0].topics)
@@ -275,18 +370,15 @@ def swap_sensitivity_table(table, measures: Sequence[str] | None = None, *, alph
 
 
 def _scores_of(matrices: Sequence[ScoreMatrix], table) -> Scores:
-    """The matrices as :class:`Scores`, means from the table's ``all`` rows where it has them."""
-    import pandas as pd
+    """The matrices as :class:`Scores`, each run's mean by the one definition
+    (:func:`~irmeta.measures.averaging.run_means`, S the table's runs): over every topic,
+    unless the run's ``all`` row is its sum over fewer (trec_eval without -c, evaluate's
+    ``average="returned"``: the topics it did not return score 0). An ``all`` row that
+    contradicts the per-topic rows is an error (:mod:`~irmeta.measures.score_files.mean_rows`)."""
+    from irmeta.measures.score_files.mean_rows import checked_means, mean_rows_of
 
-    means = table[table["qid"].astype(str) == "all"]
-    rows = []
-    for m in matrices:
-        label = measure_label(m.measure, m.alpha)
-        rows_of = means[means["measure"] == label]
-        given = pd.Series(rows_of["value"].to_numpy(dtype=np.float64), index=rows_of["run"].astype(str).to_numpy())
-        rows.append(given.reindex(m.runs).to_numpy(dtype=np.float64) if given.index.is_unique
-                    and set(m.runs) <= set(given.index) else exact_mean(m.values))
     first = matrices[0]
-    return Scores(runs=first.runs, topics=first.topics, measures=[m.measure for m in matrices],
-                  alphas=[m.alpha for m in matrices], per_topic=np.stack([m.values for m in matrices]),
-                  means={AVERAGING_NAMES["all"]: np.stack(rows)})
+    scores = Scores(runs=first.runs, topics=first.topics, measures=[m.measure for m in matrices],
+                    alphas=[m.alpha for m in matrices], per_topic=np.stack([m.values for m in matrices]), means={})
+    scores.means[AVERAGING_NAMES["all"]] = checked_means(scores, mean_rows_of(table, "the scores table"))
+    return scores

@@ -15,7 +15,10 @@ trec_eval -c; ``returned``: only the topics the run returned, trec_eval's defaul
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import sys
+import traceback
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -25,29 +28,42 @@ import numpy as np
 from irmeta import __version__
 from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, score
 from irmeta.campaign.errors import TrecFormatError, TrecFormatWarning
+from irmeta.campaign.files import resolve_paths
 from irmeta.measures.averaging import Scores
 from irmeta.measures.names import MAX_CUTOFF, measure_label, trec_eval_name
 from irmeta.measures.plugins import load_measure_plugins
 from irmeta.measures.registry import MEASURES
 from irmeta.support.arrow import joined_bytes, lean_memory
-from irmeta.support.atomic import atomic_path
+from irmeta.support.atomic import atomic_path, existing_regular_or_absent
+
+
+def _err(line: str) -> None:
+    """One line to standard error; nothing if it is closed (``2>&-``), where ``print``
+    would write to standard output instead, into the scores."""
+    if sys.stderr is not None:
+        print(line, file=sys.stderr, flush=True)
 
 
 def _score(args: argparse.Namespace) -> int:
+    if args.output:
+        _check_output(args)  # before any work: a refusal should not wait for the scores
     lean_memory()
-    load_measure_plugins(args.plugin or [])
-    options = {"beta": args.beta, "asl_unretrieved": args.asl_unretrieved}
-    if args.gains:
+    _load_plugins(args.plugin or [])
+    # Only what the user gave: a plugin's own option defaults (its beta) must stand
+    options = {k: v for k, v in (("beta", args.beta), ("asl_unretrieved", args.asl_unretrieved)) if v is not None}
+    if args.gains is not None:  # an empty --gains is an error, not the default map
         options["gains"] = _gains(args.gains)
     scored = score(args.qrels, args.runs, args.measure or DEFAULT_MEASURES, depth=args.depth,
                    threshold=args.threshold, average=args.average,
                    alphas=args.alpha or DEFAULT_ALPHAS, rarity_depth=args.rarity_depth,
                    duplicates=args.duplicates, run_name=args.run_name, **options)
+    alone = {run for run, n in zip(scored.matrix.runs, scored.matrix.length.sum(axis=1)) if n == 0}
     for run, topics in sorted(scored.matrix.ignored_topics.items()):
-        print(f"irmeta: {run}: {len(topics)} topic(s) not in the qrels ignored: {' '.join(topics)}",
-              file=sys.stderr)
+        if run in alone:  # the API's warning says it: it shares no topic and scores 0
+            continue
+        _err(f"irmeta: {run}: {len(topics)} topic(s) not in the qrels ignored: {' '.join(topics)}")
     for run, n in scored.reading["dropped_duplicates"].items():
-        print(f"irmeta: {run}: {n} duplicate document(s) dropped (kept the best-ranked copy)", file=sys.stderr)
+        _err(f"irmeta: {run}: {n} duplicate document(s) dropped (kept the best-ranked copy)")
     if args.format == "trec_eval":
         digits = 4 if args.digits is None else args.digits  # trec_eval prints 4 decimals
         text = scores_trec_eval(scored.scores, per_topic=args.per_topic, digits=digits)
@@ -56,19 +72,60 @@ def _score(args: argparse.Namespace) -> int:
     if args.output:
         _write_output(args.output, text)
     else:
-        sys.stdout.buffer.write(text) if hasattr(sys.stdout, "buffer") else sys.stdout.write(text.decode())
-        sys.stdout.flush()
+        _to_stdout(text)
     return 0
+
+
+def _check_output(args: argparse.Namespace) -> None:
+    """Refuse an ``--output`` that is not a regular file (a folder, a symbolic link, a FIFO,
+    a device: renaming the scores over it would destroy it), whose folder is missing, or
+    that is one of the inputs (the qrels, a run once folders and globs are resolved, a
+    plugin file), compared as files (``os.path.samefile``), not as spellings."""
+    target = Path(args.output)
+    existing_regular_or_absent(target)
+    if not target.parent.is_dir():
+        raise FileNotFoundError(errno.ENOENT, "its directory does not exist", args.output)
+    if not target.exists():
+        return  # every input exists, so a new file is none of them
+    inputs = [Path(args.qrels), *resolve_paths(args.runs), *map(Path, args.plugin or [])]
+    for given in inputs:
+        try:
+            same = os.path.samefile(target, given)
+        except OSError:  # a plugin named as a module, say: not a file, so not this one
+            continue
+        if same:
+            raise FileExistsError(errno.EEXIST, f"is one of the inputs ({given}); give --output another path",
+                                  args.output)
+
+
+def _to_stdout(text: bytes) -> None:
+    """Write ``text`` to standard output; a failure (closed, full disk) names standard
+    output. A reader gone (``| head``) raises :class:`BrokenPipeError` for :func:`main`."""
+    if sys.stdout is None:  # started with it closed (irmeta ... >&-)
+        raise OSError(errno.EBADF, "is closed; give --output FILE", "standard output")
+    try:
+        if hasattr(sys.stdout, "buffer"):
+            # a pipe whose reader closed mid-write takes part of the bytes and BufferedWriter
+            # says how many, silently: write the rest, so that the loss surfaces as EPIPE
+            view = memoryview(text)
+            while view:
+                written = sys.stdout.buffer.write(view)
+                if not written:
+                    raise OSError(errno.EIO, "took no bytes")
+                view = view[written:]
+        else:  # a text stream (captured, in tests)
+            sys.stdout.write(text.decode())
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), "standard output") from None
 
 
 def _write_output(path: str, text: bytes) -> None:
     """Write ``text`` to the user's ``--output`` path atomically; a failure names that
     path (not the temporary one) and leaves nothing behind."""
     target = Path(path)
-    if target.is_dir():
-        raise IsADirectoryError(21, "is a directory, not a file to write", path)
-    if not target.parent.is_dir():
-        raise FileNotFoundError(2, "its directory does not exist", path)
     try:
         with atomic_path(target) as tmp:
             tmp.write_bytes(text)
@@ -149,18 +206,44 @@ def _fixed(values: np.ndarray, digits: int):
 
 
 def _gains(text: str) -> dict[int, float]:
-    """``"1:1,2:3"`` -> {1: 1.0, 2: 3.0}."""
+    """``"1:1,2:3"`` -> {1: 1.0, 2: 3.0}; a grade twice (which gain?) or beyond int64 (what
+    qrels grades are) refused."""
     try:
-        return {int(g): float(v) for g, v in (pair.split(":") for pair in text.split(","))}
+        pairs = [(int(g), float(v)) for g, v in (pair.split(":") for pair in text.split(","))]
     except ValueError:
         raise ValueError(f"--gains {text!r}: write grade:gain pairs, e.g. 1:1,2:3") from None
+    gains: dict[int, float] = {}
+    for grade, gain in pairs:
+        if grade in gains:
+            raise ValueError(f"--gains {text!r}: grade {grade} given twice")
+        if not -2**63 <= grade < 2**63:
+            raise ValueError(f"--gains {text!r}: grade {grade} is out of the int64 range of qrels grades")
+        gains[grade] = gain
+    return gains
+
+
+def _load_plugins(entries: list[str]) -> None:
+    """Import each ``--plugin``; one whose own code fails (a syntax error, an exception at
+    import) is one line naming it and where it failed, not a traceback through irmeta."""
+    for entry in entries:
+        try:
+            load_measure_plugins([entry])
+        except _INPUT_ERRORS:
+            raise
+        except Exception as exc:
+            if isinstance(exc, SyntaxError):
+                where = f"{exc.filename}:{exc.lineno}: "
+            else:
+                frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
+                where = f"{frames[-1].filename}:{frames[-1].lineno}: " if frames else ""
+            raise ValueError(f"--plugin {entry}: {where}{type(exc).__name__}: {exc}") from exc
 
 
 def _simulate(args: argparse.Namespace) -> int:
     from irmeta.simulate import simulate_campaign
 
     def progress(stage: str, done: int, total: int) -> None:
-        print(f"irmeta: simulate: {stage} {done}/{total}", file=sys.stderr, flush=True)
+        _err(f"irmeta: simulate: {stage} {done}/{total}")
 
     made = simulate_campaign(args.out, seed=args.seed, n_runs=args.runs, n_topics=args.topics, depth=args.depth,
                              pool_size=args.pool_size, threads=args.threads, progress=progress)
@@ -173,6 +256,18 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class _Once(argparse.Action):
+    """Store an option that takes one value, refusing it given twice: argparse would keep
+    the last one silently (``--qrels A --qrels B`` would score against B)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_given_once", set())
+        if self.dest in given:
+            parser.error(f"{max(self.option_strings, key=len)} given twice")
+        given.add(self.dest)
+        setattr(namespace, self.dest, values)
 
 
 def _bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -190,6 +285,14 @@ def _bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
 
     read.__name__ = "integer"
     return read
+
+
+def _path(text: str) -> str:
+    """An argparse type: a non-empty path. "" would mean the current folder (read as a
+    folder of runs, simulated into) or, for --output, standard output: never meant."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path")
+    return text
 
 
 def _finite_non_negative(text: str) -> float:
@@ -210,53 +313,60 @@ def build_parser() -> argparse.ArgumentParser:
 
     score = sub.add_parser("score", help="score runs against qrels (TSV: run, measure, qid, value)",
                            description=_SCORE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    score.add_argument("--qrels", required=True, help="qrels file (qid iter docid grade), plain or .gz")
-    score.add_argument("--runs", required=True, nargs="+", help="run files, directories or globs")
+    score.add_argument("--qrels", action=_Once, type=_path, required=True,
+                       help="qrels file (qid iter docid grade), plain or .gz")
+    score.add_argument("--runs", required=True, nargs="+", action="extend", type=_path,
+                       help="run files, directories or globs; repeatable (each adds runs)")
     score.add_argument("--measure", action="append",
                        help=f"measure, repeatable, e.g. P@100, AP@100, nDCG(gains={{1:1,2:3}})@10, or trec_eval's "
                             f"names (P_100, map, ndcg, bpref, ...); families: {', '.join(sorted(MEASURES))}")
-    score.add_argument("--plugin", action="append",
+    score.add_argument("--plugin", action="append", type=_path,
                        help="a module or .py file that registers measures (irmeta.register_measure), repeatable")
     score.add_argument("--per-topic", action="store_true", help="also print one row per topic")
-    score.add_argument("--output", help="write the TSV here instead of standard output")
-    score.add_argument("--format", choices=["irmeta", "trec_eval"], default="irmeta",
+    score.add_argument("--output", action=_Once, type=_path,
+                       help="write the TSV here instead of standard output (a new or regular file, not an input)")
+    score.add_argument("--format", action=_Once, choices=["irmeta", "trec_eval"], default="irmeta",
                        help="irmeta's TSV (run, measure, qid, value; default) or trec_eval's output (measure "
                             "qid value per run, its runid line, trec_eval's names where it has them, "
                             "4 decimals unless --digits); irmeta.measures.score_files reads both back")
-    score.add_argument("--average", choices=["all", "returned"], default="all",
+    score.add_argument("--average", action=_Once, choices=["all", "returned"], default="all",
                        help="mean over every qrels topic (default, trec_eval -c) or over returned topics")
-    score.add_argument("--threshold", type=_bounded_int(0), default=1,
+    score.add_argument("--threshold", action=_Once, type=_bounded_int(0), default=1,
                        help="grade at or above which a document is relevant (trec_eval -l)")
-    score.add_argument("--depth", type=positive, default=None,
+    score.add_argument("--depth", action=_Once, type=positive, default=None,
                        help="keep the top N documents of each topic (trec_eval -M)")
-    score.add_argument("--duplicates", choices=["error", "first"], default="error",
+    score.add_argument("--duplicates", action=_Once, choices=["error", "first"], default="error",
                        help="a docid twice for a topic: refuse (trec_eval) or keep the best-ranked copy")
-    score.add_argument("--run-name", choices=["file", "tag"], default="file",
+    score.add_argument("--run-name", action=_Once, choices=["file", "tag"], default="file",
                        help="name runs by file name (minus .gz) or by their tag column")
     score.add_argument("--alpha", action="append",
                        help="rarity weight of the rareness measures, repeatable: a number >= 0 (<= 1 for the "
                             "*_norm forms) or 1/R (1/N_R per topic); default 0, 0.25, 0.5, 0.75, 1")
-    score.add_argument("--rarity-depth", type=positive, default=None,
+    score.add_argument("--rarity-depth", action=_Once, type=positive, default=None,
                        help="depth at which S_d (runs retrieving a document) is counted; default: the cutoff")
-    score.add_argument("--gains", help="grade:gain pairs of the graded measures (nDCG, Q, O, Pmeasure, "
+    score.add_argument("--gains", action=_Once, help="grade:gain pairs of the graded measures (nDCG, Q, O, Pmeasure, "
                                         "Pplus), e.g. 1:1,2:3; grades not named gain 0; default gain = grade")
-    score.add_argument("--beta", type=_finite_non_negative, default=1.0,
-                       help="Sakai's blended-ratio beta (Q, O, Pmeasure, Pplus)")
-    score.add_argument("--asl-unretrieved", choices=["paper", "plus_one", "depth"], default="paper",
-                       help="ASL of a relevant document not returned: eq. 3 as printed, +1, or padded to the depth")
-    score.add_argument("--digits", type=_bounded_int(0, 17), default=None,
+    score.add_argument("--beta", action=_Once, type=_finite_non_negative, default=None,
+                       help="Sakai's blended-ratio beta (Q, O, Pmeasure, Pplus; default 1)")
+    score.add_argument("--asl-unretrieved", action=_Once, choices=["paper", "plus_one", "depth"], default=None,
+                       help="ASL of a relevant document not returned: eq. 3 as printed (default), +1, or padded "
+                            "to the depth")
+    score.add_argument("--digits", action=_Once, type=_bounded_int(0, 17), default=None,
                        help="round values to this many decimals (0 to 17)")
     score.set_defaults(func=_score)
 
     sim = sub.add_parser("simulate", help="write a synthetic campaign (qrels and runs)")
-    sim.add_argument("--out", required=True, help="output directory")
-    sim.add_argument("--seed", type=_bounded_int(0), default=42)
-    sim.add_argument("--runs", type=_bounded_int(2, 100_000), default=24, help="number of runs")
-    sim.add_argument("--topics", type=_bounded_int(1, 1_000_000), default=25, help="number of topics")
-    sim.add_argument("--depth", type=_bounded_int(1, 100_000), default=100, help="documents per topic in each run")
-    sim.add_argument("--pool-size", type=_bounded_int(1, 32767), default=400,
+    sim.add_argument("--out", action=_Once, type=_path, required=True,
+                     help="output folder: new, empty, or one irmeta simulate made (it replaces only its own files)")
+    sim.add_argument("--seed", action=_Once, type=_bounded_int(0), default=42)
+    sim.add_argument("--runs", action=_Once, type=_bounded_int(2, 100_000), default=24, help="number of runs")
+    sim.add_argument("--topics", action=_Once, type=_bounded_int(1, 1_000_000), default=25, help="number of topics")
+    sim.add_argument("--depth", action=_Once, type=_bounded_int(1, 100_000), default=100,
+                     help="documents per topic in each run")
+    sim.add_argument("--pool-size", action=_Once, type=_bounded_int(1, 32767), default=400,
                      help="candidate documents per topic (runs retrieve from them)")
-    sim.add_argument("--threads", type=_bounded_int(1, 256), default=2, help="threads drawing topics and writing runs")
+    sim.add_argument("--threads", action=_Once, type=_bounded_int(1, 256), default=2,
+                     help="threads drawing topics and writing runs")
     sim.set_defaults(func=_simulate)
     return parser
 
@@ -279,29 +389,51 @@ several settings: --measure 'nDCG(gains={1:1,2:3})@10' --measure nDCG@10
 
 
 # What reaches the user as one line: bad input (file, line, fault), a path that cannot
-# be read or written, a setting out of range. Anything else is a bug and keeps its traceback.
-_INPUT_ERRORS = (TrecFormatError, ValueError, KeyError, OSError)
+# be read or written, a setting out of range (a number beyond 64 bits overflows).
+# Anything else is a bug and keeps its traceback.
+_INPUT_ERRORS = (TrecFormatError, ValueError, KeyError, OSError, OverflowError)
 
 
 def _message(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.filename is not None:
         return f"{exc.filename}: {exc.strerror or exc}"
+    if isinstance(exc, OverflowError):
+        return f"a number is too large for 64 bits ({exc})"
     return str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+
+
+def _reader_gone() -> int:
+    """Standard output's reader has gone (``irmeta score ... | head``): quiet, as Unix
+    tools are, with the status a shell reports for SIGPIPE (128 + 13). Standard output
+    is pointed at /dev/null, as Python's documentation recommends, so that its flush at
+    exit cannot fail again with a traceback."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):  # not a file (captured, in tests): nothing to flush
+        pass
+    return 141
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    error = ""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TrecFormatWarning)
         try:
             code = args.func(args)
+            if sys.stdout is not None:
+                sys.stdout.flush()  # a reader gone shows here, not in Python's flush at exit
+        except BrokenPipeError:
+            code = _reader_gone()
+        except MemoryError as exc:  # what no machine can hold: one line, not a traceback
+            code, error = 2, f"out of memory{f' ({exc})' if str(exc) else ''}"
         except _INPUT_ERRORS as exc:
-            code = 2
-            error = _message(exc)
+            code, error = 2, _message(exc)
         for warning in caught:
-            print(f"irmeta: warning: {warning.message}", file=sys.stderr)
+            _err(f"irmeta: warning: {warning.message}")
     if code == 2:
-        print(f"irmeta: error: {' '.join(error.split())}", file=sys.stderr)
+        _err(f"irmeta: error: {' '.join(error.split())}")
     return code
 
 

@@ -37,6 +37,8 @@ from __future__ import annotations
 
 import gzip
 import operator
+import os
+import shutil
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -47,8 +49,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from irmeta import __version__
 from irmeta.support.arrow import joined_bytes
-from irmeta.support.atomic import atomic_write_bytes, atomic_write_text
+from irmeta.support.atomic import atomic_write_bytes, atomic_write_text, owned_folder
+
+# What a folder made by simulate_campaign holds: what made it and the files it wrote.
+MARKER = ".irmeta-simulated"
+
 
 # Latent relevance strength per grade (index = grade).
 _GRADE_STRENGTH = np.array([0.0, 1.0, 1.6])
@@ -173,7 +180,8 @@ def _design(seed: int, n_runs: int, n_topics: int, keep: int, pool_size: int) ->
     T, U = n_topics, pool_size
     names, groups, n_innov = _design_runs(rng, n_runs)
     group_names = list(dict.fromkeys(groups))
-    group_idx = np.array([group_names.index(g) for g in groups])
+    position = {g: i for i, g in enumerate(group_names)}  # not list.index: 10^5 runs would take minutes
+    group_idx = np.array([position[g] for g in groups])
     ordinary = np.arange(n_runs - n_innov)
 
     n_rel = np.rint(np.exp(rng.uniform(np.log(5), np.log(60), T))).astype(int)
@@ -334,9 +342,15 @@ def simulate_campaign(
     Files: ``qrels.txt``, ``runs/<run_name>.gz`` (``.txt`` if ``gzip_runs`` is
     false) and ``run_groups.tsv``.  ``pool_size`` is the number of candidate
     documents per topic that runs retrieve from; runs return at most
-    ``min(depth, pool_size)`` documents per topic.  Stale ``*.gz``/``*.txt``
-    files in ``out_dir/runs`` are removed so the directory holds exactly this
-    campaign.
+    ``min(depth, pool_size)`` documents per topic.
+
+    ``out_dir`` must be new, empty, or a folder this function made (its marker
+    ``.irmeta-simulated`` lists the files it wrote): only those files are replaced or,
+    when this campaign has no such run, removed; anything else refuses the folder
+    (:class:`FileExistsError`) before any work. The campaign is written to a hidden
+    folder inside ``out_dir`` and moved into place when complete, so a failure leaves
+    the folder as it was. A campaign whose estimated memory or disk exceeds the
+    machine's is refused (:class:`ValueError`) before anything is allocated.
 
     Topics are drawn one by one from their own streams and runs are formatted and
     compressed column-wise in ``threads`` threads: 10^8 lines take minutes, in memory
@@ -355,21 +369,26 @@ def simulate_campaign(
     if pool_size > np.iinfo(np.int16).max:
         raise ValueError(f"pool_size must be <= {np.iinfo(np.int16).max}, got {pool_size}")
     out = Path(out_dir)
-    if out.exists() and not out.is_dir():
-        raise FileExistsError(f"{out_dir}: exists and is not a directory")
-    (out / "runs").mkdir(parents=True, exist_ok=True)  # fails here, naming it, before any work
     keep = min(depth, pool_size)
-    design = _design(seed, n_runs, n_topics, keep, pool_size)
-    report = progress or (lambda stage, done, total: None)
-    drawn = _draw_topics(design, seed, n_topics, n_runs, keep, pool_size, depth, threads, report)
-    widths = (max(4, len(str(100 + n_topics))), max(5, len(str(pool_size - 1))))
-    qrels_path = _write_qrels(out / "qrels.txt", drawn.judged, widths)
-    run_paths = _write_runs(out / "runs", design, drawn, widths, gzip_runs, threads, report)
-    run_groups = dict(zip(design.names, design.groups))
-    atomic_write_text(out / "run_groups.tsv", "run\tgroup\n" + "".join(f"{n}\t{g}\n" for n, g in run_groups.items()))
+    _check_fits(out, n_runs, n_topics, keep, pool_size, max(1, threads), gzip_runs)
+    design = _design(seed, n_runs, n_topics, keep, pool_size)  # O(runs + topics): its names are needed now
+    suffix = ".gz" if gzip_runs else ".txt"
+    names = ["qrels.txt", "run_groups.tsv", *(f"runs/{n}{suffix}" for n in design.names)]
+    about = {"made_by": f"irmeta {__version__} simulate", "options": dict(
+        seed=seed, n_runs=n_runs, n_topics=n_topics, depth=depth, pool_size=pool_size, gzip_runs=gzip_runs)}
+    # refuses a folder it did not make before any work; written aside, moved in when complete
+    with owned_folder(out, names, marker=MARKER, maker="irmeta simulate", about=about) as staging:
+        report = progress or (lambda stage, done, total: None)
+        drawn = _draw_topics(design, seed, n_topics, n_runs, keep, pool_size, depth, threads, report)
+        widths = (max(4, len(str(100 + n_topics))), max(5, len(str(pool_size - 1))))
+        _write_qrels(staging / "qrels.txt", drawn.judged, widths)
+        _write_runs(staging / "runs", design, drawn, widths, gzip_runs, threads, report)
+        run_groups = dict(zip(design.names, design.groups))
+        atomic_write_text(staging / "run_groups.tsv",
+                          "run\tgroup\n" + "".join(f"{n}\t{g}\n" for n, g in run_groups.items()))
     return {
-        "qrels": qrels_path,
-        "runs": run_paths,
+        "qrels": out / "qrels.txt",
+        "runs": [out / name for name in names[2:]],
         "run_groups": run_groups,
         "seed": seed,
         "innovative": design.names[n_runs - design.n_innov:],
@@ -420,13 +439,8 @@ def _write_qrels(path: Path, judged: list[tuple[np.ndarray, np.ndarray]], widths
 
 def _write_runs(run_dir: Path, design: _Design, drawn: _Drawn, widths: tuple[int, int], gzip_runs: bool,
                 threads: int, report: Callable[[str, int, int], None]) -> list[Path]:
-    """One file per run, formatted and compressed in threads; other run files removed,
-    so the folder holds exactly this campaign."""
+    """One file per run, formatted and compressed in threads."""
     suffix = ".gz" if gzip_runs else ".txt"
-    wanted = {f"{n}{suffix}" for n in design.names}
-    for stale in run_dir.iterdir():
-        if stale.is_file() and stale.suffix in {".gz", ".txt"} and stale.name not in wanted:
-            stale.unlink()
 
     def write(r: int) -> Path:
         path = run_dir / f"{design.names[r]}{suffix}"
@@ -441,3 +455,40 @@ def _write_runs(run_dir: Path, design: _Design, drawn: _Drawn, widths: tuple[int
             if len(run_paths) % 50 == 0 or len(run_paths) == len(design.names):
                 report("runs", len(run_paths), len(design.names))
     return run_paths
+
+
+def _size(n: float) -> str:
+    """Bytes in decimal units, e.g. ``240.0 TB``."""
+    unit = "B"
+    for unit in ("B", "KB", "MB", "GB", "TB", "PB"):
+        if n < 1000 or unit == "PB":
+            break
+        n /= 1000
+    return f"{n:.1f} {unit}" if unit != "B" else f"{int(n)} B"
+
+
+def _check_fits(out: Path, n_runs: int, n_topics: int, keep: int, pool_size: int, threads: int,
+                gzip_runs: bool) -> None:
+    """Refuse (:class:`ValueError`) a campaign whose memory or disk, estimated from below
+    so that only one that cannot fit is refused, exceeds the machine's physical memory or
+    the free space where it goes. Bytes measured on campaigns of 10^6..10^7 cells: 6 per
+    (run, topic, rank) cell of the drawn arrays, ~48 per (run, candidate) of a topic being
+    drawn and ~150 per line of a run being formatted (in each thread), ~10 per line of a
+    gzipped run (~45 plain) and ~20 per qrels line (at least 1 in 20 candidates judged)."""
+    cells = n_runs * n_topics * keep
+    memory = (6 * cells + min(threads, n_topics) * 48 * n_runs * pool_size
+              + min(threads, n_runs) * 150 * n_topics * keep)
+    disk = (10 if gzip_runs else 45) * cells + 20 * n_topics * (pool_size // 20 + 1)
+    try:
+        have_memory: int | None = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):  # no such sysconf here: not checked
+        have_memory = None
+    where = next(p for p in (out.absolute(), *out.absolute().parents) if p.exists())
+    have_disk = shutil.disk_usage(where).free
+    short = [f"{_size(need)} of {what} ({_size(have)} {has})"
+             for need, have, what, has in ((memory, have_memory, "memory", "in this machine"),
+                                           (disk, have_disk, "disk", f"free under {where}"))
+             if have is not None and need > have]
+    if short:
+        raise ValueError(f"{out}: a campaign of {n_runs} runs x {n_topics} topics x {keep} documents needs about "
+                         f"{' and '.join(short)}; ask for fewer runs, topics or documents per topic")

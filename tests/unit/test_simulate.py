@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import gzip
+import json
 from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
 
-from irmeta.simulate import simulate_campaign
+from irmeta.simulate import MARKER, simulate_campaign
 
 
 def _all_files(root: Path) -> dict[str, bytes]:
@@ -56,7 +57,8 @@ def test_same_seed_byte_identical(tmp_path: Path) -> None:
     b = simulate_campaign(tmp_path / "b", seed=7, n_runs=8, n_topics=6)
     files_a, files_b = _all_files(tmp_path / "a"), _all_files(tmp_path / "b")
     assert files_a.keys() == files_b.keys()
-    assert len(files_a) == 8 + 2
+    assert len(files_a) == 8 + 3  # runs, qrels, run groups and the marker listing them
+    assert set(json.loads(files_a[MARKER])["files"]) == set(files_a) - {MARKER}
     for name in files_a:
         assert files_a[name] == files_b[name], name
     assert a["run_groups"] == b["run_groups"]

@@ -14,6 +14,9 @@ They go through what the file readers' rows go through: a pair judged twice is r
 runs are put in trec_eval's order (score descending, docid descending), a document twice
 for a topic is refused (or its worse copy dropped), and the depth cut applies. Errors
 name the object and the 1-based row: ``runs['bm25']:3: score 'nan' is not a finite number``.
+Qrels without a judgment, the reserved topic id ``all``, a frame with two columns for one
+role (``qid`` and ``query_id``, or ``grade`` twice), a grade beyond int64 and a score
+beyond a double are refused as the file readers refuse theirs.
 """
 
 from __future__ import annotations
@@ -53,13 +56,10 @@ def to_qrels(qrels: Any, label: str = "qrels") -> Qrels:
         return qrels
     if isinstance(qrels, (str, Path)):
         return read_qrels(qrels)
+    if isinstance(qrels, Mapping) and not qrels:
+        raise TrecFormatError(label, None, "no judgments (the qrels are empty)")
     qid, docid, value = _rows(qrels, GRADE_COLUMNS, label, "relevance")
-    grade = np.empty(len(value), dtype=np.int64)
-    for row, v in enumerate(value):
-        number = _number(v, label, row, "relevance")
-        if not float(number).is_integer():
-            raise TrecFormatError(label, row + 1, f"relevance {v!r} is not an integer grade")
-        grade[row] = int(number)
+    grade = np.array([_grade(v, label, row) for row, v in enumerate(value)], dtype=np.int64)
     return checked_qrels(pa.array(qid, pa.large_string()), pa.array(docid, pa.large_string()), grade, label,
                          lambda: np.arange(1, len(grade) + 1), unit="row")
 
@@ -68,11 +68,16 @@ def run_sources(runs: Any) -> list[Path] | list[GivenRun]:
     """What :func:`read_given` reads: run files (paths, directories, globs, as the CLI
     takes them) or runs in memory, named by a mapping's keys or a frame's ``run``
     column (a single run without a name is ``run``)."""
+    if isinstance(runs, (list, tuple, Mapping)) and not runs:
+        raise TrecFormatError("runs", None, f"no runs were given (an empty {type(runs).__name__})")
     if isinstance(runs, (str, Path)) or (isinstance(runs, (list, tuple)) and runs
                                          and all(isinstance(r, (str, Path)) for r in runs)):
         return resolve_paths(runs)
     if hasattr(runs, "columns") and "run" in runs.columns:
+        _column(runs, ("run",), "runs")  # refuses two run columns
         named = list(runs.groupby("run", sort=False))
+        if not named:
+            raise TrecFormatError("runs", None, "no runs were given (the frame has no rows)")
     elif isinstance(runs, Mapping) and not _is_run_dict(runs):
         named = list(runs.items())  # name -> run
     else:
@@ -141,11 +146,18 @@ def _rows(obj: Any, value_columns: tuple[str, ...], label: str, what: str) -> tu
 
 
 def _column(frame: Any, names: tuple[str, ...], label: str) -> str:
-    for name in names:
-        if name in frame.columns:
-            return name
-    have = ", ".join(map(str, frame.columns))
-    raise TrecFormatError(label, None, f"no column {' or '.join(names)} (columns: {have})")
+    """The one column of ``frame`` named one of ``names``: none, two names for the same
+    role (``qid`` and ``query_id``) or one name twice is refused, not resolved by a guess."""
+    present = [c for c in frame.columns if isinstance(c, str) and c in names]
+    if len(present) == 1:
+        return present[0]
+    if not present:
+        have = ", ".join(map(str, frame.columns))
+        raise TrecFormatError(label, None, f"no column {' or '.join(names)} (columns: {have})")
+    twice = next((c for c in present if present.count(c) > 1), None)
+    if twice is not None:
+        raise TrecFormatError(label, None, f"column {twice!r} appears twice: keep one")
+    raise TrecFormatError(label, None, f"columns {' and '.join(map(repr, present))} name the same thing: keep one")
 
 
 def _tuple_fields(item: Any, value_columns: tuple[str, ...], label: str, row: int, what: str) -> tuple:
@@ -166,11 +178,33 @@ def _tuple_fields(item: Any, value_columns: tuple[str, ...], label: str, row: in
 
 def _number(value: Any, label: str, row: int, what: str) -> float:
     if isinstance(value, (bool, np.bool_)):
-        raise TrecFormatError(label, row + 1, f"{what} {value!r} is not a number")
+        raise TrecFormatError(label, row + 1, f"{what} {_short(value)} is not a number")
     try:
         return float(value)
+    except OverflowError:  # an int beyond a double, as a file's "1e999"
+        raise TrecFormatError(label, row + 1, f"{what} {_short(value)} overflows a double") from None
     except (TypeError, ValueError):
-        raise TrecFormatError(label, row + 1, f"{what} {value!r} is not a number") from None
+        raise TrecFormatError(label, row + 1, f"{what} {_short(value)} is not a number") from None
+
+
+def _grade(value: Any, label: str, row: int) -> int:
+    """An integer grade within int64, as the qrels reader takes them; an int is read exactly."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        grade = int(value)
+    else:
+        number = _number(value, label, row, "relevance")
+        if not number.is_integer():
+            raise TrecFormatError(label, row + 1, f"relevance {_short(value)} is not an integer grade")
+        grade = int(number)
+    if not -2**63 <= grade < 2**63:
+        raise TrecFormatError(label, row + 1, f"relevance {_short(value)} is out of the int64 range")
+    return grade
+
+
+def _short(value: Any) -> str:
+    """``repr(value)`` cut short, so an error stays one readable line."""
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def reader(run_name: RunNameSource, depth: int | None, duplicates: DuplicatePolicy) -> Callable[[Any], RunFile]:

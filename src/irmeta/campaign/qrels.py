@@ -1,6 +1,12 @@
 """TREC qrels (``qid iter docid grade``) read with trec_eval's semantics: ``iter`` is
 ignored, grades are integers and may be negative (the 2014 Web Track marks spam with
 -2), a pair judged twice is an error.
+
+Every line has exactly four fields: every qrels file of the shared campaigns (TREC-8,
+CLEF TAR 2017 both levels, TREC DL 2020 passages and documents, the 2014 Web Track) has
+four on every line, and a line of six is a run file's (``qid Q0 docid rank score tag``)
+given as the qrels, whose rank would otherwise be read as the grade. The topic id
+``all`` is reserved: it names the means in every score table irmeta writes.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ import pyarrow.compute as pc
 
 from irmeta.campaign.errors import TrecFormatError
 from irmeta.campaign.files import read_bytes, without_bom
-from irmeta.campaign.tokens import INTEGER, arrow_fields, check_columns, parse_numbers, tokenise, utf8_column
+from irmeta.campaign.tokens import INTEGER, Lines, arrow_fields, parse_numbers, tokenise, utf8_column
 from irmeta.support.atomic import write_parquet
 
 
@@ -63,6 +69,9 @@ def sort_topics(topics: Iterable[str]) -> list[str]:
 
 
 QRELS_FIELDS = {"f0": pa.large_string(), "f2": pa.large_string(), "f3": pa.int64()}
+QRELS_LAYOUT = "qid iter docid grade"
+#: The qid of the means' rows in irmeta's score tables (``irmeta score``, evaluate, the pipeline).
+RESERVED_TOPIC = "all"
 
 
 def read_qrels(path: str | Path) -> Qrels:
@@ -70,24 +79,52 @@ def read_qrels(path: str | Path) -> Qrels:
     path = Path(path)
     data = without_bom(path, read_bytes(path))
     table = arrow_fields(data, QRELS_FIELDS)
+    if table is not None and _first_line_fields(data) != 4:
+        table = None  # Arrow read every line with that count: the tokeniser words the error
     lines = None
     if table is not None:
         qid, docid = table.column("f0").combine_chunks(), table.column("f2").combine_chunks()
         grade = table.column("f3").to_numpy().astype(np.int64)
     else:
         lines = tokenise(data)
-        check_columns(path, lines, 4, "qid iter docid grade")
+        _check_fields(path, lines)
         qid = utf8_column(path, lines, 0, "qid")
         docid = utf8_column(path, lines, 2, "docid")
         grade = parse_numbers(path, lines, 3, "grade", INTEGER, np.int64)
     return checked_qrels(qid, docid, grade, path, lambda: (lines or tokenise(data)).number)
 
 
+def _first_line_fields(data: bytes) -> int:
+    """Fields on the first non-blank line (Arrow's reader has checked every line has as many)."""
+    first = re.search(rb"\S[^\n]*", data)
+    return len(first.group().split()) if first else 0
+
+
+def _check_fields(path: Path, lines: Lines) -> None:
+    """Four fields on every line; a line of six is a run file's, said so."""
+    if len(lines.count) == 0:
+        raise TrecFormatError(path, None, "empty file")
+    bad = np.flatnonzero(lines.count != 4)
+    if len(bad):
+        n = int(lines.count[bad[0]])
+        hint = "; six look like a run file's line (qid Q0 docid rank score tag): a run given as the qrels?" \
+            if n == 6 else ""
+        raise TrecFormatError(path, int(lines.number[bad[0]]), f"{n} columns, expected 4 ({QRELS_LAYOUT}){hint}")
+
+
 def checked_qrels(qid: pa.Array, docid: pa.Array, grade: np.ndarray, source: str | Path,
                   line_numbers: Callable[[], np.ndarray], *, unit: str = "line") -> Qrels:
     """Judgments as :class:`Qrels`, a (qid, docid) judged twice refused: for a qrels file
     and for qrels given in memory alike. ``line_numbers()`` gives each row's line (or
-    row, ``unit``) in ``source``, asked for only to word an error."""
+    row, ``unit``) in ``source``, asked for only to word an error. Qrels without a
+    judgment, and the reserved topic id ``all``, are refused too."""
+    if len(grade) == 0:
+        raise TrecFormatError(source, None, "no judgments (the qrels are empty)")
+    reserved = np.flatnonzero(np.asarray(pc.equal(qid, RESERVED_TOPIC).fill_null(False), dtype=bool))
+    if len(reserved):
+        raise TrecFormatError(source, int(line_numbers()[reserved[0]]),
+                              f"topic id {RESERVED_TOPIC!r} is reserved (the qid of the means in irmeta's score "
+                              f"tables); rename the topic")
     codes = _pair_codes(qid, docid)
     order = np.argsort(codes, kind="stable")
     repeat = np.flatnonzero(np.diff(codes[order]) == 0)

@@ -1,8 +1,10 @@
 """Per-topic scores of many measures at once, and their means over topics.
 
-Means of the precision family are one division of integer totals; other means sum a
-sorted copy of each run's per-topic scores, so runs with the same multiset of scores
-get bit-identical means and exact ties stay ties (docs/PROTOCOL.md, Numerical care).
+One definition of a run's mean, whatever the path (runs, irmeta's TSV, trec_eval output,
+tables): :func:`run_means` sums a sorted copy of the run's per-topic scores, so runs with
+the same multiset of scores get bit-identical means, and snaps the mean of the precision
+family to its rational grid, so equal integer totals tie bit for bit as
+:func:`counted_means`' one division does (docs/PROTOCOL.md, Numerical care).
 """
 
 from __future__ import annotations
@@ -37,15 +39,101 @@ AVERAGING_NAMES = {
 def exact_mean(values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """Mean over the last axis, summing a sorted copy (order-independent, tie-exact).
 
-    With ``mask``, only the masked-in entries count (0 where none does).
+    With ``mask``, only the masked-in entries count (0 where none does). :func:`run_means`
+    without a grid: the same bits.
     """
-    if mask is None:
-        n = values.shape[-1]
-        return np.sort(values, axis=-1).sum(axis=-1) / n if n else np.zeros(values.shape[:-1])
-    kept = np.where(mask, values, 0.0)  # adding 0.0 is exact
-    n = mask.sum(axis=-1)
+    return run_means(values, mask)
+
+
+_COUNTED = ("P", "P_rareness", "P_rareness_norm")  # the precision family: integer totals
+
+
+@dataclass(frozen=True)
+class MeanGrid:
+    """Per-topic scores that are integers over ``q``: a run's total over n topics is I/q
+    and its mean I/(q n), I an integer. ``terms``: how many rounded terms a per-topic
+    score may sum (its float error is at most about ``terms`` eps of its size)."""
+
+    q: int
+    terms: int
+
+
+# alpha = p / 2^j with j at most this keeps the grid (and q n) well inside 2^53
+_DYADIC_BITS = 8
+
+
+def mean_grid(measure: str | Measure, alpha: Alpha | None = None, n_systems: int | None = None) -> MeanGrid | None:
+    """The rational grid of a measure's per-topic scores, from its name alone (so every
+    path finds the same one), None when it has none.
+
+    P@k: c/k, q = k. P_rareness@k at alpha = p/2^j: ((1 + alpha) S c - alpha d)/(k S),
+    q = k S 2^j (eq. 1 summed over the top k, d the sum of S_d over its relevant
+    documents); P_rareness_norm@k: ((1 - alpha)(S - 1) c + alpha (S c - d))/(k (S - 1)),
+    q = k (S - 1) 2^j (eq. 4). ``alpha``: the block's (the name's own wins); ``n_systems``:
+    S, the runs rarity is counted over. No grid without @k (k would be the runs' depth,
+    which a scores file does not tell), for 1/R or an alpha that is no p/2^j with j <= 8,
+    or without S.
+    """
+    m = parse_measure(measure)
+    if m.family not in _COUNTED or m.cutoff is None:
+        return None
+    k = int(m.cutoff)
+    if not m.uses_alpha:
+        return MeanGrid(k, 1)
+    a = m.alpha if m.alpha is not None else (None if alpha is None else parse_alpha(alpha))
+    if a is None or a == PER_TOPIC_ALPHA or n_systems is None:
+        return None
+    scale = next((1 << j for j in range(_DYADIC_BITS + 1) if float(a) * (1 << j) == round(float(a) * (1 << j))), None)
+    runs = n_systems if m.family == "P_rareness" else n_systems - 1
+    if scale is None or runs < 1:
+        return None
+    return MeanGrid(k * runs * scale, k + 2)  # k rarity weights summed, then one product and one sum
+
+
+def run_means(values: np.ndarray, mask: np.ndarray | None = None, *, grid: MeanGrid | None = None,
+              counts: np.ndarray | None = None) -> np.ndarray:
+    """A run's mean over topics, the one definition every path uses (runs, irmeta's TSV,
+    trec_eval output, tables): m = (sum of the sorted per-topic scores) / n, over the last
+    axis, as :func:`exact_mean` (``mask``: the topics counted, the others as 0; ``counts``:
+    n itself, when the scores of the topics not counted are already 0).
+
+    On a ``grid`` (:func:`mean_grid`) the mean is snapped to it: I = rint(m q n), and
+    fl(I / (q n)) replaces m when |fl(I / (q n)) - m| <= 8 (n + terms) eps |m|, the sum's
+    own float error: the correctly rounded exact mean, so equal integer totals give equal
+    means to the last bit whatever the order or rounding of the per-topic floats, and
+    :func:`counted_means`' one division of integers is reproduced bit for bit. Scores off
+    the grid (rounded to 4 decimals, or counted over other runs) keep m
+    (docs/PROTOCOL.md, Numerical care).
+    """
+    kept = values if mask is None else np.where(mask, values, 0.0)  # adding 0.0 is exact
+    if counts is not None:
+        n = np.asarray(counts)
+    elif mask is None:
+        n = np.full(values.shape[:-1], values.shape[-1])
+    else:
+        n = mask.sum(axis=-1)
     total = np.sort(kept, axis=-1).sum(axis=-1)
-    return np.divide(total, n, out=np.zeros_like(total, dtype=np.float64), where=n > 0)
+    mean = np.divide(total, n, out=np.zeros_like(total, dtype=np.float64), where=n > 0)
+    if grid is None:
+        return mean
+    qn = (grid.q * n).astype(np.float64)  # exact below 2^53
+    whole = np.rint(total * grid.q)
+    on = np.divide(whole, qn, out=np.zeros_like(mean), where=n > 0)
+    eps = np.finfo(np.float64).eps
+    close = np.abs(on - mean) <= 8 * (n + grid.terms) * eps * np.abs(mean) + np.finfo(np.float64).tiny
+    return np.where(close & (n > 0) & (qn < 2.0 ** 53) & (np.abs(whole) < 2.0 ** 53), on, mean)
+
+
+def block_means(per_topic: np.ndarray, measures: Sequence[str], alphas: Sequence[str | None], n_systems: int,
+                present: np.ndarray | None = None) -> np.ndarray:
+    """:func:`run_means` of (blocks, runs, topics) block by block (block i is ``measures[i]``
+    at ``alphas[i]``, on its :func:`mean_grid` with S = ``n_systems``); ``present``: the
+    topics counted, per block (None: all). One block's temporary arrays at a time."""
+    out = np.zeros(per_topic.shape[:-1])
+    for i, block in enumerate(per_topic):
+        out[i] = run_means(block, None if present is None else present[i],
+                           grid=mean_grid(measures[i], alphas[i], n_systems))
+    return out
 
 
 def _topic_mask(matrix: RelevanceMatrix, averaging: Averaging) -> np.ndarray:
@@ -54,9 +142,6 @@ def _topic_mask(matrix: RelevanceMatrix, averaging: Averaging) -> np.ndarray:
     if averaging == "returned":
         return matrix.returned
     raise ValueError(f"averaging must be 'all' or 'returned', not {averaging!r}")
-
-
-_COUNTED = ("P", "P_rareness", "P_rareness_norm")
 
 
 def counted_means(matrix: RelevanceMatrix, measure: Measure, averaging: Averaging = "all",
@@ -69,7 +154,9 @@ def counted_means(matrix: RelevanceMatrix, measure: Measure, averaging: Averagin
     ((1 - alpha)(S - 1) C + alpha (S C - D)) / (k (S - 1) Q), D the sum of S_d over those
     documents. Runs with equal totals get bit-identical means, and at alpha = 0 all three
     equal P@k's mean to the last bit: summing per-topic quotients cannot promise either
-    (docs/PROTOCOL.md, Numerical care). (A, runs) for alpha measures, (runs,) otherwise; None
+    (docs/PROTOCOL.md, Numerical care). :func:`run_means` on :func:`mean_grid` gives these
+    bits from the per-topic floats alone (tests/unit/measures/test_one_mean.py checks it).
+    (A, runs) for alpha measures, (runs,) otherwise; None
     for other measures. A per-topic alpha (1/R) has no integer form: its row is NaN,
     and its mean is a sorted sum.
     """
@@ -104,12 +191,14 @@ def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     return np.divide(numerator, denominator, out=out, where=(denominator > 0) & ~np.isnan(numerator))
 
 
-def mean_scores(matrix: RelevanceMatrix, per_topic: np.ndarray, averaging: Averaging = "all") -> np.ndarray:
-    """Runs' means over topics: every qrels topic (``all``) or those returned (``returned``)."""
+def mean_scores(matrix: RelevanceMatrix, per_topic: np.ndarray, averaging: Averaging = "all",
+                grid: MeanGrid | None = None) -> np.ndarray:
+    """Runs' means over topics (:func:`run_means`): every qrels topic (``all``) or those
+    returned (``returned``)."""
     if averaging == "all":
-        return exact_mean(per_topic)
+        return run_means(per_topic, grid=grid)
     if averaging == "returned":
-        return exact_mean(per_topic, np.broadcast_to(matrix.returned, per_topic.shape))
+        return run_means(per_topic, np.broadcast_to(matrix.returned, per_topic.shape), grid=grid)
     raise ValueError(f"averaging must be 'all' or 'returned', not {averaging!r}")
 
 
@@ -141,15 +230,6 @@ def _alphas_of(measure: Measure, alphas: Sequence[Alpha]) -> Sequence[Alpha]:
 
 def _cutoff(matrix: RelevanceMatrix, measure: Measure) -> int:
     return measure_depth(matrix, measure.cutoff)
-
-
-def _mean_row(matrix: RelevanceMatrix, block: np.ndarray, mode: Averaging, counted: np.ndarray | None,
-              a_index: int) -> np.ndarray:
-    if counted is not None:
-        row = counted.reshape(-1, len(matrix.runs))[a_index]
-        if not np.isnan(row).any():
-            return row
-    return mean_scores(matrix, block, mode)
 
 
 @dataclass(frozen=True, eq=False)
@@ -210,8 +290,9 @@ def score_arrays(
 ) -> Scores:
     """Every measure (and alpha) scored on every run and qrels topic, with its means.
 
-    Means of the precision family come from integer totals (:func:`counted_means`), the
-    others are sorted sums (:func:`exact_mean`); rarity is counted once per depth.
+    Means are :func:`run_means` (sorted sums, snapped to the grid of the precision family,
+    so they equal :func:`counted_means`' integer totals bit for bit); rarity is counted
+    once per depth.
     """
     alphas = options.get("alphas", (0.0,))
     rarities: dict[int, Rarity] = {}  # S_d counted once per depth, for scores and means
@@ -225,13 +306,13 @@ def score_arrays(
                              rarities) if measure.uses_alpha else None)
         values = evaluate(matrix, [measure], **dict(options, rarity=found))[measure]
         stacked = values if measure.uses_alpha else values[None]
-        counted = {mode: counted_means(matrix, measure, mode, alphas=own, rarity=found) for mode in averaging}
-        for a_index, alpha in enumerate([alpha_label(a) for a in own] if measure.uses_alpha else [None]):
+        for a_index, alpha in enumerate(own if measure.uses_alpha else [None]):
             names.append(str(named.without_alpha()))
-            labels.append(alpha)
+            labels.append(None if alpha is None else alpha_label(alpha))
             blocks.append(stacked[a_index])
+            grid = mean_grid(measure, alpha, None if found is None else found.n_systems)
             for mode in averaging:
-                means[AVERAGING_NAMES[mode]].append(_mean_row(matrix, stacked[a_index], mode, counted[mode], a_index))
+                means[AVERAGING_NAMES[mode]].append(mean_scores(matrix, stacked[a_index], mode, grid))
     shape = (0, matrix.n_runs, matrix.n_topics)
     return Scores(runs=list(matrix.runs), topics=list(matrix.topics), measures=names, alphas=labels,
                   per_topic=np.stack(blocks) if blocks else np.zeros(shape),
@@ -251,8 +332,7 @@ def score_table(
     ``alpha`` is text (``0.5``, ``1/R``), empty for measures without one.
 
     Per-topic rows cover every qrels topic (0 where the run returned nothing) and have
-    no averaging; mean rows have qid ``all`` and name their averaging mode. Means of
-    the precision family come from integer totals (:func:`counted_means`), the others
-    are sorted sums (:func:`exact_mean`).
+    no averaging; mean rows have qid ``all`` and name their averaging mode. Means are
+    :func:`run_means`.
     """
     return score_arrays(matrix, measures, averaging=averaging, **options).to_frame(per_topic)

@@ -18,6 +18,7 @@ and then every table says which was used.
 from __future__ import annotations
 
 import inspect
+import numbers
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -156,9 +157,37 @@ def _canonical(text: str, definition: MeasureDefinition, key: str, value: object
     declared = inspect.signature(definition.compute).parameters.get(key)
     if declared is not None and parsed == declared.default:
         return None
+    if declared is not None:
+        _check_kind(text, key, value, parsed, declared.default)
     if isinstance(parsed, dict):
         return "{" + ",".join(f"{grade}:{_number(gain)}" for grade, gain in sorted(parsed.items())) + "}"
     return _number(parsed) if isinstance(parsed, float) else str(parsed)
+
+
+def _check_kind(text: str, key: str, value: object, parsed: object, default: object) -> None:
+    """A parameter is of its default's kind: a number where the default is one (a whole
+    one for an int, 0 or 1 for a bool), a word or number for text, a map for a map; a
+    default no name can write (a tuple, say) cannot be set in one. No default: anything."""
+    if parsed is None or default is None or default is inspect.Parameter.empty:
+        return
+    number = isinstance(parsed, float)
+    if isinstance(default, (bool, np.bool_)):
+        fits, kind = number and parsed in (0.0, 1.0), "0 or 1"
+    elif isinstance(default, numbers.Integral):
+        fits, kind = number and float(parsed).is_integer(), "a whole number"  # type: ignore[arg-type]
+    elif isinstance(default, numbers.Real):
+        fits, kind = number, "a number"
+    elif isinstance(default, str):
+        fits, kind = isinstance(parsed, (str, float)), "a word"
+    elif isinstance(default, Mapping):
+        fits, kind = isinstance(parsed, dict), "a map {grade:gain,...}"
+    else:
+        raise ValueError(f"measure {text!r}: option {key} cannot be set in a name "
+                         f"(its default is a {type(default).__name__})")
+    if not fits:
+        shown = " ".join(repr(value).split())
+        raise ValueError(f"measure {text!r}: option {key} takes {kind} (its default is {default!r}), "
+                         f"not {shown if len(shown) <= 40 else shown[:37] + '...'}")
 
 
 def _value(key: str, value: object) -> object:

@@ -18,6 +18,14 @@ written in its name (``MyMeasure(beta=2)@10``) as for the shipped families, the 
 left out. The pipeline's config lists modules that register measures
 (``measure_plugins``), which every job imports before it reads a measure name.
 
+A plugin owns only names of its own: a name the grammar reads as a shipped family (``AP``,
+trec_eval's ``map`` or ``P_10``, ir_measures' ``MAP`` or ``R``) is refused, and
+``replace=True`` replaces a plugin's earlier registration, never a shipped family. Every
+call into a plugin is guarded: a fault at import or while scoring, a result that is no
+finite number per run and topic, is one line (a ValueError) naming the measure and the
+plugin's file, never a traceback through irmeta nor a NaN in the scores. The shipped
+families are not wrapped, so the guard costs them nothing.
+
 A measure computed by another tool, whose scores only a scores file gives
 (:mod:`irmeta.measures.score_files`), is registered without a function:
 :func:`register_imported_measure` makes its name and direction known, and scoring it from
@@ -29,9 +37,13 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import math
+import numbers
 import re
 import sys
-from collections.abc import Callable, Iterable, Sequence
+import traceback
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,14 +51,27 @@ from typing import Any
 import numpy as np
 
 from irmeta.campaign.postings import RelevanceMatrix
-from irmeta.measures.names import Measure
+from irmeta.measures.names import Measure, parse_measure
 from irmeta.measures.registry import MEASURES, MeasureDefinition, register
 
 _FAMILY = re.compile(r"[A-Za-z][A-Za-z0-9_+]*")
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+# The plugin files being imported, innermost last: the source of a function whose own file
+# inspect cannot find (a callable object, a function made by exec).
+_loading: list[str] = []
 
 
 @dataclass(frozen=True)
-class ImportedMeasure(MeasureDefinition):
+class PluginMeasure(MeasureDefinition):
+    """A family registered at run time, not shipped: only such a family may be replaced,
+    and ``source``, the file of its function (or of the plugin that registered it, "" when
+    neither is known), is what its faults name."""
+
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class ImportedMeasure(PluginMeasure):
     """A family irmeta has no implementation of: its scores come from a scores file."""
 
     imported: bool = True
@@ -55,24 +80,44 @@ class ImportedMeasure(MeasureDefinition):
 def register_measure(name: str, function: Callable[..., Any], *, higher_is_better: bool = True,
                      per_list: bool = False, description: str = "", replace: bool = False) -> MeasureDefinition:
     """Register ``function`` as the measure family ``name`` (scored as ``name@k`` or
-    ``name``); ``higher_is_better`` is its direction, which every experiment reads."""
+    ``name``); ``higher_is_better`` is its direction, which every experiment reads.
+    Everything is checked here, in one line each: the name (free, and no spelling of a
+    shipped family), the flags, the function's parameters and its options' defaults."""
+    _check_flags(name, higher_is_better=higher_is_better, per_list=per_list, replace=replace)
     _check_name(name, replace)
-    params = list(inspect.signature(function).parameters.values())
-    if len(params) < 2 or any(p.default is not p.empty for p in params[:2]):
+    if not isinstance(description, str):
+        raise ValueError(f"measure {name}: description is text, not {_what(description)}")
+    if not callable(function):
+        raise ValueError(f"measure {name}: register_measure takes the function that computes it, "
+                         f"not {_what(function)}")
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        raise ValueError(f"measure {name}: cannot read the parameters of {_what(function)}") from None
+    params = list(signature.parameters.values())
+    if len(params) < 2 or any(p.default is not p.empty or p.kind not in _POSITIONAL for p in params[:2]):
         first = "grades, n_relevant" if per_list else "matrix, cutoff"
         raise ValueError(f"measure {name}: the function takes ({first}, **options), options with defaults")
     options = [p for p in params[2:] if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
     if any(p.default is p.empty for p in options):
         raise ValueError(f"measure {name}: every option needs a default "
                          f"({', '.join(p.name for p in options if p.default is p.empty)} has none)")
-    compute = _per_list(function) if per_list else function
+    # alpha is the rareness families' weight to the grammar; matrix and cutoff name the
+    # per-list wrapper's own parameters
+    reserved = [p.name for p in options if p.name == "alpha" or per_list and p.name in ("matrix", "cutoff")]
+    if reserved:
+        raise ValueError(f"measure {name}: an option cannot be called {reserved[0]}; give it another name")
+    plugin = _Plugin(name, _source(function), {p.name: p.default for p in options})
+    compute = _per_list(plugin, function) if per_list else _vectorised(plugin, function)
     if per_list:  # the names' grammar reads option defaults from this signature
-        compute.__signature__ = inspect.Signature(  # type: ignore[union-attr]
+        signature = inspect.Signature(
             [inspect.Parameter("matrix", inspect.Parameter.POSITIONAL_OR_KEYWORD),
              inspect.Parameter("cutoff", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
             + [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in options])
-    return register(MeasureDefinition(name, compute, description or (function.__doc__ or name).strip().split("\n")[0],
-                                      higher_is_better=higher_is_better, options=tuple(p.name for p in options)))
+    compute.__signature__ = signature  # type: ignore[attr-defined]
+    text = description or (function.__doc__ or name).strip().split("\n")[0]
+    return register(PluginMeasure(name, compute, text, higher_is_better=higher_is_better,
+                                  options=tuple(p.name for p in options), source=plugin.source))
 
 
 def register_imported_measure(name: str, *, higher_is_better: bool = True, description: str = "",
@@ -81,13 +126,14 @@ def register_imported_measure(name: str, *, higher_is_better: bool = True, descr
     another tool): its name parses (``name`` or ``name@k``, so config's measures and score
     tables may hold it), ``higher_is_better`` is its direction for every experiment, and
     scoring it from runs is refused with a one-line ValueError."""
+    _check_flags(name, higher_is_better=higher_is_better, replace=replace)
     _check_name(name, replace)
 
     def compute(matrix: RelevanceMatrix, cutoff: int | None, **options: object) -> np.ndarray:
         raise ValueError(_no_implementation(str(Measure(name, cutoff))))
 
     return register(ImportedMeasure(name, compute, description or f"{name}, scores from a scores file",
-                                    higher_is_better=higher_is_better))
+                                    higher_is_better=higher_is_better, source=_loading[-1] if _loading else ""))
 
 
 def refuse_imported(measures: Iterable[Measure]) -> None:
@@ -101,17 +147,136 @@ def _no_implementation(name: str) -> str:
     return f"measure {name} has no implementation in irmeta: its scores come from a scores file"
 
 
+def _check_flags(name: object, **flags: object) -> None:
+    for key, value in flags.items():
+        if not isinstance(value, (bool, np.bool_)):  # "lower" would be true: a silent wrong direction
+            raise ValueError(f"measure {name}: {key} is True or False, not {_what(value)}")
+
+
 def _check_name(name: str, replace: bool) -> None:
-    if not _FAMILY.fullmatch(name):
+    """A name a plugin may own: well formed, not read by the grammar as a shipped family
+    (MAP would register, and then score as AP), and, if taken, taken by a plugin."""
+    if not isinstance(name, str) or not _FAMILY.fullmatch(name):
         raise ValueError(f"measure name {name!r}: letters, digits, _ and +, starting with a letter")
-    if name in MEASURES and not replace:
-        raise ValueError(f"measure {name} is already registered (replace=True replaces it)")
+    try:
+        read = parse_measure(name)
+    except ValueError:  # unknown to the grammar: free
+        read = None
+    if read is not None and (read.family, read.cutoff) != (name, None):
+        raise ValueError(f"measure name {name}: irmeta reads {name} as its own {read} (a trec_eval or "
+                         f"ir_measures name), so a plugin cannot own it; choose another name")
+    known = MEASURES.get(name)
+    if known is None:
+        return
+    if not isinstance(known, PluginMeasure):
+        raise ValueError(f"measure {name} is one irmeta ships: a plugin cannot register or replace it "
+                         f"(replace=True replaces only a plugin's own measure); choose another name")
+    if not replace:
+        by = f" (by {Path(known.source).name})" if known.source else ""
+        raise ValueError(f"measure {name} is already registered{by}; replace=True replaces it")
 
 
-def _per_list(function: Callable[..., Any]) -> Callable[..., np.ndarray]:
-    """``function`` of one ranked list, applied to every run and topic of a matrix."""
+def _source(function: Callable[..., Any]) -> str:
+    """The file defining ``function`` (a partial's function, a callable object's class),
+    else the plugin being imported, else ""."""
+    for candidate in (function, getattr(function, "func", None), type(function)):
+        try:
+            path = inspect.getsourcefile(candidate)  # type: ignore[arg-type]
+        except TypeError:  # a built-in, or not a function at all
+            continue
+        if path:
+            return path
+    return _loading[-1] if _loading else ""
 
-    def compute(matrix: RelevanceMatrix, cutoff: int | None, **options: object) -> np.ndarray:
+
+# ------------------------------------------------------------------ the guard
+
+
+@dataclass(frozen=True)
+class _Plugin:
+    """A registered function's family, file and option defaults: what its faults name."""
+
+    family: str
+    source: str
+    defaults: Mapping[str, Any]
+
+    def fault(self, cutoff: int | None, options: Mapping[str, Any], what: str, line: int | None = None) -> ValueError:
+        """``measure Mine@10 (plugin mine.py:7): <what>``, one line."""
+        try:  # the name as scored: the options the name set, in their canonical text
+            label = str(parse_measure(str(Measure(self.family, cutoff)), options))
+        except ValueError:
+            label = str(Measure(self.family, cutoff))
+        where = Path(self.source).name if self.source else "not from a file"
+        at = "" if line is None else f":{line}"
+        return ValueError(f"measure {label} (plugin {where}{at}): {' '.join(what.split())}")
+
+    def raised(self, exc: BaseException, cutoff: int | None, options: Mapping[str, Any], on: str = "") -> ValueError:
+        """The plugin's own exception, with the line of its file it came through."""
+        lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if _same_file(f.filename, self.source)]
+        return self.fault(cutoff, options, f"{type(exc).__name__}: {exc}" + (f", on {on}" if on else ""),
+                          lines[-1] if lines else None)
+
+    def typed(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Options as the function's defaults type them: a name's numbers are floats, so 3
+        becomes 3 where the default is an int, 1 True where it is a bool, and a number a
+        word where it is text (the grammar has checked that each fits)."""
+        out = dict(options)
+        for key, value in options.items():
+            default = self.defaults.get(key)
+            if not isinstance(value, float):
+                continue
+            if isinstance(default, (bool, np.bool_)):
+                out[key] = bool(value)
+            elif isinstance(default, numbers.Integral) and value.is_integer():
+                out[key] = int(value)
+            elif isinstance(default, str):
+                out[key] = np.format_float_positional(value, trim="-")
+        return out
+
+
+def _same_file(a: str, b: str) -> bool:
+    return bool(b) and (a == b or Path(a).resolve() == Path(b).resolve())
+
+
+def _vectorised(plugin: _Plugin, function: Callable[..., Any]) -> Callable[..., np.ndarray]:
+    """``function`` guarded: what it raises, and a result that is no finite (runs, topics)
+    array of numbers, is one line naming the measure and the plugin."""
+
+    def compute(matrix: RelevanceMatrix, cutoff: int | None, **options: Any) -> np.ndarray:
+        try:
+            values = function(matrix, cutoff, **plugin.typed(options))
+        except MemoryError:  # the CLI says "out of memory" in one line itself
+            raise
+        except (Exception, SystemExit) as exc:
+            raise plugin.raised(exc, cutoff, options) from exc
+        expected = (matrix.n_runs, matrix.n_topics)
+        if not isinstance(values, np.ndarray):
+            raise plugin.fault(cutoff, options, f"returned {_what(values)} where an array of shape {expected} "
+                                                f"(runs, topics) was expected")
+        if values.dtype.kind not in "biuf":
+            raise plugin.fault(cutoff, options, f"returned an array of {values.dtype} where numbers were expected")
+        if values.shape != expected:
+            raise plugin.fault(cutoff, options, f"returned shape {values.shape} where {expected} (runs, topics) "
+                                                f"was expected")
+        values = values.astype(np.float64)  # a copy: the plugin may keep and change its array
+        bad = ~np.isfinite(values)
+        if bad.any():
+            run, topic = np.argwhere(bad)[0]
+            more = int(bad.sum()) - 1
+            raise plugin.fault(cutoff, options, f"returned {_what(values[run, topic])} for "
+                                                f"{_cell(matrix, run * matrix.n_topics + topic)}"
+                                                + (f" (and {more} other scores that are not finite)" if more else ""))
+        return values
+
+    return compute
+
+
+def _per_list(plugin: _Plugin, function: Callable[..., Any]) -> Callable[..., np.ndarray]:
+    """``function`` of one ranked list, applied to every run and topic of a matrix, each
+    call guarded: it must give a finite real number."""
+
+    def compute(matrix: RelevanceMatrix, cutoff: int | None, **options: Any) -> np.ndarray:
+        typed = plugin.typed(options)
         judged = matrix.judged if cutoff is None else matrix.judged.top(cutoff)
         grades = matrix.grade_of(judged).astype(np.float64)
         lengths = matrix.length.reshape(-1) if cutoff is None else np.minimum(matrix.length.reshape(-1), cutoff)
@@ -121,15 +286,60 @@ def _per_list(function: Callable[..., Any]) -> Callable[..., np.ndarray]:
             ranked = np.zeros(int(length))
             a, b = judged.start[cell], judged.start[cell + 1]
             ranked[judged.rank[a:b] - 1] = grades[a:b]
-            out[cell] = float(function(ranked, int(n_relevant[cell % matrix.n_topics]), **options))
+            try:
+                value = function(ranked, int(n_relevant[cell % matrix.n_topics]), **typed)
+            except MemoryError:
+                raise
+            except (Exception, SystemExit) as exc:
+                raise plugin.raised(exc, cutoff, options, _cell(matrix, cell)) from exc
+            number = _real(value)
+            if number is None or not math.isfinite(number):
+                raise plugin.fault(cutoff, options, f"returned {_what(value)} for {_cell(matrix, cell)}"
+                                                    + ("" if number is not None else ", where a number was expected"))
+            out[cell] = number
         return matrix.grid(out)
 
     return compute
 
 
+def _real(value: Any) -> float | None:
+    """``value`` as a float if it is one real number (a bool counts, as 0 or 1), else None."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
+    if not isinstance(value, (numbers.Real, np.bool_)):
+        return None
+    try:
+        return float(value)
+    except OverflowError:  # an int beyond any float
+        return math.inf
+
+
+def _what(value: Any) -> str:
+    """A value as a fault names it: ``NaN``, ``a list``, ``a str ('abc')``."""
+    if isinstance(value, (float, np.floating)) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    if value is None or isinstance(value, (bool, numbers.Number)):
+        return repr(value)
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    text = " ".join(repr(value).split())
+    kind = type(value).__name__
+    shown = f" ({text if len(text) <= 40 else text[:37] + '...'})" if isinstance(value, (str, bytes)) else ""
+    return f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind}{shown}"
+
+
+def _cell(matrix: RelevanceMatrix, cell: int) -> str:
+    return f"run {matrix.runs[cell // matrix.n_topics]} topic {matrix.topics[cell % matrix.n_topics]}"
+
+
+# ------------------------------------------------------------------ importing plugins
+
+
 def load_measure_plugins(modules: Sequence[str], base: str | Path = ".") -> None:
     """Import each module that registers measures: a dotted name (importable, or a module
-    under ``base``) or a ``.py`` file (relative to ``base``). Importing one twice is a no-op."""
+    under ``base``) or a ``.py`` file (relative to ``base``). Importing one twice is a no-op.
+    A plugin whose import fails (a syntax error, an exception) is a one-line ValueError
+    naming its file and line, and registers nothing."""
     for entry in modules:
         if entry.endswith(".py"):
             path = (Path(base) / entry).resolve()
@@ -142,11 +352,57 @@ def load_measure_plugins(modules: Sequence[str], base: str | Path = ".") -> None
             assert spec is not None and spec.loader is not None
             module = importlib.util.module_from_spec(spec)
             sys.modules[name] = module
-            spec.loader.exec_module(module)
+            with _importing(entry, str(path), name):
+                spec.loader.exec_module(module)
         else:
             if str(Path(base).resolve()) not in sys.path:
                 sys.path.insert(0, str(Path(base).resolve()))
-            try:
+            if entry in sys.modules:
+                continue
+            with _importing(entry, ""):  # finding a submodule imports its package
+                spec = importlib.util.find_spec(entry)
+            if spec is None:
+                raise ValueError(f"measure_plugins: cannot import {entry} (no module named {entry!r})")
+            with _importing(entry, spec.origin or ""):
                 importlib.import_module(entry)
-            except ImportError as exc:
-                raise ValueError(f"measure_plugins: cannot import {entry} ({exc})") from None
+
+
+@contextmanager
+def _importing(entry: str, path: str, module: str | None = None) -> Iterator[None]:
+    """Import a plugin: what it registers is known to come from ``path``; if it fails,
+    the measures it registered are unregistered (a second try starts afresh) and the
+    fault is one line."""
+    before = dict(MEASURES)
+    _loading.append(path)
+    try:
+        yield
+    except MemoryError:
+        raise
+    except (Exception, SystemExit) as exc:
+        MEASURES.clear()
+        MEASURES.update(before)
+        if module is not None:
+            sys.modules.pop(module, None)
+        missing = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
+        if missing and (entry == missing or entry.startswith(missing + ".")):  # not a fault of its code
+            raise ValueError(f"measure_plugins: cannot import {entry} ({exc})") from None
+        raise ValueError(_import_fault(entry, path, exc)) from exc
+    finally:
+        _loading.pop()
+
+
+def _import_fault(entry: str, path: str, exc: BaseException) -> str:
+    """``measure plugin mine.py:3: SyntaxError: invalid syntax``: the line of the plugin
+    the fault came through; for a dotted module, or a fault in another file (a module the
+    plugin imports), that file and line: ``measure plugin mine: /x/mine.py:3: ...``."""
+    if isinstance(exc, SyntaxError):
+        file, line, text = exc.filename or "", exc.lineno, exc.msg
+    else:
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
+        own = [f for f in frames if _same_file(f.filename, path)] or frames[-1:]
+        file, line, text = (own[-1].filename, own[-1].lineno, str(exc)) if own else ("", None, str(exc))
+    if line and entry.endswith(".py") and _same_file(file, path):
+        where = f"{entry}:{line}"
+    else:
+        where = f"{entry}: {file}:{line}" if file and line else entry
+    return f"measure plugin {where}: {type(exc).__name__}: {' '.join(text.split())}"

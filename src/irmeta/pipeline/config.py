@@ -468,6 +468,7 @@ def check_collection_paths(collection: Collection) -> list[Path]:
             what = "is a directory, not a file" if qrels.is_dir() else "no such file"
             raise FileNotFoundError(f"{source}: key 'alternative_qrels.{name}': {qrels}: {what}")
     if not collection.runs:  # scores only
+        refuse_pattern_paths(collection, [])
         return []
     if collection.qrels is None or not collection.qrels.is_file():
         what = "is a directory, not a file" if collection.qrels and collection.qrels.is_dir() else "no such file"
@@ -482,7 +483,22 @@ def check_collection_paths(collection: Collection) -> list[Path]:
         raise ValueError(f"{source}: key 'runs': {len(files)} run file(s) found, a campaign needs at least two")
     if collection.run_groups is not None and not collection.run_groups.is_file():
         raise FileNotFoundError(f"{source}: key 'run_groups': {collection.run_groups}: no such file")
+    refuse_pattern_paths(collection, files)
     return files
+
+
+def refuse_pattern_paths(collection: Collection, files: Iterable[Path]) -> None:
+    """Refuse input paths holding ``{`` or ``}``: Snakemake fills ``{name}`` in an input
+    function's paths with the job's wildcards, so ``runs/{collection}.gz`` would become
+    another file or none, and a run could be dropped without a word."""
+    source = collection.source or collection.name
+    named = [("qrels", collection.qrels), ("run_groups", collection.run_groups), ("scores.path", collection.scores)]
+    named += [(f"alternative_qrels.{k}", v) for k, v in collection.alternative_qrels.items()]
+    named += [("runs", f) for f in files]
+    for key, path in named:
+        if path is not None and ("{" in str(path) or "}" in str(path)):
+            raise ValueError(f"{source}: key '{key}': {path}: a path with {{ or }} cannot be a workflow input "
+                             f"(Snakemake reads it as a pattern); rename it (irmeta score reads it as it is)")
 
 
 def missing_runs(collection: Collection, files: Iterable[Path]) -> list[str]:

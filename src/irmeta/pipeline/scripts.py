@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,9 +15,21 @@ from irmeta.measures.plugins import load_measure_plugins
 log = logging.getLogger("irmeta")
 
 
+# The job's own standard error before log_to sent it to the log: where a fault goes when
+# the log itself cannot take it (a full disk), so that the reason is never lost.
+_screen: int | None = None
+_log_path: str | None = None
+
+
 def log_to(path: str | Path) -> logging.Logger:
     """Send standard error (progress, warnings, tracebacks) and logging to a rule's log file."""
+    global _screen, _log_path
+    if _log_path == str(path):  # run_script opened it before the plugins loaded: keep what they said
+        return log
+    _log_path = str(path)
     with open(path, "w", encoding="utf-8") as stream:
+        if _screen is None:
+            _screen = os.dup(sys.stderr.fileno())
         os.dup2(stream.fileno(), sys.stderr.fileno())
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, force=True,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
@@ -31,13 +44,41 @@ def run_script(main, smk) -> None:
     from irmeta.pipeline.download import DownloadError
 
     try:
+        if getattr(smk, "log", None):  # a plugin that fails to import says so in the job's log
+            log_to(smk.log[0])
         load_measure_plugins(smk.config.get("measure_plugins") or [], Path.cwd())  # as the workflow read them
         register_imported_measures(smk.config.get("imported_measures") or {})
         main(smk)
-    except (TrecFormatError, FileNotFoundError, ValueError, DownloadError) as exc:
-        log.error("irmeta: error: %s", exc)
-        print(f"irmeta: error: {exc}", file=sys.stderr, flush=True)
+    except (TrecFormatError, OSError, ValueError, DownloadError) as exc:
+        report_failure(error_line(exc, list(getattr(smk, "output", []))))
         sys.exit(1)
+
+
+def error_line(exc: BaseException, outputs: Sequence[str] = ()) -> str:
+    """The one line a failed job leaves: ``irmeta: error: <what>``; an OS error names its
+    path and the system's words (``No space left on device``), or, when it has no path
+    (a write through a stream), the job's outputs."""
+    if isinstance(exc, OSError) and exc.strerror:
+        if exc.filename is not None:
+            return f"irmeta: error: {exc.filename}: {exc.strerror}"
+        shown = ", ".join(map(str, outputs[:3])) + (", ..." if len(outputs) > 3 else "")
+        return f"irmeta: error: {exc.strerror}" + (f" (writing {shown})" if outputs else "")
+    return f"irmeta: error: {' '.join(str(exc).split())}"
+
+
+def report_failure(line: str) -> None:
+    """Write ``line`` to the job's log; when the log cannot take it (a full disk), to the
+    job's own standard error instead, which Snakemake shows."""
+    try:
+        print(line, file=sys.stderr, flush=True)
+        return
+    except OSError:
+        pass
+    if _screen is not None:
+        try:
+            os.write(_screen, (line + " (the job's log could not be written)\n").encode("utf-8", "replace"))
+        except OSError:
+            pass
 
 
 def progress_logger(stream=None, every: int = 10):

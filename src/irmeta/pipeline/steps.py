@@ -20,7 +20,7 @@ from irmeta.campaign.rarity import rarity_listing
 from irmeta.campaign.runs import DuplicatePolicy, RunNameSource
 from irmeta.campaign.store import load_matrix, matrix_settings, save_matrix
 from irmeta.measures.alpha import Alpha, alpha_label
-from irmeta.measures.averaging import AVERAGING_NAMES, Averaging, Scores, exact_mean, score_arrays
+from irmeta.measures.averaging import AVERAGING_NAMES, Averaging, Scores, block_means, score_arrays
 from irmeta.measures.names import parse_measure
 from irmeta.pipeline.scripts import log, progress_logger
 from irmeta.pipeline.stored_scores import scores_arrow_blocks, write_frame, write_scores, write_table_in_blocks
@@ -118,7 +118,7 @@ def score_collection(
         }
     if imported is not None and from_file:
         given = imported_scores(imported, from_file, alphas, averaging, dict(imported_options or {}),
-                                within=parts[0] if parts else None)
+                                within=parts[0] if parts else None, computed=computed)
         parts.append(given)
         settings |= {"scores_file": str(imported), "scores_file_measures": from_file,
                      "scores_file_options": dict(imported_options or {}), "n_systems": len(given.runs)}
@@ -128,24 +128,42 @@ def score_collection(
 
 
 def imported_scores(path: str | Path, measures: Sequence[str], alphas: Sequence[Alpha],
-                    averaging: Sequence[Averaging], options: Mapping[str, str], within: Scores | None) -> Scores:
+                    averaging: Sequence[Averaging], options: Mapping[str, str], within: Scores | None,
+                    computed: Sequence[str] = ()) -> Scores:
     """The scores of ``measures`` a scores file gives, as :class:`Scores` with means over
     every topic (and over the topics the file scores a run on); ``within``: the campaign's
     own scores, whose runs and qrels topics the file's are laid on (in their order). The
     file's rows are read as codes (:func:`~irmeta.measures.score_files.read_score_rows`),
-    never as a table of text."""
+    never as a table of text. Its mean rows are checked against the means of its
+    per-topic rows on those topics (:mod:`~irmeta.measures.score_files.mean_rows`), then
+    ignored. A file that also holds a measure of ``computed`` (those irmeta computes
+    from the runs) is refused as it is read: its scores would be silently ignored."""
     from irmeta.measures.score_files import read_score_rows, scores_from_table
+    from irmeta.measures.score_files.mean_rows import checked_means, mean_rows_of
 
     table = read_score_rows(path, format=options.get("format", "auto"))
+    refuse_computed(table, computed, source=path)
     missing = options.get("missing", "error")
     if within is not None:
         table = aligned_table(table, within.runs, within.topics, source=path)
-    given = scores_from_table(table, measures, alphas, missing=missing, source=str(path))
+    given = scores_from_table(table, measures, alphas, missing=missing, source=str(path),
+                              check_means=within is None)
     if within is not None:
         given = reordered(given, within.runs, within.topics, missing=missing, source=path)
+        checked_means(given, mean_rows_of(table), over_all=given.means[AVERAGING_NAMES["all"]])
     wanted = [AVERAGING_NAMES[mode] for mode in averaging]
     return Scores(runs=given.runs, topics=given.topics, measures=given.measures, alphas=given.alphas,
                   per_topic=given.per_topic, means={name: given.means[name] for name in wanted})
+
+
+def refuse_computed(table: ScoreRows, computed: Sequence[str], *, source: str | Path) -> None:
+    """A scores file beside runs that holds a measure irmeta computes from them (any of
+    its alphas) is an error naming the file and the measure."""
+    ours = {str(parse_measure(m).without_alpha()) for m in computed}
+    for name in table.measures:  # canonical names, each once
+        if str(parse_measure(name).without_alpha()) in ours:
+            raise ValueError(f"{source} holds {name}, which irmeta computes from the runs: drop those rows or give "
+                             f"the scores without runs")
 
 
 def aligned_table(table: ScoreRows, runs: Sequence[str], topics: Sequence[str], *, source: str | Path) -> ScoreRows:
@@ -185,7 +203,7 @@ def reordered(scores: Scores, runs: Sequence[str], topics: Sequence[str], *, mis
     have = [j for j, t in enumerate(topics) if t in topic_at]
     per_topic[:, :, have] = scores.per_topic[:, rows][:, :, [topic_at[topics[j]] for j in have]]
     means = dict(scores.means)
-    means[AVERAGING_NAMES["all"]] = exact_mean(per_topic)  # over every qrels topic
+    means[AVERAGING_NAMES["all"]] = block_means(per_topic, scores.measures, scores.alphas, len(runs))  # qrels topics
     if AVERAGING_NAMES["returned"] in means:
         means[AVERAGING_NAMES["returned"]] = scores.means[AVERAGING_NAMES["returned"]][:, rows]
     return Scores(runs=list(runs), topics=list(topics), measures=scores.measures, alphas=scores.alphas,

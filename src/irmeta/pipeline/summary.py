@@ -3,6 +3,7 @@ the tables the run wrote (Snakemake's own job listing is left to its log)."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -29,11 +30,18 @@ def workflow_summary(collections: Mapping[str, Collection], results: str | Path 
                        skipped=skipped)
 
 
+FULL_DISK_BYTES = 1 << 20  # below this, a job's outputs and logs may not fit
+
+
 def job_errors(logs: str | Path = "results/logs", since: float = 0.0) -> str:
     """The one-line errors (``irmeta: error: ...``) that jobs wrote to their logs since
     ``since`` (a time stamp), each with its log: what a failed run tells a person, the
     job listing being off the screen."""
     found = []
+    if Path(logs).is_dir() and shutil.disk_usage(logs).free < FULL_DISK_BYTES:
+        # a job that cannot write leaves an empty log: say why here, once
+        found.append(f"irmeta: error: no space left on the device holding {logs} "
+                     f"({shutil.disk_usage(logs).free} bytes free): free some and run again")
     for log in sorted(Path(logs).rglob("*.log")):
         if log.stat().st_mtime < since:
             continue

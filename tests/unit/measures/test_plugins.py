@@ -62,7 +62,7 @@ def test_a_vectorised_measure_with_an_option_and_a_direction(registry, trec8_mat
 
 @pytest.mark.parametrize("name,function,kwargs,fault", [
     ("3rd", list_ap, {}, "letters, digits"),
-    ("AP", list_ap, {}, "AP is already registered"),
+    ("AP", list_ap, {}, "AP is one irmeta ships: a plugin cannot register or replace it"),
     ("One", lambda grades: 0.0, {"per_list": True}, r"takes \(grades, n_relevant, \*\*options\)"),
     ("Opt", lambda grades, n, scale: 0.0, {"per_list": True}, "every option needs a default"),
 ])

@@ -63,12 +63,10 @@ def test_scores_from_the_table_are_irmetas_own(trec8):
     assert (got.runs, got.topics, got.measures, got.alphas) == (scored.runs, scored.topics, scored.measures,
                                                                  scored.alphas)
     assert np.array_equal(got.per_topic, scored.per_topic)
-    # irmeta's means of the precision family divide integer totals, these sum sorted
-    # quotients: the same number up to the last bit or so, hence 1e-12 rather than equality
-    assert np.abs(got.means["all_topics"] - scored.means["all_topics"]).max() <= 1e-12
-    assert np.abs(got.means["returned_topics"] - returned.means["returned_topics"]).max() <= 1e-12
-    ap = scored.measures.index("AP")
-    assert np.array_equal(got.means["all_topics"][ap], scored.means["all_topics"][ap])  # both sorted sums
+    # one definition of a run's mean (run_means): the same per-topic floats, the same bits,
+    # for the precision family too (its grid snaps both to the integer totals' quotient)
+    assert np.array_equal(got.means["all_topics"], scored.means["all_topics"])
+    assert np.array_equal(got.means["returned_topics"], returned.means["returned_topics"])  # every topic returned
 
 
 def test_trec_eval_output_reads_back_to_four_decimals(trec8):
@@ -209,11 +207,14 @@ def table(rows: list[tuple[str, str, str, float]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["run", "measure", "qid", "value"])
 
 
-def test_alpha_blocks_topic_order_and_ignored_means():
+def test_alpha_blocks_topic_order_and_checked_means():
     rows = [("s", f"P_rareness(alpha={a})@10", q, v + i) for i, a in enumerate(["0", "0.5"])
             for q, v in (("10", 0.1), ("9", 0.2))]
-    t = table(rows + [("s", "P_rareness(alpha=0)@10", "all", 99.0), ("s", "ASL", "10", 3.0),
-                      ("s", "ASL", "9", 1.0)])
+    asl = [("s", "ASL", "10", 3.0), ("s", "ASL", "9", 1.0)]
+    with pytest.raises(ValueError, match=re.escape("scores, row 4: the mean of P_rareness(alpha=0)@10 for run s is "
+                                                   "99.0, but its per-topic scores give 0.15 over the 2 topics")):
+        scores_from_table(table(rows + [("s", "P_rareness(alpha=0)@10", "all", 99.0)] + asl), ["P_rareness@10"], [0])
+    t = table(rows + [("s", "P_rareness(alpha=0)@10", "all", 0.15)] + asl)
     with pytest.raises(ValueError, match=re.escape("scores: no per-topic scores of P_rareness(alpha=1)@10 (it has "
                                                    "per-topic scores of P_rareness(alpha=0)@10, "
                                                    "P_rareness(alpha=0.5)@10, ASL)")):
@@ -222,7 +223,7 @@ def test_alpha_blocks_topic_order_and_ignored_means():
     assert got.measures == ["P_rareness@10"] * 3 + ["ASL"] and got.alphas == ["0", "0.5", "0.5", None]
     assert got.topics == ["9", "10"]  # irmeta's topic order (the qrels'), not the table's
     assert got.per_topic[:, 0].tolist() == [[0.2, 0.1], [1.2, 1.1], [1.2, 1.1], [1.0, 3.0]]
-    assert got.means["all_topics"][:, 0].tolist() == pytest.approx([0.15, 1.15, 1.15, 2.0])  # not the 99 row
+    assert got.means["all_topics"][:, 0].tolist() == pytest.approx([0.15, 1.15, 1.15, 2.0])
 
 
 @pytest.mark.parametrize("drop,missing,fault", [

@@ -19,19 +19,27 @@ the pipeline scores runs into, so that the experiments read imported scores as t
 their own. Names are read with :func:`~irmeta.measures.names.parse_measure`, which knows
 trec_eval's spellings (and :func:`~irmeta.measures.names.trec_eval_name` writes them).
 
+Means are never read from a file: a run's mean is the one definition irmeta scores runs
+with (:func:`~irmeta.measures.averaging.run_means`), so identical per-topic scores give
+identical means whatever the path. The file's mean rows (qid ``all``) are checked
+against it, within their printed precision, over all topics (trec_eval -c) or over the
+topics a run scores (trec_eval without -c; whatever ``missing`` says), then ignored; a
+contradiction is one line naming the file, the line and both values
+(:mod:`~irmeta.measures.score_files.mean_rows`; docs/PROTOCOL.md, Numerical care).
+
 Memory follows the rows, not the text (see :mod:`~irmeta.measures.score_files.pieces`).
-The modules, each importing only those above it: ``rows`` (:class:`ScoreRows` and the
-shared names), ``pieces`` (reading helpers both formats share), ``formats`` (irmeta's
-TSV, trec_eval -q, the tokenisers' checks, repeats), ``reading`` (:func:`read_score_file`,
-:func:`read_score_rows`) and ``grid`` (tables to arrays: :func:`score_grid`,
-:func:`scores_from_table`).
+The modules, each importing only those above it: ``rows`` (:class:`ScoreRows`,
+:class:`MeanRows` and the shared names), ``pieces`` (reading helpers both formats share),
+``formats`` (irmeta's TSV, trec_eval -q, the tokenisers' checks, repeats), ``reading``
+(:func:`read_score_file`, :func:`read_score_rows`), ``mean_rows`` (the mean rows checked)
+and ``grid`` (tables to arrays: :func:`score_grid`, :func:`scores_from_table`).
 """
 
 from __future__ import annotations
 
 from irmeta.measures.score_files.grid import ScoreGrid, score_grid, scores_from_table, table_labels
 from irmeta.measures.score_files.reading import read_score_file, read_score_rows
-from irmeta.measures.score_files.rows import COLUMNS, HEADER, Missing, ScoreFormat, ScoreRows, TopicOrder
+from irmeta.measures.score_files.rows import COLUMNS, HEADER, MeanRows, Missing, ScoreFormat, ScoreRows, TopicOrder
 
-__all__ = ["COLUMNS", "HEADER", "Missing", "ScoreFormat", "ScoreGrid", "ScoreRows",
+__all__ = ["COLUMNS", "HEADER", "MeanRows", "Missing", "ScoreFormat", "ScoreGrid", "ScoreRows",
            "TopicOrder", "read_score_file", "read_score_rows", "score_grid", "scores_from_table", "table_labels"]

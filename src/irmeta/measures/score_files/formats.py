@@ -66,7 +66,8 @@ def _irmeta_piece(path: Path, piece: bytes, before: int, book: _Book, part: _Par
         value = _numbers(table.column(3))
         if value is not None and (codes >= 0).all() and all(runs) and all(labels) and all(qids):
             if keep:
-                book.add(book.runs.codes(runs)[run], codes[label], book.qids.codes(qids)[qid], value, len(piece))
+                book.add(book.runs.codes(runs)[run], codes[label], book.qids.codes(qids)[qid], value, len(piece),
+                         text=table.column(3))
                 part.lines.append((len(value), before, np.zeros(0, np.int32), None))
             return len(value)
     lines = _shifted(_tab_lines(piece), before)
@@ -85,7 +86,7 @@ def _irmeta_piece(path: Path, piece: bytes, before: int, book: _Book, part: _Par
     value = _values(path, lines, text, np.ones(len(measure), bool), label_text)
     if keep:
         (runs, run), (qids, qid) = _dictionary(run_text), _dictionary(qid_text)
-        book.add(book.runs.codes(runs)[run], measure, book.qids.codes(qids)[qid], value, len(piece))
+        book.add(book.runs.codes(runs)[run], measure, book.qids.codes(qids)[qid], value, len(piece), text=text)
         part.lines.append((len(value), before, None, lines.number - before))
     return len(lines.count)
 
@@ -111,6 +112,7 @@ class _TrecLines:
     value: np.ndarray | None = None
     left_out: np.ndarray | None = None
     kept_lines: np.ndarray | None = None
+    text: pa.Array | pa.ChunkedArray | None = None  # each line's value as written
     dropped: dict[str, int] = field(default_factory=dict)
     fault: _Fault | None = None
 
@@ -137,7 +139,8 @@ def _read_trec_eval(path: Path, pieces: Iterator[tuple[bytes, int]], book: _Book
             assert got.run_names is not None and got.kept is not None and got.measure is not None
             assert got.qid is not None and got.value is not None
             blocks.names += got.run_names
-            book.add(block[got.kept].astype(np.int32), got.measure, got.qid, got.value, len(piece))  # runs: below
+            book.add(block[got.kept].astype(np.int32), got.measure, got.qid, got.value, len(piece),  # runs: below
+                     text=got.text, at=got.kept)
             part.lines.append((len(got.kept), before, got.left_out, got.kept_lines))
             for name, n in got.dropped.items():
                 part.dropped[name] = part.dropped.get(name, 0) + n
@@ -228,7 +231,7 @@ def _trec_eval_fast(piece: bytes, before: int, book: _Book) -> _TrecLines | None
         dropped[names[i]] = dropped.get(names[i], 0) + int(counts[i])
     return _TrecLines(is_all, is_runid, before + 1 + np.arange(len(name)), text.filter(pa.array(is_runid)).to_pylist(),
                       kept, measure[kept], book.qids.codes(qids)[qid[kept]], value[kept],
-                      left_out=np.flatnonzero(~known).astype(np.int32), dropped=dropped)
+                      left_out=np.flatnonzero(~known).astype(np.int32), text=text, dropped=dropped)
 
 
 def _trec_eval_piece(path: Path, piece: bytes, before: int, book: _Book) -> _TrecLines:
@@ -250,7 +253,7 @@ def _trec_eval_piece(path: Path, piece: bytes, before: int, book: _Book) -> _Tre
     got.run_names = text.filter(pa.array(got.is_runid)).to_pylist()
     got.kept = np.flatnonzero(known)
     got.kept_lines = lines.number[got.kept] - before
-    got.measure, got.value = measure[got.kept], value[got.kept]
+    got.measure, got.value, got.text = measure[got.kept], value[got.kept], text
     qids, q = _dictionary(qid.filter(pa.array(known)))
     got.qid = book.qids.codes(qids)[q]
     left_out = pc.value_counts(name.filter(pa.array(~known))).to_pylist()

@@ -11,9 +11,10 @@ import numpy as np
 
 from irmeta.campaign.qrels import sort_topics
 from irmeta.measures.alpha import Alpha, alpha_label
-from irmeta.measures.averaging import AVERAGING_NAMES, Scores, exact_mean
+from irmeta.measures.averaging import AVERAGING_NAMES, Scores, block_means
 from irmeta.measures.names import measure_label, parse_measure
 from irmeta.measures.score_files import pieces as piece_reader
+from irmeta.measures.score_files.mean_rows import checked_means, mean_rows_of
 from irmeta.measures.score_files.rows import COLUMNS, Missing, ScoreRows, TopicOrder
 
 if TYPE_CHECKING:
@@ -230,7 +231,7 @@ def _check_holes(grid: ScoreGrid, missing: Missing, source: str) -> None:
 
 
 def scores_from_table(table: pd.DataFrame | ScoreRows, measures: Sequence[str], alphas: Sequence[Alpha], *,
-                      missing: Missing = "error", source: str = "scores") -> Scores:
+                      missing: Missing = "error", source: str = "scores", check_means: bool = True) -> Scores:
     """Per-topic scores of a table (columns run, measure, qid, value; e.g. from
     :func:`read_score_file`; or :class:`ScoreRows`, from :func:`read_score_rows`) as the
     :class:`Scores` the pipeline writes to ``scores.npz``.
@@ -245,10 +246,10 @@ def scores_from_table(table: pd.DataFrame | ScoreRows, measures: Sequence[str], 
 
     Means: ``all_topics`` over every topic (a missing one 0 with ``missing="zero"``, as
     trec_eval -c), ``returned_topics`` over the topics the table scores the run on, both
-    sorted sums (:func:`~irmeta.measures.averaging.exact_mean`). The table's ``all`` rows
-    are not read: trec_eval without -c averages over a run's own topics, a different set.
-    Means of the precision family may differ in the last bit from irmeta's own, which come
-    from integer totals.
+    :func:`~irmeta.measures.averaging.run_means` with S the table's runs: the bits irmeta
+    gives the same per-topic scores from runs. The table's ``all`` rows are checked against
+    them (:mod:`~irmeta.measures.score_files.mean_rows`; ``check_means=False``: by the
+    caller, on the topics it lays the scores on), then ignored.
     """
     names, alpha_labels, labels = [], [], []
     for item in measures:
@@ -264,15 +265,11 @@ def scores_from_table(table: pd.DataFrame | ScoreRows, measures: Sequence[str], 
         per_topic, present = grid.values, grid.present
     else:
         per_topic, present = grid.values[at], grid.present[at]
-    return Scores(runs=grid.runs, topics=grid.topics, measures=names, alphas=alpha_labels, per_topic=per_topic,
-                  means={AVERAGING_NAMES["all"]: _means(per_topic),
-                         AVERAGING_NAMES["returned"]: _means(per_topic, present)})
-
-
-def _means(values: np.ndarray, present: np.ndarray | None = None) -> np.ndarray:
-    """:func:`exact_mean` of (blocks, runs, topics) block by block: the same numbers, with one
-    block's temporary arrays at a time."""
-    out = np.zeros(values.shape[:-1])
-    for i, block in enumerate(values):
-        out[i] = exact_mean(block, None if present is None else present[i])
-    return out
+    s = len(grid.runs)  # the runs rarity is counted over, as the pipeline counts it
+    over_all = block_means(per_topic, names, alpha_labels, s)
+    scores = Scores(runs=grid.runs, topics=grid.topics, measures=names, alphas=alpha_labels, per_topic=per_topic,
+                    means={AVERAGING_NAMES["all"]: over_all,
+                           AVERAGING_NAMES["returned"]: block_means(per_topic, names, alpha_labels, s, present)})
+    if check_means:
+        checked_means(scores, mean_rows_of(table, source), over_all=over_all)
+    return scores

@@ -107,8 +107,19 @@ class _Book:
         self.run, self.measure, self.qid = _Column(np.int32), _Column(np.int32), _Column(np.int32)
         self.value = _Column(np.float64)
         self.text_bytes = text_bytes
+        # the mean rows (qid 'all'): their rows and the decimals their text prints
+        self.mean_row, self.mean_decimals = _Column(np.int64), _Column(np.int64)
 
-    def add(self, run: np.ndarray, measure: np.ndarray, qid: np.ndarray, value: np.ndarray, piece_bytes: int) -> None:
+    def add(self, run: np.ndarray, measure: np.ndarray, qid: np.ndarray, value: np.ndarray, piece_bytes: int,
+            text: pa.Array | pa.ChunkedArray | None = None, at: np.ndarray | None = None) -> None:
+        """Rows to the columns; ``text``: the values as written (row i's at ``at[i]``, or i),
+        read for the mean rows only."""
+        if text is not None and "all" in self.qids.index:
+            means = np.flatnonzero(qid == self.qids.index["all"])
+            if len(means):
+                self.mean_row.add(self.value.size + means)
+                self.mean_decimals.add(printed_decimals(text.take(pa.array(means if at is None else at[means]))
+                                                        .to_pylist()))
         if not self.value.size and piece_bytes:  # room for the rows the files hold at the first piece's rate
             rows = int(len(value) * (self.text_bytes / piece_bytes) * 1.05) + 1024
             for column in (self.run, self.measure, self.qid, self.value):
@@ -146,6 +157,21 @@ class _Part:
     @property
     def rows(self) -> int:
         return sum(n for n, _, _, _ in self.lines)
+
+    def lines_of(self, rows: np.ndarray) -> np.ndarray:
+        """:meth:`line` of many rows at once."""
+        out, first = np.zeros(len(rows), np.int64), 0
+        for n, before, left_out, line in self.lines:
+            here = (rows >= first) & (rows < first + n)
+            row = rows[here] - first
+            if line is not None:
+                out[here] = before + line[row]
+            else:
+                assert left_out is not None
+                kept_before = left_out - np.arange(len(left_out))
+                out[here] = before + 1 + row + np.searchsorted(kept_before, row, side="right")
+            first += n
+        return out
 
     def line(self, row: int) -> int:
         for n, before, left_out, line in self.lines:
@@ -224,6 +250,15 @@ def _pieces(path: Path) -> Iterator[tuple[bytes, int]]:
             before += piece.count(b"\n")
         if rest:
             yield rest, before
+
+
+def printed_decimals(texts: Sequence[str]) -> np.ndarray:
+    """The decimals each number's text prints: ``0.6920`` 4, ``1`` 0, ``1.5e-05`` 6."""
+    out = np.zeros(len(texts), np.int64)
+    for i, text in enumerate(texts):
+        body, _, exponent = text.strip().lower().partition("e")
+        out[i] = len(body.partition(".")[2]) - (int(exponent) if exponent else 0)
+    return out
 
 
 def _blank(piece: bytes) -> bool:

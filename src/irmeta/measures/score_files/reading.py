@@ -3,15 +3,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from irmeta.campaign.errors import TrecFormatError
 from irmeta.measures.score_files.formats import _read_irmeta, _read_trec_eval, _refuse_repeats
 from irmeta.measures.score_files.pieces import _blank, _Book, _Part, _pieces, _text_bytes
-from irmeta.measures.score_files.rows import HEADER, ScoreFormat, ScoreRows
+from irmeta.measures.score_files.rows import HEADER, MeanRows, ScoreFormat, ScoreRows
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,6 +56,7 @@ def read_score_rows(path: str | Path, format: ScoreFormat = "auto") -> ScoreRows
                      run=book.run.array(), measure=book.measure.array(), qid=book.qid.array(),
                      value=book.value.array(), source=str(path))
     _refuse_repeats(files, parts, rows)
+    rows = dataclasses.replace(rows, means=_mean_rows(files, parts, rows, book))
     dropped: dict[str, int] = {}
     for p in parts:
         for name, n in p.dropped.items():
@@ -62,6 +66,20 @@ def read_score_rows(path: str | Path, format: ScoreFormat = "auto") -> ScoreRows
                  ", ".join(sorted(dropped)))
     rows.dropped.update(dropped)
     return rows
+
+
+def _mean_rows(files: list[Path], parts: list[_Part], rows: ScoreRows, book: _Book) -> MeanRows:
+    """The mean rows, each with the decimals its text printed and its file and line."""
+    at = book.mean_row.array()
+    where = np.empty(len(at), object)
+    first = 0
+    for path, part in zip(files, parts):
+        here = (at >= first) & (at < first + part.rows)
+        where[here] = [f"{path}:{line}" for line in part.lines_of(at[here] - first).tolist()]
+        first += part.rows
+    return MeanRows(runs=[rows.runs[c] for c in rows.run[at].tolist()],
+                    labels=[rows.measures[c] for c in rows.measure[at].tolist()],
+                    value=rows.value[at], decimals=book.mean_decimals.array(), where=where.tolist())
 
 
 def _score_paths(path: Path) -> list[Path]:

@@ -21,12 +21,27 @@ HEADER = "\t".join(COLUMNS)
 
 
 @dataclass(frozen=True)
+class MeanRows:
+    """A file's mean rows (qid ``all``), as read: per row its run, its measure's canonical
+    label, its value, the decimals its text prints (``0.6920``: 4; ``1e-05``: 5) and where
+    it is (``path:line``, or ``row i`` of a table in memory). Few (runs x measures), kept
+    to check them against the per-topic rows (:mod:`~irmeta.measures.score_files.mean_rows`)."""
+
+    runs: list[str]
+    labels: list[str]
+    value: np.ndarray
+    decimals: np.ndarray
+    where: list[str]
+
+
+@dataclass(frozen=True)
 class ScoreRows:
     """A score table as codes: row ``i`` is run ``runs[run[i]]``, measure
     ``measures[measure[i]]``, topic ``qids[qid[i]]`` (``all``: a mean), value ``value[i]``.
     Each name is held once, each row as integers and a float: what :func:`read_score_rows`
     gives and :func:`score_grid` lays out. ``dropped``: the lines left out (see
-    :func:`read_score_file`); ``source``: the file."""
+    :func:`read_score_file`); ``source``: the file; ``means``: the mean rows as their text
+    printed them (None: take them from the rows, as a table in memory holds them)."""
 
     runs: list[str]
     measures: list[str]
@@ -37,6 +52,7 @@ class ScoreRows:
     value: np.ndarray
     dropped: dict[str, int] = field(default_factory=dict)
     source: str = ""
+    means: MeanRows | None = None
 
     def __len__(self) -> int:
         return len(self.value)
@@ -50,7 +66,7 @@ class ScoreRows:
     def where(self, keep: np.ndarray) -> ScoreRows:
         """The rows ``keep`` (a mask) picks, with the same names."""
         return ScoreRows(self.runs, self.measures, self.qids, self.run[keep], self.measure[keep], self.qid[keep],
-                         self.value[keep], self.dropped, self.source)
+                         self.value[keep], self.dropped, self.source, self.means)
 
     def frame(self) -> pd.DataFrame:
         """The rows as a DataFrame: run, measure, qid (text) and value (float64)."""

@@ -202,11 +202,16 @@ def _value(key: str, value: object) -> object:
         if not text.endswith("}"):
             raise ValueError(f"{key}: a map is written {{grade:gain,...}}, not {text!r}")
         try:
-            pairs = [item.split(":") for item in text[1:-1].split(",") if item.strip()]
-            return {int(g): float(v) for g, v in pairs}
+            pairs = [(int(g), float(v)) for g, v in (item.split(":") for item in text[1:-1].split(",")
+                                                     if item.strip())]
         except ValueError:
             raise ValueError(f"{key}: write grade:gain pairs with integer grades, e.g. {{1:1,2:3}}, "
                              f"not {text!r}") from None
+        gains = dict(pairs)
+        if len(gains) < len(pairs):  # else the last would silently win
+            twice = next(g for i, (g, _) in enumerate(pairs) if g in dict(pairs[:i]))
+            raise ValueError(f"{key}: grade {twice} is given twice in {text!r}")
+        return gains
     try:
         return float(text)
     except ValueError:

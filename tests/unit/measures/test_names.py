@@ -39,6 +39,7 @@ def test_names_read_to_one_canonical_text(text, canonical):
     ("nDCG(beta=2)@10", "takes no parameter 'beta'; it takes gains"),
     ("nDCG(gains)@10", "key=value"),
     ("nDCG(gains={1:1},gains={1:2})@10", "given twice"),
+    ("nDCG(gains={1:1,2:3,1:2})@10", "grade 1 is given twice"),  # not the last silently winning
     ("nDCG(gains={a:1})@10", "integer grades"),
     ("P_rareness(alpha=-1)@10", "alpha"),
     ("nDCG(gains={1:1}@10", "cannot read measure"),

@@ -15,8 +15,9 @@ Packages by layer; each imports only the layers below it (``tests/unit/test_laye
 
 Beside them, importing from any layer: :mod:`irmeta.pipeline` (the workflow's config,
 steps and script helpers), :mod:`irmeta.simulate` (a synthetic campaign),
-:mod:`irmeta.api` (``irmeta.evaluate``, the Python API) and :mod:`irmeta.cli`
-(``irmeta score``, ``irmeta simulate``).
+:mod:`irmeta.api` (``irmeta.evaluate``, the Python API), :mod:`irmeta.comparison`
+(``irmeta.compare``) and :mod:`irmeta.cli` (``irmeta score``, ``irmeta compare``,
+``irmeta simulate``).
 """
 
 __version__ = "0.1.0"
@@ -31,6 +32,10 @@ def __getattr__(name: str):
         from irmeta import api
 
         return getattr(api, name)
+    if name == "compare":  # irmeta compare's table (irmeta.comparison)
+        from irmeta.comparison import compare
+
+        return compare
     if name in ("register_measure", "register_imported_measure"):
         from irmeta.measures import plugins
 

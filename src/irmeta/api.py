@@ -72,11 +72,11 @@ def score(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *, 
     topic); when no run shares one, nothing is scored."""
     given = dict(depth=depth, threshold=threshold, average=average, alphas=alphas, rarity_depth=rarity_depth,
                  duplicates=duplicates, run_name=run_name, **options)
-    return _scored(qrels, runs, score_settings("score", measures, given))
+    return score_checked(qrels, runs, score_settings("score", measures, given))
 
 
-def _scored(qrels: Any, runs: Any, s: ScoreSettings) -> Scored:
-    """:func:`score` with its settings checked."""
+def score_checked(qrels: Any, runs: Any, s: ScoreSettings) -> Scored:
+    """:func:`score` on settings already checked (:func:`~irmeta.measures.settings.score_settings`)."""
     refuse_imported(s.measures)  # before the runs are read
     needed = depth_read(s.measures, s.rarity_depth)
     read_depth = s.depth if needed is None else min(s.depth or needed, needed)
@@ -116,7 +116,7 @@ def evaluate(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, 
     'treshold' (did you mean 'threshold'?)``). The same rows, in the same order, as
     ``irmeta score --per-topic``."""
     per_topic = check.flag("per_topic", per_topic)
-    return scores_frame(_scored(qrels, runs, score_settings("evaluate", measures, settings)).scores,
+    return scores_frame(score_checked(qrels, runs, score_settings("evaluate", measures, settings)).scores,
                         per_topic=per_topic)
 
 
@@ -239,7 +239,8 @@ def _check_comparisons(table, comparisons, tau_ap) -> None:
 
 
 def kendall_tau_table(table, comparisons: Sequence[tuple[str, str] | Mapping[str, str]], *,
-                      tau_ap: Sequence[str] = ("reference",)):
+                      tau_ap: Sequence[str] = ("reference",), bootstrap_samples: int = 1000, rbo_p: float = 0.9,
+                      seed: int = DEFAULT_SEED):
     """Kendall's tau-b and tau_AP between each measure's system ranking (each of its
     alphas) and its baseline's, as (measure, baseline) pairs or ``{"measure", "baseline"}``
     (the paper's Figure 2). ``tau_ap``: the forms of tau_AP, each a column: ``reference``
@@ -248,17 +249,20 @@ def kendall_tau_table(table, comparisons: Sequence[tuple[str, str] | Mapping[str
     table, those of its per-topic rows by the one definition irmeta scores runs with
     (:func:`~irmeta.measures.averaging.run_means`), over every topic or, where a run's
     ``all`` row says so, over the topics it returned; ``all`` rows that contradict the
-    per-topic rows are an error."""
+    per-topic rows are an error. ``tau_ci_low``, ``tau_ci_high``: tau's 95 % bootstrap
+    interval over ``bootstrap_samples`` topic resamplings (0: none) drawn from ``seed``
+    plus the experiment's SEED_OFFSET; ``rbo``: rank-biased overlap, persistence ``rbo_p``."""
     _check_comparisons(table, comparisons, tau_ap)
     from irmeta.metaeval import kendall_tau
 
     pairs = [(c["measure"], c["baseline"]) if isinstance(c, Mapping) else tuple(c) for c in comparisons]
     named = [{"measure": str(parse_measure(m)), "baseline": str(parse_measure(b))} for m, b in pairs]
     forms = [tau_ap] if isinstance(tau_ap, str) else list(tau_ap)
+    uncertainty = dict(bootstrap_samples=bootstrap_samples, rbo_p=rbo_p, seed=seed)
     if isinstance(table, Scores):
-        return kendall_tau.kendall_tau_table(table, named, tau_ap_forms=forms)
+        return kendall_tau.kendall_tau_table(table, named, tau_ap_forms=forms, **uncertainty)
     matrices = score_matrices(table, sorted({n for pair in named for n in pair.values()}))
-    return kendall_tau.kendall_tau_table(_scores_of(matrices, table), named, tau_ap_forms=forms)
+    return kendall_tau.kendall_tau_table(_scores_of(matrices, table), named, tau_ap_forms=forms, **uncertainty)
 
 
 def permutation_null(table, measures: Sequence[str] | None = None, *, trials: int | range = 1000,

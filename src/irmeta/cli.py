@@ -1,6 +1,7 @@
 """``irmeta``: scores for people who just want scores, in the spirit of trec_eval.
 
     irmeta score --qrels QRELS --runs RUN_OR_DIR... --measure P@100 --measure AP@100
+    irmeta compare --qrels QRELS --runs RUN_OR_DIR... --measure AP@100 --test paired_t
     irmeta simulate --out DIR --seed 42
 
 ``score`` prints TSV (run, measure, qid, value), or with ``--format trec_eval`` what
@@ -26,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from irmeta import __version__
-from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, score
+from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, Scored, score
 from irmeta.campaign.errors import TrecFormatError, TrecFormatWarning
 from irmeta.campaign.files import resolve_paths
 from irmeta.measures.averaging import Scores
@@ -57,13 +58,7 @@ def _score(args: argparse.Namespace) -> int:
                    threshold=args.threshold, average=args.average,
                    alphas=args.alpha or DEFAULT_ALPHAS, rarity_depth=args.rarity_depth,
                    duplicates=args.duplicates, run_name=args.run_name, **options)
-    alone = {run for run, n in zip(scored.matrix.runs, scored.matrix.length.sum(axis=1)) if n == 0}
-    for run, topics in sorted(scored.matrix.ignored_topics.items()):
-        if run in alone:  # the API's warning says it: it shares no topic and scores 0
-            continue
-        _err(f"irmeta: {run}: {len(topics)} topic(s) not in the qrels ignored: {' '.join(topics)}")
-    for run, n in scored.reading["dropped_duplicates"].items():
-        _err(f"irmeta: {run}: {n} duplicate document(s) dropped (kept the best-ranked copy)")
+    _report_reading(scored)
     if args.format == "trec_eval":
         digits = 4 if args.digits is None else args.digits  # trec_eval prints 4 decimals
         text = scores_trec_eval(scored.scores, per_topic=args.per_topic, digits=digits)
@@ -74,6 +69,17 @@ def _score(args: argparse.Namespace) -> int:
     else:
         _to_stdout(text)
     return 0
+
+
+def _report_reading(scored: Scored) -> None:
+    """One line per run with topics the qrels lack, or with duplicates dropped."""
+    alone = {run for run, n in zip(scored.matrix.runs, scored.matrix.length.sum(axis=1)) if n == 0}
+    for run, topics in sorted(scored.matrix.ignored_topics.items()):
+        if run in alone:  # the API's warning says it: it shares no topic and scores 0
+            continue
+        _err(f"irmeta: {run}: {len(topics)} topic(s) not in the qrels ignored: {' '.join(topics)}")
+    for run, n in scored.reading["dropped_duplicates"].items():
+        _err(f"irmeta: {run}: {n} duplicate document(s) dropped (kept the best-ranked copy)")
 
 
 def _check_output(args: argparse.Namespace) -> None:
@@ -354,6 +360,10 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument("--digits", action=_Once, type=_bounded_int(0, 17), default=None,
                        help="round values to this many decimals (0 to 17)")
     score.set_defaults(func=_score)
+
+    from irmeta.cli_compare import add_compare_parser  # here: it reuses this module's helpers
+
+    add_compare_parser(sub)
 
     sim = sub.add_parser("simulate", help="write a synthetic campaign (qrels and runs)")
     sim.add_argument("--out", action=_Once, type=_path, required=True,

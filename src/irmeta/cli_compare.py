@@ -1,0 +1,118 @@
+"""``irmeta compare``: which of my runs differ (:mod:`irmeta.comparison`), on the command
+line. It reads its inputs as ``irmeta score`` does (files, folders, globs, gzip) and keeps
+its conventions (:mod:`irmeta.cli`): a single-valued option given twice is a usage error,
+``--runs`` is repeatable, ``--output`` is checked before any work and written atomically,
+every failure is one line with exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, DEFAULT_SEED, score
+from irmeta.cli import (
+    _bounded_int,
+    _check_output,
+    _finite_non_negative,
+    _gains,
+    _load_plugins,
+    _Once,
+    _path,
+    _report_reading,
+    _to_stdout,
+    _write_output,
+)
+from irmeta.comparison import CORRECTION_CHOICES, FORMATS, TESTS, compare_plan, compare_scores, render
+from irmeta.measures.names import MAX_CUTOFF
+from irmeta.support.arrow import lean_memory
+
+_HELP = """Compare runs: per run and measure the mean (every qrels topic, missing ones
+score 0) and, against --baseline (or between every pair of runs without one), the
+difference, the p-value of --test, the p-value adjusted by --correction over that
+measure's comparisons, Cohen's d_z and the paired t interval at 1 - --level.
+
+--format markdown (default) or latex: a row per run, lettered a, b, c..., and per
+measure its mean with, as superscripts, the letters of the runs it is significantly
+better than (as ranx's report). --format tsv: one row per run and run compared against,
+columns run, measure, mean, baseline, difference, p_value, p_adjusted, effect_size_dz,
+ci_low, ci_high, significant. tukey_hsd corrects for every pair itself (--correction
+none, its default); the randomised tests draw --permutations from --seed, so the same
+seed prints the same bytes.
+"""
+
+
+def _level(text: str) -> float:
+    """An argparse type: a significance level, strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"{text} must be strictly between 0 and 1")
+    return value
+
+
+def add_compare_parser(sub: argparse._SubParsersAction) -> None:
+    """The ``compare`` subcommand, its options named and checked as ``score``'s."""
+    p = sub.add_parser("compare", help="which runs differ: means, paired tests, corrections (Markdown, LaTeX, TSV)",
+                       description=_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    positive = _bounded_int(1, MAX_CUTOFF)
+    p.add_argument("--qrels", action=_Once, type=_path, required=True, help="qrels file, plain or .gz")
+    p.add_argument("--runs", required=True, nargs="+", action="extend", type=_path,
+                   help="run files, directories or globs; repeatable (each adds runs)")
+    p.add_argument("--measure", action="append",
+                   help="measure, repeatable, as irmeta score names them (AP@100, P_rareness(alpha=0.5)@100, "
+                        "map, ...); default P@10 and AP")
+    p.add_argument("--baseline", action=_Once, help="compare every other run with this one (default: every pair)")
+    p.add_argument("--test", action=_Once, choices=TESTS, default="paired_t", help="the paired test (default paired_t)")
+    p.add_argument("--correction", action=_Once, choices=CORRECTION_CHOICES, default=None,
+                   help="multiple-comparison correction per measure (default holm; none for tukey_hsd)")
+    p.add_argument("--level", action=_Once, type=_level, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--permutations", action=_Once, type=_bounded_int(1), default=1000,
+                   help="draws of the randomised tests (randomisation, paired_bootstrap; default 1000)")
+    p.add_argument("--seed", action=_Once, type=_bounded_int(0), default=DEFAULT_SEED,
+                   help=f"seed of the randomised tests (default {DEFAULT_SEED})")
+    p.add_argument("--format", action=_Once, choices=FORMATS, default="markdown",
+                   help="markdown (default), latex or tsv")
+    p.add_argument("--output", action=_Once, type=_path,
+                   help="write here instead of standard output (a new or regular file, not an input)")
+    p.add_argument("--digits", action=_Once, type=_bounded_int(0, 17), default=None,
+                   help="decimals (default 4 in markdown and latex, full precision in tsv)")
+    p.add_argument("--plugin", action="append", type=_path, help="a module or .py file that registers measures")
+    p.add_argument("--threshold", action=_Once, type=_bounded_int(0), default=1,
+                   help="grade at or above which a document is relevant (trec_eval -l)")
+    p.add_argument("--depth", action=_Once, type=positive, default=None, help="keep the top N documents (-M)")
+    p.add_argument("--duplicates", action=_Once, choices=["error", "first"], default="error",
+                   help="a docid twice for a topic: refuse or keep the best-ranked copy")
+    p.add_argument("--run-name", action=_Once, choices=["file", "tag"], default="file",
+                   help="name runs by file name (minus .gz) or by their tag column")
+    p.add_argument("--alpha", action="append", help="rarity weight of the rareness measures, repeatable")
+    p.add_argument("--rarity-depth", action=_Once, type=positive, default=None,
+                   help="depth at which S_d is counted; default: the cutoff")
+    p.add_argument("--gains", action=_Once, help="grade:gain pairs of the graded measures, e.g. 1:1,2:3")
+    p.add_argument("--beta", action=_Once, type=_finite_non_negative, default=None, help="Sakai's beta (default 1)")
+    p.add_argument("--asl-unretrieved", action=_Once, choices=["paper", "plus_one", "depth"], default=None,
+                   help="ASL of a relevant document not returned (default paper)")
+    p.set_defaults(func=_compare)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    if args.output:
+        _check_output(args)  # before any work, as irmeta score
+    plan = compare_plan(args.test, args.correction, args.level, args.permutations, args.seed)  # before reading
+    lean_memory()
+    _load_plugins(args.plugin or [])
+    # only what the user gave: a plugin's own option defaults must stand (as irmeta score)
+    options = {k: v for k, v in (("beta", args.beta), ("asl_unretrieved", args.asl_unretrieved)) if v is not None}
+    if args.gains is not None:
+        options["gains"] = _gains(args.gains)
+    scored = score(args.qrels, args.runs, args.measure or DEFAULT_MEASURES, depth=args.depth,
+                   threshold=args.threshold, average="all", alphas=args.alpha or DEFAULT_ALPHAS,
+                   rarity_depth=args.rarity_depth, duplicates=args.duplicates, run_name=args.run_name, **options)
+    _report_reading(scored)
+    text = render(compare_scores(scored.scores, plan, args.baseline), args.format, args.digits).encode()
+    if args.output:
+        _write_output(args.output, text)
+    else:
+        _to_stdout(text)
+    return 0

@@ -1,0 +1,307 @@
+"""Which of my runs differ? ``irmeta compare`` and ``irmeta.compare``: per run and measure
+the mean, and per comparison the difference, p-value, adjusted p-value, effect size and
+interval, from one paired test of :mod:`irmeta.metaeval.stats` and one correction.
+
+What a table holds (columns :data:`COLUMNS`), for each measure (rareness measures once per
+alpha, named ``P_rareness(alpha=0.5)@100``):
+
+* With a ``baseline`` B: one row per other run r, ``baseline`` = B, ``difference`` =
+  mean(r) - mean(B), the test on r against B. The correction's family is the n - 1
+  comparisons with the baseline of that measure.
+* Without: one row per ordered pair (r, s), r != s (n(n - 1) rows), ``baseline`` = s,
+  ``difference`` = mean(r) - mean(s). Both orders carry the p-value of the one unordered
+  test; the correction's family is the n(n - 1)/2 unordered pairs of that measure.
+* ``mean`` is the run's mean over every qrels topic (a topic it did not return scores 0,
+  ``irmeta score --average all``, trec_eval -c): paired tests need a score of both runs on
+  the same topics, so ``average="returned"`` is refused.
+* ``effect_size_dz`` = mean(d) / sd(d) of the per-topic differences d = r - s (Cohen's
+  d_z) and ``ci_low``, ``ci_high`` the paired t interval of mean(d) at confidence
+  1 - level, not adjusted for multiplicity; both change sign with the order of the pair.
+* ``p_adjusted`` is ``p_value`` adjusted by the correction (Holm, Benjamini-Hochberg or
+  Bonferroni), ``p_value`` itself with ``correction="none"``; ``significant`` is
+  ``p_adjusted < level``.
+* ``tukey_hsd`` is the two-way (topic-blocked) Tukey HSD over all the runs given
+  (:mod:`irmeta.metaeval.stats.tukey_hsd`): it accounts for every pair of runs itself, so
+  its correction is ``none`` (the default for it; any other is refused), with a baseline
+  too (conservative: a family of all pairs, not of n - 1 comparisons).
+* The randomised tests (``randomisation``, ``paired_bootstrap``) draw ``permutations``
+  sign flips or resamples from ``seed``, shared by every pair: the same seed gives the
+  same table, byte for byte.
+
+The Markdown and LaTeX reports are ranx's: a row per run, lettered a, b, c... in the order
+the runs were read, a column per measure with the mean and, as superscripts, the letters
+of the runs it is significantly better than (higher mean, or lower for measures where
+lower is better).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from irmeta.api import DEFAULT_MEASURES, DEFAULT_SEED, score_checked
+from irmeta.artefacts.tables import latex_escape, markdown_table
+from irmeta.measures import settings as check
+from irmeta.measures.averaging import AVERAGING_NAMES, Scores
+from irmeta.measures.names import measure_label, parse_measure
+from irmeta.metaeval.stats.blocks import run_pairs
+from irmeta.metaeval.stats.multiple_testing import ADJUSTERS, CORRECTIONS
+from irmeta.metaeval.stats.paired_tests import METHODS, pair_summary, run_test
+from irmeta.metaeval.stats.tukey_hsd import tukey_hsd_statistics
+
+TESTS = (*METHODS, "tukey_hsd")
+CORRECTION_CHOICES = ("none", *CORRECTIONS)
+FORMATS = ("markdown", "latex", "tsv")
+COLUMNS = ("run", "measure", "mean", "baseline", "difference", "p_value", "p_adjusted", "effect_size_dz",
+           "ci_low", "ci_high", "significant")
+RANDOMISED = ("randomisation", "paired_bootstrap")
+
+_TEST_TITLES = {"paired_t": "Paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "sign": "Sign test",
+                "randomisation": "Paired randomisation test", "paired_bootstrap": "Paired bootstrap test",
+                "tukey_hsd": "Tukey HSD over all runs (two-way, topic-blocked)"}
+_CORRECTION_TITLES = {"none": "no correction", "holm": "Holm's correction",
+                      "bh": "Benjamini-Hochberg correction", "bonferroni": "Bonferroni correction"}
+
+
+@dataclass(frozen=True)
+class ComparePlan:
+    """How runs are compared: the test, the correction, the level and the randomised
+    tests' draws; checked by :func:`compare_plan`."""
+
+    test: str
+    correction: str
+    level: float
+    permutations: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A comparison's table, with what the reports need beside it: every run's mean
+    (``means``: measures x runs, the baseline's too), in the order the runs were read."""
+
+    table: pd.DataFrame
+    runs: list[str]
+    measures: list[str]
+    means: np.ndarray
+    higher_is_better: list[bool]
+    baseline: str | None
+    plan: ComparePlan
+
+
+def compare_plan(test: str = "paired_t", correction: str | None = None, level: float = 0.05,
+                 permutations: int = 1000, seed: int = DEFAULT_SEED) -> ComparePlan:
+    """The comparison's settings checked, one line each refusal; ``correction`` None is
+    the test's own default: ``holm``, or ``none`` for ``tukey_hsd``."""
+    test = check.choice("test", test, TESTS)
+    if correction is None:
+        correction = "none" if test == "tukey_hsd" else "holm"
+    correction = check.choice("correction", correction, CORRECTION_CHOICES)
+    if test == "tukey_hsd" and correction != "none":
+        raise ValueError(f"tukey_hsd accounts for every pair of runs itself: its correction is none, "
+                         f"not {correction!r}")
+    level = check.number("level", level, 0.0, 1.0, open_low=True, open_high=True)
+    p = check.experiment_parameters(permutations=permutations, seed=seed)
+    return ComparePlan(test, correction, level, p["permutations"], p["seed"])
+
+
+def compare(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *, baseline: str | None = None,
+            test: str = "paired_t", correction: str | None = None, level: float = 0.05, permutations: int = 1000,
+            seed: int = DEFAULT_SEED, **settings: Any) -> pd.DataFrame:
+    """The table of ``irmeta compare --format tsv`` as a DataFrame (columns
+    :data:`COLUMNS`; see the module's docstring for what each row holds). ``test``: one
+    of :data:`TESTS`; ``correction``: one of :data:`CORRECTION_CHOICES`, None for the
+    test's default (``holm``; ``none`` for ``tukey_hsd``). ``settings``: those of
+    :func:`irmeta.score` (``depth``, ``threshold``, ``alphas``, ``gains``...), checked as
+    it checks them, before any file is read."""
+    return compare_runs(qrels, runs, measures, baseline=baseline, test=test, correction=correction, level=level,
+                        permutations=permutations, seed=seed, **settings).table
+
+
+def compare_runs(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *,
+                 baseline: str | None = None, test: str = "paired_t", correction: str | None = None,
+                 level: float = 0.05, permutations: int = 1000, seed: int = DEFAULT_SEED,
+                 **settings: Any) -> Comparison:
+    """:func:`compare`, with the means and settings the reports need (:func:`render`)."""
+    plan = compare_plan(test, correction, level, permutations, seed)
+    if baseline is not None and not isinstance(baseline, str):
+        raise TypeError(f"baseline must be a run name (str) or None, not {type(baseline).__name__}")
+    s = check.score_settings("compare", measures, settings)
+    if s.average != "all":
+        raise ValueError("compare pairs runs on every qrels topic (average 'all'): the paired tests need both "
+                         f"runs' scores on the same topics, so average {s.average!r} is refused")
+    return compare_scores(score_checked(qrels, runs, s).scores, plan, baseline)
+
+
+def compare_scores(scores: Scores, plan: ComparePlan, baseline: str | None = None) -> Comparison:
+    """Every measure's comparisons on :func:`irmeta.score`'s scores (per-topic over every
+    qrels topic, means ``all_topics``)."""
+    runs = list(scores.runs)
+    if len(runs) < 2:
+        raise ValueError(f"compare needs at least two runs, got {len(runs)}")
+    if baseline is not None and baseline not in runs:
+        shown = ", ".join(runs[:8]) + (", ..." if len(runs) > 8 else "")
+        raise ValueError(f"baseline {baseline!r} is not one of the runs given ({shown})")
+    means = scores.means[AVERAGING_NAMES["all"]]
+    labels, blocks = [], []
+    for i, (measure, alpha) in enumerate(zip(scores.measures, scores.alphas)):
+        label = measure_label(measure, alpha)
+        if label not in labels:  # a measure asked for twice is compared once
+            labels.append(label)
+            blocks.append(i)
+    higher = [parse_measure(label).higher_is_better for label in labels]
+    where = None if baseline is None else runs.index(baseline)
+    frames = [_measure_rows(label, scores.per_topic[i], means[i], runs, where, plan)
+              for label, i in zip(labels, blocks)]
+    return Comparison(pd.concat(frames, ignore_index=True), runs, labels, means[blocks], higher, baseline, plan)
+
+
+def _ordered_pairs(n_runs: int, baseline: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """(r, s) of each row: every other run against the baseline, or every ordered pair
+    r != s, r-major."""
+    if baseline is not None:
+        r = np.array([i for i in range(n_runs) if i != baseline], dtype=np.int64)
+        return r, np.full(len(r), baseline, dtype=np.int64)
+    r, s = np.divmod(np.arange(n_runs * n_runs), n_runs)
+    keep = r != s
+    return r[keep], s[keep]
+
+
+def _pvalues(values: np.ndarray, selected: np.ndarray, plan: ComparePlan) -> np.ndarray:
+    """p-values of the unordered pairs ``selected`` (positions in ``run_pairs`` order)."""
+    if plan.test == "tukey_hsd":
+        from scipy import stats  # here, not at the top: it adds a second to every start
+
+        # the studentized range's sf is integrated numerically (ms a value): only the
+        # pairs asked for, each distinct q once, not every pair as tukey_hsd_pvalues does
+        q, k, df = tukey_hsd_statistics(values)
+        distinct, back = np.unique(q[selected], return_inverse=True)
+        return np.minimum(stats.studentized_range.sf(distinct, k, df), 1.0)[back.reshape(-1)]
+    return run_test(plan.test, values, plan.permutations, plan.seed).p_value[selected]
+
+
+def _measure_rows(label: str, values: np.ndarray, means: np.ndarray, runs: list[str], baseline: int | None,
+                  plan: ComparePlan) -> pd.DataFrame:
+    """One measure's rows: tests on the unordered pairs, read out per ordered pair."""
+    n = len(runs)
+    a, b = run_pairs(n)
+    selected = np.arange(len(a)) if baseline is None else np.flatnonzero((a == baseline) | (b == baseline))
+    p = _pvalues(values, selected, plan)
+    adjusted = p if plan.correction == "none" else ADJUSTERS[plan.correction](p)
+    summary = pair_summary(values, 1.0 - plan.level)
+    family = np.full((n, n), -1, dtype=np.int64)  # family[r, s]: the pair's place among ``selected``
+    family[a[selected], b[selected]] = family[b[selected], a[selected]] = np.arange(len(selected))
+    r, s = _ordered_pairs(n, baseline)
+    k = family[r, s]
+    pair = selected[k]
+    forward = r < s  # run_pairs' differences are x_a - x_b with a < b: flip the others
+    sign = np.where(forward, 1.0, -1.0)
+    names = np.asarray(runs, dtype=object)
+    return pd.DataFrame({
+        "run": names[r], "measure": label, "mean": means[r], "baseline": names[s],
+        "difference": means[r] - means[s], "p_value": p[k], "p_adjusted": adjusted[k],
+        "effect_size_dz": sign * summary.effect_size_dz[pair],
+        "ci_low": np.where(forward, summary.ci_low[pair], -summary.ci_high[pair]),
+        "ci_high": np.where(forward, summary.ci_high[pair], -summary.ci_low[pair]),
+        "significant": adjusted[k] < plan.level}, columns=list(COLUMNS))
+
+
+# ------------------------------------------------------------------- reports
+
+
+def run_letters(n: int) -> list[str]:
+    """a, b, ..., z, aa, ab, ...: the runs' letters in the reports."""
+    out = []
+    for i in range(n):
+        letters = ""
+        i += 1
+        while i:
+            i, rest = divmod(i - 1, 26)
+            letters = chr(ord("a") + rest) + letters
+        out.append(letters)
+    return out
+
+
+def better_than(c: Comparison) -> dict[tuple[str, str], list[str]]:
+    """(run, measure) -> the runs it is significantly better than, in run order. Read
+    from both sides of each row: with a baseline, the baseline's wins are the rows where
+    the other run is worse."""
+    direction = dict(zip(c.measures, c.higher_is_better))
+    t = c.table
+    higher, difference = t["measure"].map(direction).to_numpy(bool), t["difference"].to_numpy()
+    ahead = np.where(higher, difference > 0, difference < 0)
+    behind = np.where(higher, difference < 0, difference > 0)
+    found: dict[tuple[str, str], set[str]] = {}
+    columns = ["run", "measure", "baseline"]
+    for winner, loser, rows in ((0, 2, t["significant"] & ahead), (2, 0, t["significant"] & behind)):
+        for row in t.loc[rows, columns].itertuples(index=False, name=None):
+            found.setdefault((row[winner], row[1]), set()).add(row[loser])
+    order = {run: i for i, run in enumerate(c.runs)}
+    return {key: sorted(v, key=order.__getitem__) for key, v in found.items()}
+
+
+def _caption(c: Comparison) -> str:
+    p = c.plan
+    draws = f" ({p.permutations} draws, seed {p.seed})" if p.test in RANDOMISED else ""
+    against = f" against the baseline {c.baseline}" if c.baseline is not None else " between every pair of runs"
+    lower = [m for m, h in zip(c.measures, c.higher_is_better) if not h]
+    note = f" (lower is better for {', '.join(lower)})" if lower else ""
+    correction = "its own correction for all pairs" if p.test == "tukey_hsd" else _CORRECTION_TITLES[p.correction]
+    return (f"{_TEST_TITLES[p.test]}{draws}{against}, {correction}, level {p.level:g}. "
+            f"Superscripts: the runs a mean is significantly better than{note}.")
+
+
+def _cells(c: Comparison, digits: int, sup: str) -> list[list[str]]:
+    """Rows of the report: letter, run, then per measure the mean and its superscript
+    (``sup``: a format with one field, the letters)."""
+    letters = run_letters(len(c.runs))
+    letter_of = dict(zip(c.runs, letters))
+    joiner = "" if len(c.runs) <= 26 else ","  # two-letter names need separating
+    wins = better_than(c)
+    rows = []
+    for j, (letter, run) in enumerate(zip(letters, c.runs)):
+        cells = [letter, run]
+        for i, measure in enumerate(c.measures):
+            beaten = joiner.join(letter_of[o] for o in wins.get((run, measure), []))
+            cells.append(f"{c.means[i, j]:.{digits}f}" + (sup.format(beaten) if beaten else ""))
+        rows.append(cells)
+    return rows
+
+
+def comparison_markdown(c: Comparison, digits: int = 4) -> str:
+    """The report as a GitHub Markdown table, the caption on the line above."""
+    lines = [_caption(c), ""] + markdown_table(["#", "run", *c.measures], _cells(c, digits, "<sup>{}</sup>"),
+                                               [False, False] + [True] * len(c.measures))
+    return "\n".join(lines) + "\n"
+
+
+def comparison_latex(c: Comparison, digits: int = 4) -> str:
+    """The report as a LaTeX ``table`` (``tabular``, ``\\hline`` rules, no package needed)."""
+    rows = [[latex_escape(x) for x in row[:2]] + row[2:] for row in _cells(c, digits, "$^{{{}}}$")]
+    lines = [r"\begin{table}[htbp]", r"\centering", r"\caption{" + latex_escape(_caption(c)) + "}",
+             r"\begin{tabular}{ll" + "r" * len(c.measures) + "}", r"\hline",
+             " & ".join(["", "run", *map(latex_escape, c.measures)]) + r" \\", r"\hline"]
+    lines += [" & ".join(row) + r" \\" for row in rows]
+    lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def comparison_tsv(table: pd.DataFrame, digits: int | None = None) -> str:
+    """The table as TSV, :data:`COLUMNS`; values at full precision (shortest round trip)
+    or ``digits`` decimals; ``significant`` True or False."""
+    return table.to_csv(sep="\t", index=False, lineterminator="\n",
+                        float_format=None if digits is None else f"%.{digits}f")
+
+
+def render(c: Comparison, fmt: str = "markdown", digits: int | None = None) -> str:
+    """The comparison in one of :data:`FORMATS`; ``digits`` None: 4 decimals in the
+    reports, full precision in the TSV."""
+    fmt = check.choice("format", fmt, FORMATS)
+    if fmt == "tsv":
+        return comparison_tsv(c.table, digits)
+    shown = 4 if digits is None else digits
+    return comparison_markdown(c, shown) if fmt == "markdown" else comparison_latex(c, shown)

@@ -10,31 +10,19 @@ runs' 0.9820). The generated round trips are in tests/unit/measures/test_one_mea
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from test_bring_your_own import _irmeta, _yaml
 from test_workflow import _copy_workflow, _ok, _snakemake
 
-IRMETA = Path(sys.executable).parent / "irmeta"
 RUNS = ["CL99XT", "CL99XTopt", "Sab8A3", "isa50t", "fub99tf", "UT800", "CL99SDopt2", "plt8ah2"]
 MEASURES = ["P@10", "P_rareness@10", "AP@100"]
 ALPHAS = ["0", "0.5", "1"]
 TABLES = ("kendall_tau",)  # the table means decide; the others read per-topic scores
-
-
-def _yaml(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
-
-
-def _irmeta(*args: str) -> None:
-    proc = subprocess.run([str(IRMETA), *args], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr
 
 
 @pytest.fixture(scope="module")

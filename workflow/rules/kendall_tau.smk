@@ -2,7 +2,8 @@
 
 
 rule tabulate_kendall_tau:
-    """Figure 2: Kendall tau-b and tau_AP of each measure and alpha against its baseline."""
+    """Figure 2: Kendall tau-b and tau_AP of each measure and alpha against its baseline,
+    tau's bootstrap interval over topics and rank-biased overlap."""
     input:
         scores="results/{collection}/scores.npz",
     output:
@@ -16,6 +17,9 @@ rule tabulate_kendall_tau:
     params:
         comparisons=EXPERIMENTS["comparisons"],
         tau_ap=EXPERIMENTS["kendall_tau"]["tau_ap"],
+        bootstrap_samples=EXPERIMENTS["kendall_tau"]["bootstrap_samples"],
+        rbo_p=EXPERIMENTS["kendall_tau"]["rbo_p"],
+        seed=EXPERIMENTS["seed"],  # kendall_tau_table adds the bootstrap's SEED_OFFSET
     log:
         job_log("tabulate_kendall_tau"),
     benchmark:

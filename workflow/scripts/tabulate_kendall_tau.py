@@ -8,7 +8,9 @@ from irmeta.pipeline.stored_scores import load_scores, write_csv
 def main(smk) -> None:
     log = log_to(smk.log[0])
     scores = load_scores(smk.input.scores)
-    table = kendall_tau_table(scores, list(smk.params.comparisons), tau_ap=list(smk.params.tau_ap))
+    table = kendall_tau_table(scores, list(smk.params.comparisons), tau_ap=list(smk.params.tau_ap),
+                              bootstrap_samples=smk.params.bootstrap_samples, rbo_p=smk.params.rbo_p,
+                              seed=smk.params.seed)
     write_csv(table, smk.output.table)
     log.info("wrote %s (%d rows)", smk.output.table, len(table))
 

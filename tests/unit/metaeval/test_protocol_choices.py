@@ -259,11 +259,12 @@ COMPARISONS = [{"measure": "P_rareness@100", "baseline": "P@100"}, {"measure": "
 
 def test_symmetric_tau_ap_column(subset_scores):
     default = kendall_tau_table(subset_scores, COMPARISONS)
-    assert list(default.columns) == ["measure", "baseline", "alpha", "tau", "tau_ap", "n_runs", "averaging"]
+    assert list(default.columns) == ["measure", "baseline", "alpha", "tau", "tau_ap", "tau_ci_low", "tau_ci_high",
+                                     "rbo", "n_runs", "averaging"]
     pd.testing.assert_frame_equal(kendall_tau_table(subset_scores, COMPARISONS, tau_ap_forms=["reference"]), default)
     both = kendall_tau_table(subset_scores, COMPARISONS, tau_ap_forms=["symmetric", "reference"])
-    assert list(both.columns) == ["measure", "baseline", "alpha", "tau", "tau_ap", "tau_ap_symmetric", "n_runs",
-                                  "averaging"]
+    assert list(both.columns) == ["measure", "baseline", "alpha", "tau", "tau_ap", "tau_ap_symmetric", "tau_ci_low",
+                                  "tau_ci_high", "rbo", "n_runs", "averaging"]
     pd.testing.assert_frame_equal(both.drop(columns="tau_ap_symmetric"), default)
     means = mean_table(subset_scores)
     for row in both.itertuples():

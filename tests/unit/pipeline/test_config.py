@@ -135,7 +135,8 @@ def test_config_defaults(tmp_path):
     assert experiments["stability"]["fuzziness"][0] == {"mode": "absolute", "value": 0.05}
     assert experiments["discriminative_power"]["methods"] == ["paper_pairwise", "tukey_hsd", "randomised_tukey_hsd"]
     assert experiments["discriminative_power"]["randomised_p"] == "count"  # count / B, as Sakai and Carterette
-    assert experiments["kendall_tau"] == {"tau_ap": ["reference"]}  # the baseline as the reference ranking
+    assert experiments["kendall_tau"] == {"tau_ap": ["reference"],  # the baseline as the reference ranking
+                                          "bootstrap_samples": 1000, "rbo_p": 0.9}
     assert experiments["asl"] == {"enabled": True, "unretrieved": "plus_one", "pair": None}
     assert experiments["swap"]["measures"] == ["P@100", "AP@100", "P_rareness@100", "AP_rareness@100"]
     assert experiments["synthetic"] == {"measure": "P_rareness@100", "alphas": [0, 0.5, 1], "max_relevant": 45,

@@ -1,10 +1,14 @@
 """Rank correlation between two system rankings: Kendall's tau-b (scipy's
-``kendalltau``, as the paper's authors used) and Yilmaz, Aslam and Robertson's tau_AP.
+``kendalltau``, as the paper's authors used), Yilmaz, Aslam and Robertson's tau_AP,
+Webber, Moffat and Zobel's rank-biased overlap, and the percentile interval of a
+bootstrapped coefficient.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -86,3 +90,102 @@ def tau_ap_symmetric(x: np.ndarray, y: np.ndarray, higher_is_better: bool = True
     al.'s two one-sided coefficients.
     """
     return 0.5 * (tau_ap(x, y, higher_is_better) + tau_ap(y, x, higher_is_better))
+
+
+class PairOrder(NamedTuple):
+    """Every ordered pair (i, j) of each row of a (trials, N) array y: ``above[t, i, j]``
+    is y_i > y_j, ``below`` its transpose (y_i < y_j), ``untied`` the pairs y orders."""
+
+    above: np.ndarray
+    below: np.ndarray
+    untied: np.ndarray
+
+
+def pair_order(y: np.ndarray) -> PairOrder:
+    """The reference side of :func:`batch_kendall_tau_b_against`, computed once and
+    compared with many rankings (booleans: N^2 bytes a row)."""
+    above = y[:, :, None] > y[:, None, :]
+    return PairOrder(above, np.ascontiguousarray(above.transpose(0, 2, 1)), np.count_nonzero(above, axis=(1, 2)))
+
+
+def batch_kendall_tau_b_against(x: np.ndarray, reference: PairOrder) -> np.ndarray:
+    """:func:`batch_kendall_tau_b` of each row of ``x`` against the row of ``y`` whose
+    :func:`pair_order` is ``reference``: the same bits, without listing pairs.
+
+    Each pair untied in x appears once among the ordered pairs with x_i > x_j: C counts
+    those y also has above, D those y has below, and their number is n0 - n1 (n0 - n2,
+    likewise for y; Kendall 1945). Boolean comparisons and counts, no gathers: ~3x faster
+    than listing the N(N - 1)/2 pairs for N = 129.
+    """
+    x_above = x[:, :, None] > x[:, None, :]
+    concordance = (np.count_nonzero(x_above & reference.above, axis=(1, 2))
+                   - np.count_nonzero(x_above & reference.below, axis=(1, 2))).astype(np.float64)
+    untied = np.count_nonzero(x_above, axis=(1, 2)).astype(np.float64) * reference.untied
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(untied > 0, concordance / np.sqrt(untied), np.nan)
+
+
+def percentile_interval(samples: np.ndarray, level: float = 0.95) -> tuple[float, float]:
+    """The percentile bootstrap interval (Efron and Tibshirani 1993, ch. 13): the
+    (1 - level)/2 and (1 + level)/2 quantiles of the samples, by numpy's default
+    ("linear", Hyndman and Fan's type 7) definition. Samples where the statistic is
+    undefined (NaN) are left out; (NaN, NaN) when none is defined."""
+    kept = np.asarray(samples, dtype=np.float64)
+    kept = kept[~np.isnan(kept)]
+    if not len(kept):
+        return math.nan, math.nan
+    percent = 100 * level  # 95.0 exactly, so the tails are 0.025 and 0.975, not 1 - 0.95 rounded
+    low, high = np.quantile(kept, [(100 - percent) / 200, (100 + percent) / 200])
+    return float(low), float(high)
+
+
+def rbo_ext(a: Sequence, b: Sequence, p: float = 0.9) -> float:
+    """Extrapolated rank-biased overlap of two rankings of equal length k, best first
+    (Webber, Moffat and Zobel, TOIS 2010, eq. 30, eq. 32 with s = l = k):
+
+        RBO_ext = (X_k / k) p^k + (1 - p) / p * sum_{d=1..k} (X_d / d) p^d,
+
+    X_d the number of items in both top-d prefixes, A_d = X_d / d the agreement at depth d.
+    Computed as 1 - (1 - p)/p sum_d (1 - A_d) p^d - (1 - A_k) p^k, equal since
+    (1 - p)/p sum_{d=1..k} p^d = 1 - p^k: identical rankings give exactly 1.
+    """
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"rbo persistence p must be in (0, 1), not {p}")
+    k = len(a)
+    if len(b) != k or len(set(a)) != k or len(set(b)) != k:
+        raise ValueError("rbo_ext needs two rankings of the same length, each without repeated items")
+    if k == 0:
+        return math.nan
+    at_b = {item: i for i, item in enumerate(b)}
+    # An item joins both prefixes at the deeper of its two ranks (1-based).
+    joins = [max(i, at_b[item]) + 1 for i, item in enumerate(a) if item in at_b]
+    depth = np.arange(1, k + 1)
+    agreement = np.cumsum(np.bincount(joins, minlength=k + 1)[1:]) / depth
+    shortfall = math.fsum((1.0 - agreement) * p ** depth.astype(np.float64))
+    return 1.0 - (1.0 - p) / p * shortfall - (1.0 - agreement[-1]) * p**k
+
+
+def ranking(scores: np.ndarray, names: Sequence[str] | None = None, higher_is_better: bool = True) -> list:
+    """Items best first by score; ties broken by name, ascending (by index without
+    names): the same rule for every ranking, so identical scores give identical rankings."""
+    scores = np.asarray(scores, dtype=np.float64)
+    keys = np.asarray(range(len(scores)) if names is None else list(names))
+    order = np.lexsort((keys, -scores if higher_is_better else scores))
+    return keys[order].tolist()
+
+
+def rank_biased_overlap(x: np.ndarray, y: np.ndarray, p: float = 0.9, higher_is_better: bool = True,
+                        names: Sequence[str] | None = None) -> float:
+    """:func:`rbo_ext` of the rankings of the same items by ``x`` and by ``y`` (each item
+    ranked in both: k = N). Webber et al. assume no ties; here ties in a ranking are broken
+    by ``names`` (ascending; item index without names), a convention, the same in both
+    rankings (Corsi and Urbano, SIGIR 2024, review tie-aware variants). NaN when a score
+    is NaN or there are no items."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError("x and y must be vectors of the same length")
+    if names is not None and len(names) != len(x):
+        raise ValueError("names must name every item")
+    if not len(x) or np.isnan(x).any() or np.isnan(y).any():
+        return math.nan
+    return rbo_ext(ranking(x, names, higher_is_better), ranking(y, names, higher_is_better), p)

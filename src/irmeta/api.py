@@ -276,28 +276,56 @@ def permutation_null(table, measures: Sequence[str] | None = None, *, trials: in
     return dp.randomised_null_shard(matrices_of(table, measures), p["trials"], p["seed"] + dp.SEED_OFFSET)
 
 
+def pairwise_tests_table(table, measures: Sequence[str] | None = None, *,
+                         methods: Sequence[str] = ("paired_t", "wilcoxon", "sign", "randomisation",
+                                                   "paired_bootstrap"),
+                         permutations: int = 1000, seed: int = DEFAULT_SEED):
+    """Every paired test of ``methods`` on every run pair of each measure (and alpha):
+    ``tables/pairwise_tests.parquet``'s rows (:mod:`irmeta.metaeval.pairwise_tests`), the
+    randomised tests drawing ``permutations`` sign flips or resamples from ``seed`` plus
+    the experiment's SEED_OFFSET."""
+    from irmeta.metaeval import pairwise_tests as pt
+
+    experiment_parameters(methods=methods, permutations=permutations, seed=seed)
+    unknown = [m for m in methods if m not in pt.PAIRED_METHODS]
+    if unknown:
+        raise ValueError(f"unknown paired tests {unknown}; expected some of {', '.join(pt.PAIRED_METHODS)}")
+    return pt.pairwise_tests_table(matrices_of(table, measures), list(methods), permutations,
+                                   seed + pt.SEED_OFFSET)
+
+
 def discriminative_power_table(table, measures: Sequence[str] | None = None, *,
                                methods: Sequence[str] = ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd"),
                                levels: Sequence[float] = (0.05, 0.01), permutations: int = 1000,
-                               seed: int = DEFAULT_SEED, null=None, randomised_p: str = "count"):
+                               seed: int = DEFAULT_SEED, null=None, randomised_p: str = "count",
+                               corrections: Sequence[str] = ("none", "holm", "bh"), pairwise=None):
     """Run pairs significantly different at each level, by each method (the paper's Table
     1): the authors' per-pair Tukey HSD, the two-way Tukey HSD, the randomised Tukey HSD
     with ``permutations`` permutations (or the ``null`` :func:`permutation_null` drew, in
     shards, concatenated) and p-values ``randomised_p``: ``count`` (count / B, as Sakai
     and Carterette) or ``plus_one`` ((count + 1) / (B + 1), then in a ``randomised_p``
-    column)."""
+    column). The paired tests (``paired_t``, ``wilcoxon``, ``sign``, ``randomisation``,
+    ``paired_bootstrap``) count over :func:`pairwise_tests_table` (or ``pairwise``, its
+    table), once per entry of ``corrections`` (``none``, ``holm``, ``bh``,
+    ``bonferroni``): methods ``paired_t``, ``paired_t+holm``, ..."""
     from irmeta.metaeval import discriminative_power as dp
+    from irmeta.metaeval import pairwise_tests as pt
 
-    experiment_parameters(methods=methods, levels=levels, permutations=permutations, seed=seed)
+    experiment_parameters(methods=methods, levels=levels, permutations=permutations, seed=seed,
+                          corrections=corrections)
     if randomised_p not in dp.RANDOMISED_P:  # before the permutations, not after
         raise ValueError(f"randomised_p must be one of {', '.join(dp.RANDOMISED_P)}, not {check.shown(randomised_p)}")
-    if null is not None and not hasattr(null, "columns"):
-        raise TypeError(f"null must be permutation_null's table (a DataFrame), not {type(null).__name__}")
+    for name, frame in (("null", null), ("pairwise", pairwise)):
+        if frame is not None and not hasattr(frame, "columns"):
+            raise TypeError(f"{name} must be a DataFrame, not {type(frame).__name__}")
     matrices = matrices_of(table, measures)
     if null is None and "randomised_tukey_hsd" in methods:
         null = permutation_null(table, measures, trials=permutations, seed=seed)
+    if pairwise is None and pt.paired_methods(methods):
+        pairwise = pt.pairwise_tests_table(matrices, pt.paired_methods(methods), permutations, seed + pt.SEED_OFFSET)
     return dp.discriminative_power_table(matrices, methods=list(methods), levels=list(levels), null=null,
-                                         randomised_p=randomised_p)
+                                         randomised_p=randomised_p, corrections=list(corrections),
+                                         pairwise=pairwise, permutations=permutations)
 
 
 def stability_trials(table, measures: Sequence[str] | None = None, *, trials: int | range = 1000,

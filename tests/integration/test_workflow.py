@@ -36,7 +36,7 @@ def _copy_workflow(dest: Path) -> Path:
     return dest
 
 
-def _snakemake(workdir: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+def _snakemake(workdir: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     cmd = [str(SNAKEMAKE), "--directory", str(workdir), "--snakefile", str(workdir / "Snakefile"), *args]
     return subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=timeout)
 
@@ -181,13 +181,24 @@ def test_demo_experiment_tables(demo):
     assert tau["tau"].between(-1, 1).all()
 
     dp = pd.read_csv(tables / "discriminative_power.csv", dtype={"alpha": str})
-    assert set(dp["method"]) == {"paper_pairwise", "tukey_hsd", "randomised_tukey_hsd"}
+    paired = [t + c for t in ("paired_t", "wilcoxon", "sign", "randomisation", "paired_bootstrap")
+              for c in ("", "+holm", "+bh")]
+    assert list(dict.fromkeys(dp["method"])) == ["paper_pairwise", "tukey_hsd", "randomised_tukey_hsd", *paired]
     assert (dp["total_pairs"] == 24 * 23 // 2).all()
     assert (dp["significant_pairs"] <= dp["total_pairs"]).all()
     # A stricter level never finds more pairs.
     wide = dp.fillna({"alpha": ""}).pivot_table(index=["measure", "alpha", "method"], columns="level",
                                                 values="significant_pairs")
-    assert len(wide) == 22 * 3 and (wide[0.01] <= wide[0.05]).all()
+    assert len(wide) == 22 * 18 and (wide[0.01] <= wide[0.05]).all()
+    # The paired tests' counts are those of the pairs in pairwise_tests.parquet.
+    tests = pd.read_parquet(tables / "pairwise_tests.parquet")
+    assert list(tests.columns) == ["measure", "alpha", "run_a", "run_b", "method", "mean_difference", "statistic",
+                                   "p_value", "p_adjusted_holm", "p_adjusted_bh", "p_adjusted_bonferroni",
+                                   "effect_size_dz", "effect_size_e", "ci_low", "ci_high"]
+    assert len(tests) == 22 * 5 * 276 and (tests["run_a"] < tests["run_b"]).all()
+    holm = tests[(tests["measure"] == "AP@100") & (tests["method"] == "paired_t")]
+    row = dp[(dp["measure"] == "AP@100") & (dp["method"] == "paired_t+holm") & (dp["level"] == 0.05)]
+    assert row["significant_pairs"].item() == (holm["p_adjusted_holm"] < 0.05).sum()
 
     stab = pd.read_csv(tables / "stability.csv", dtype={"alpha": str})
     assert set(stab["fuzziness_mode"]) == {"absolute", "relative"}
@@ -230,8 +241,10 @@ def test_same_seed_same_bytes_other_seed_changes_only_randomised(demo, tmp_path,
         assert (mine / f"{name}.csv").read_bytes() != (theirs / f"{name}.csv").read_bytes(), name
     dp_a = pd.read_csv(mine / "discriminative_power.csv", dtype={"alpha": str})
     dp_b = pd.read_csv(theirs / "discriminative_power.csv", dtype={"alpha": str})
-    fixed = dp_a["method"] != "randomised_tukey_hsd"
-    assert dp_a[fixed].equals(dp_b[fixed])
+    drawn = dp_a["method"].str.match(r"randomised_tukey_hsd|randomisation|paired_bootstrap")
+    assert dp_a[~drawn].equals(dp_b[~drawn]) and not dp_a[drawn].equals(dp_b[drawn])
+    first = (demo / "results" / "demo" / "tables" / "pairwise_tests.parquet").read_bytes()
+    assert first == (again / "results" / "demo" / "tables" / "pairwise_tests.parquet").read_bytes()
 
 
 def test_trec8_experiments_follow_the_protocol(trec8):
@@ -253,7 +266,7 @@ def test_trec8_experiments_follow_the_protocol(trec8):
 def test_figures_and_paper_tables(demo):
     figures = demo / "results" / "demo" / "figures"
     for name in ("kendall_tau", "synthetic_rare_common", "discriminative_power", "stability",
-                 "system_subsampling", "rarity_distribution"):
+                 "system_subsampling", "rarity_distribution", "p_value_curves"):
         assert (figures / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
         assert (figures / f"{name}.pdf").read_bytes()[:5] == b"%PDF-", name
     paper = demo / "results" / "paper"
@@ -264,6 +277,27 @@ def test_figures_and_paper_tables(demo):
     assert {"Demo 95%", "Demo 99%"} <= set(table1.columns)
     report = (paper / "published_vs_reproduced.md").read_text()
     assert "Not run: TREC-5, TREC-8, WT14, DLT20" in report
+
+
+def test_demo_variance_tables_and_topic_set_size_figure(demo):
+    """Issue 21 parts 2 and 3: every configured measure and alpha in anova.csv, a paired_t
+    row and an ANOVA row per configured systems count, the minimum detectable difference
+    at the demo's 25 topics; listed in experiments.md; the figure drawn."""
+    tables = demo / "results" / "demo" / "tables"
+    anova = pd.read_csv(tables / "anova.csv", dtype={"alpha": str})
+    assert list(anova["source"].unique()) == ["system", "topic", "residual", "total"]
+    assert len(anova) == 4 * (2 + 4 * 5)  # P@100, AP@100 and four rareness measures at five alphas
+    sizes = pd.read_csv(tables / "topic_set_size.csv", dtype={"alpha": str})
+    assert len(sizes) == 22 * 3 * 4 and set(sizes["systems"]) == {2, 10, 50}
+    assert (sizes["n_topics"] >= 2).all()
+    detectable = pd.read_csv(tables / "minimum_detectable_difference.csv", dtype={"alpha": str})
+    assert len(detectable) == 22 and (detectable["n_topics"] == 25).all() and (detectable["min_difference"] > 0).all()
+    listing = (demo / "results" / "demo" / "experiments.md").read_text()
+    for name in ("anova", "topic_set_size", "minimum_detectable_difference"):
+        assert f"| {name} | ran |" in listing, name
+    figures = demo / "results" / "demo" / "figures"
+    assert (figures / "topic_set_size.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (figures / "topic_set_size.pdf").read_bytes()[:5] == b"%PDF-"
 
 
 def test_trec8_published_vs_reproduced(trec8):

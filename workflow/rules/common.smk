@@ -77,11 +77,15 @@ EXPERIMENTS = config["experiments"]
 SHARDS = list(range(EXPERIMENTS["shards"]))
 # Discriminative power and stability test every measure the comparisons name.
 COMPARISON_MEASURES = irconfig.comparison_measures(config)
+# The paired tests among the discriminative-power methods: one job tests every run pair.
+PAIRED_TESTS = irconfig.paired_tests(config)
 SCORE_TABLES = ["kendall_tau", "discriminative_power", "stability"] + (
     ["swap_sensitivity"] if EXPERIMENTS["swap"]["measures"] else []
 )
 EXPERIMENT_TABLES = SCORE_TABLES + ["system_subsampling", "synthetic_rare_common", "rarity_listing"]
 ASL_TABLES = ["asl_reordering", "asl_rrie"] if EXPERIMENTS["asl"]["enabled"] else []
+# Variance components and topic set size design: from scores, so every collection gets them.
+VARIANCE_TABLES = ["anova", "topic_set_size", "minimum_detectable_difference"]
 SKIPPED = {
     name: skipped_experiments(
         False,
@@ -95,7 +99,7 @@ for name, skipped in SKIPPED.items():
         logger.warning(f"irmeta: collection {name}: skipping {experiment} ({reason})")
 
 
-SCORE_FIGURES = ["kendall_tau", "discriminative_power", "stability"]
+SCORE_FIGURES = ["kendall_tau", "discriminative_power", "stability", "topic_set_size"]
 RANKING_FIGURES = ["synthetic_rare_common", "system_subsampling", "rarity_distribution"]
 COLLECTION_FIGURES = SCORE_FIGURES + RANKING_FIGURES
 PAPER_TABLES = [
@@ -112,7 +116,7 @@ if EXPERIMENTS["swap"]["measures"]:
 
 def collection_tables(name):
     """The experiment tables a collection gets: all of them with rankings, else those of scores."""
-    return EXPERIMENT_TABLES + ASL_TABLES if name in RANKED else SCORE_TABLES
+    return (EXPERIMENT_TABLES + ASL_TABLES if name in RANKED else SCORE_TABLES) + VARIANCE_TABLES
 
 
 def all_targets():
@@ -134,6 +138,8 @@ def all_targets():
         if name in RANKED:
             outputs += ["judged.npz", "rarity.parquet"]
         targets += expand("results/{c}/figures/{f}.{ext}", c=name, f=figures, ext=["png", "pdf"])
+        if PAIRED_TESTS:
+            targets += expand("results/{c}/figures/p_value_curves.{ext}", c=name, ext=["png", "pdf"])
         targets += expand("results/{c}/{o}", c=name, o=outputs)
         targets += expand("results/{c}/tables/{t}.csv", c=name, t=collection_tables(name))
         if name in JUDGED:

@@ -1,5 +1,6 @@
-# Table 1: significant run pairs by three methods; the randomised Tukey HSD's null
-# distribution is sampled in shards.
+# Table 1: significant run pairs by the paper's three methods and the paired tests; the
+# randomised Tukey HSD's null distribution is sampled in shards, the paired tests run in
+# one job (tables/pairwise_tests.parquet) that the table and the p-value curves read.
 
 
 rule sample_permutation_null:
@@ -24,10 +25,34 @@ rule sample_permutation_null:
         "../scripts/sample_permutation_null.py"
 
 
-rule tabulate_discriminative_power:
-    """Table 1: significant run pairs by paper_pairwise, tukey_hsd and randomised_tukey_hsd."""
+rule test_run_pairs:
+    """The paired tests on every run pair of each measure and alpha, one matrix at a time."""
     input:
         scores="results/{collection}/scores.npz",
+    output:
+        table="results/{collection}/tables/pairwise_tests.parquet",
+    params:
+        measures=COMPARISON_MEASURES,
+        methods=EXPERIMENTS["discriminative_power"]["methods"],
+        permutations=EXPERIMENTS["discriminative_power"]["permutations"],
+        seed=EXPERIMENTS["seed"],  # the script adds irmeta.metaeval.pairwise_tests.SEED_OFFSET
+    log:
+        job_log("test_run_pairs"),
+    benchmark:
+        job_benchmark("test_run_pairs")
+    resources:
+        **MATRIX_JOB,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/test_run_pairs.py"
+
+
+rule tabulate_discriminative_power:
+    """Table 1: significant run pairs by the paper's three methods and the paired tests."""
+    input:
+        scores="results/{collection}/scores.npz",
+        pairwise="results/{collection}/tables/pairwise_tests.parquet" if PAIRED_TESTS else [],
         # Without the randomised method there is no null distribution to sample.
         null=(
             shard_files("permutation_null", "parquet")
@@ -47,6 +72,8 @@ rule tabulate_discriminative_power:
         methods=EXPERIMENTS["discriminative_power"]["methods"],
         levels=EXPERIMENTS["discriminative_power"]["levels"],
         randomised_p=EXPERIMENTS["discriminative_power"]["randomised_p"],
+        corrections=EXPERIMENTS["discriminative_power"]["corrections"],
+        permutations=EXPERIMENTS["discriminative_power"]["permutations"],
     log:
         job_log("tabulate_discriminative_power"),
     benchmark:
@@ -57,3 +84,24 @@ rule tabulate_discriminative_power:
         IRMETA_ENV
     script:
         "../scripts/tabulate_discriminative_power.py"
+
+
+rule plot_p_value_curves:
+    """Sakai's achieved significance level curves, a panel per paired test (PNG and PDF)."""
+    input:
+        table="results/{collection}/tables/pairwise_tests.parquet",
+    output:
+        png=collection_figure("p_value_curves", "p_value_curves", "Discriminative power"),
+        pdf="results/{collection}/figures/p_value_curves.pdf",
+    params:
+        levels=EXPERIMENTS["discriminative_power"]["levels"],
+    log:
+        job_log("plot_p_value_curves"),
+    benchmark:
+        job_benchmark("plot_p_value_curves")
+    resources:
+        **TABLE_JOB,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/plot_p_value_curves.py"

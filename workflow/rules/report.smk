@@ -3,17 +3,20 @@
 
 rule plot_collection:
     """Figures every collection gets, from its scores: tau vs alpha, discriminative power,
-    stability (PNG and PDF)."""
+    stability, topic set size (PNG and PDF)."""
     input:
         kendall_tau="results/{collection}/tables/kendall_tau.csv",
         discriminative_power="results/{collection}/tables/discriminative_power.csv",
         stability="results/{collection}/tables/stability.csv",
+        topic_set_size="results/{collection}/tables/topic_set_size.csv",
+        minimum_detectable_difference="results/{collection}/tables/minimum_detectable_difference.csv",
     output:
         kendall_tau=collection_figure("kendall_tau", "kendall_tau", "Kendall tau vs alpha"),
         discriminative_power=collection_figure(
             "discriminative_power", "discriminative_power", "Discriminative power"
         ),
         stability=collection_figure("stability", "stability", "Stability"),
+        topic_set_size=collection_figure("topic_set_size", "topic_set_size", "Topic set size"),
         pdfs=expand("results/{{collection}}/figures/{figure}.pdf", figure=SCORE_FIGURES),
     params:
         label=lambda wildcards: COLLECTIONS[wildcards.collection].label,

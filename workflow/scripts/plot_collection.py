@@ -14,6 +14,7 @@ from irmeta.artefacts.figures.collection import (
     plot_system_subsampling,
 )
 from irmeta.artefacts.figures.style import render_all
+from irmeta.artefacts.figures.topic_set_size import plot_topic_set_size
 from irmeta.pipeline.scripts import log_to, run_script
 from irmeta.pipeline.stored_scores import read_table
 
@@ -30,6 +31,8 @@ FIGURES = {
         read("system_subsampling"), folder / "system_subsampling"),
     "rarity": lambda read, folder, label: plot_rarity_distribution(
         pd.read_parquet(read.path("rarity")), folder / "rarity_distribution"),
+    "topic_set_size": lambda read, folder, label: plot_topic_set_size(
+        read("topic_set_size"), read("minimum_detectable_difference"), folder / "topic_set_size", label),
 }
 
 

@@ -255,6 +255,11 @@ def fuzziness_of(name: str, value: Any) -> list[dict]:
     return out
 
 
+# irmeta.metaeval.discriminative_power's DP_METHODS and irmeta.metaeval.pairwise_tests'
+# PAIRED_METHODS, spelled out here: this layer imports nothing from metaeval
+DISCRIMINATIVE_POWER_METHODS = ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd", "paired_t", "wilcoxon",
+                                "sign", "randomisation", "paired_bootstrap")
+
 _EXPERIMENT = {
     "permutations": lambda n, v: integer(n, v, 1),
     "seed": lambda n, v: integer(n, v, 0),
@@ -265,8 +270,9 @@ _EXPERIMENT = {
     "fuzziness": fuzziness_of,
     "sampling": lambda n, v: choice(n, v, SAMPLINGS),
     "bin_width": lambda n, v: number(n, v, MIN_BIN_WIDTH),
-    "methods": lambda n, v: [choice(f"{n}[{i}]", m, ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd"))
-                             for i, m in enumerate(items(n, v))],
+    "methods": lambda n, v: [choice(f"{n}[{i}]", m, DISCRIMINATIVE_POWER_METHODS) for i, m in enumerate(items(n, v))],
+    "corrections": lambda n, v: [choice(f"{n}[{i}]", c, ("none", "holm", "bh", "bonferroni"))
+                                 for i, c in enumerate(items(n, v))],
     "measures": lambda n, v: None if v is None else measure_names(n, v),
     "alphas": lambda n, v: None if v is None else alpha_list(n, v),
 }

@@ -1,6 +1,7 @@
 """Table 1 of the paper: pairs of runs whose difference is significant at each level,
 by three methods (the authors' per-pair Tukey HSD, the two-way Tukey HSD, the
-randomised Tukey HSD from sharded permutation nulls).
+randomised Tukey HSD from sharded permutation nulls) and by the paired tests of
+:mod:`.pairwise_tests`, counted from their table of every pair.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from irmeta.metaeval.pairwise_tests import PAIRED_METHODS, families, paired_power_rows
 from irmeta.metaeval.score_matrices import ScoreMatrix, sort_by_alpha
 from irmeta.metaeval.stats.tukey_hsd import (
     count_significant,
@@ -61,6 +63,9 @@ def discriminative_power_table(
     levels: Sequence[float] = (0.05, 0.01),
     null: pd.DataFrame | None = None,
     randomised_p: str = "count",
+    corrections: Sequence[str] = ("none", "holm", "bh"),
+    pairwise: pd.DataFrame | None = None,
+    permutations: int | None = None,
 ) -> pd.DataFrame:
     """Table 1: run pairs significantly different at each level, by each method.
 
@@ -71,18 +76,28 @@ def discriminative_power_table(
       p-values as ``randomised_p`` says (:data:`RANDOMISED_P`). Any but the default
       ``count`` is written in a ``randomised_p`` column (the method's rows; empty
       elsewhere), so the default table keeps the columns it had before the setting.
+    - the paired tests (:data:`.pairwise_tests.PAIRED_METHODS`), each over all pairs,
+      read from ``pairwise`` (``tables/pairwise_tests.parquet``), one method name per
+      entry of ``corrections`` (``paired_t``, ``paired_t+holm``, ...); ``permutations``
+      is written in the randomised tests' rows.
     """
-    unknown = set(methods) - set(DP_METHODS)
+    unknown = set(methods) - set(DP_METHODS) - set(PAIRED_METHODS)
     if unknown:
         raise ValueError(f"unknown discriminative-power methods: {sorted(unknown)}")
     if randomised_p not in RANDOMISED_P:
         raise ValueError(f"randomised_p must be one of {', '.join(RANDOMISED_P)}, not {randomised_p!r}")
     rows = []
     critical: dict[tuple[int, int], dict[float, float]] = {}
+    tests = None if pairwise is None else families(pairwise)
     for m in matrices:
         n_runs = m.values.shape[0]
         total = n_runs * (n_runs - 1) // 2
         for method in methods:
+            if method in PAIRED_METHODS:
+                if tests is None:
+                    raise ValueError(f"{method} needs the pairwise tests (tables/pairwise_tests.parquet)")
+                rows += paired_power_rows(m, tests, method, corrections, levels, permutations)
+                continue
             if method == "paper_pairwise":
                 counts = count_significant(paper_pairwise_pvalues(m.values), levels)
             elif method == "tukey_hsd":

@@ -25,10 +25,11 @@ from typing import Any
 
 import yaml
 
-from irmeta.campaign.files import resolve_paths, run_name_from_path
+from irmeta.campaign.files import resolve_paths
 from irmeta.campaign.runs import DuplicatePolicy, RunNameSource
 from irmeta.measures.names import parse_measure
 from irmeta.measures.plugins import load_measure_plugins
+from irmeta.pipeline.collection_paths import check_collection_paths, missing_runs
 
 #: Where the schemas live: ``workflow/schemas`` of the source tree (``IRMETA_SCHEMA_DIR``
 #: overrides it, for an installation without the workflow beside it).
@@ -258,6 +259,15 @@ def check_experiment_measures(config: Mapping[str, Any], source: str | Path = "c
             raise ConfigError(f"{source}: key '{key}': {name!r} is not in measures ({', '.join(scored)})")
 
 
+def check_topic_set_size(config: Mapping[str, Any], source: str | Path = "config") -> None:
+    """Power 1 - beta above alpha_level: the paired t-test's power at no difference is
+    alpha_level, so otherwise every difference, even none, is "detectable" (Sakai 2016)."""
+    design = config["experiments"]["topic_set_size"]
+    if design["alpha_level"] >= 1 - design["beta"]:
+        raise ConfigError(f"{source}: key 'experiments.topic_set_size': the power 1 - beta = {1 - design['beta']:g} "
+                          f"must exceed alpha_level = {design['alpha_level']:g}")
+
+
 def validate_config(config: Mapping[str, Any], source: str | Path = "config",
                     schema_dir: str | Path | None = None) -> dict:
     """The workflow configuration checked, defaults filled in (a copy): the schema, as
@@ -278,6 +288,7 @@ def check_config(config: Mapping[str, Any], source: str | Path = "config") -> di
                           f"default means to scores.parquet")
     named = with_measure_options(config)
     check_experiment_measures(named, source)
+    check_topic_set_size(config, source)
     return named
 
 
@@ -314,14 +325,23 @@ def comparison_measures(config: Mapping[str, Any]) -> list[str]:
     return names
 
 
+def paired_tests(config: Mapping[str, Any]) -> list[str]:
+    """The paired tests among ``experiments.discriminative_power.methods``, in its order:
+    the tests of tables/pairwise_tests.parquet (none: no such table)."""
+    from irmeta.metaeval.pairwise_tests import paired_methods
+
+    return paired_methods(config["experiments"]["discriminative_power"]["methods"])
+
+
 def experiment_seed(config: Mapping[str, Any], experiment: str) -> int:
     """The seed of a randomised experiment (``stability``, ``discriminative_power``,
-    ``system_subsampling``, ``swap_sensitivity``): ``experiments.seed`` plus the
+    ``system_subsampling``, ``swap_sensitivity``, ``pairwise_tests``): ``experiments.seed`` plus the
     ``SEED_OFFSET`` of its module in :mod:`irmeta.metaeval`, which says how its trials draw."""
-    from irmeta.metaeval import discriminative_power, stability, swap_sensitivity, system_subsampling
+    from irmeta.metaeval import discriminative_power, pairwise_tests, stability, swap_sensitivity, system_subsampling
 
     modules = {"stability": stability, "discriminative_power": discriminative_power,
-               "system_subsampling": system_subsampling, "swap_sensitivity": swap_sensitivity}
+               "system_subsampling": system_subsampling, "swap_sensitivity": swap_sensitivity,
+               "pairwise_tests": pairwise_tests}
     if experiment not in modules:
         raise ValueError(f"no randomised experiment {experiment!r} (one of {', '.join(modules)})")
     return int(config["experiments"]["seed"]) + modules[experiment].SEED_OFFSET
@@ -450,66 +470,6 @@ def _given_scores(data: Mapping[str, Any], root: Path, base: Path, source: Path)
     given = data["scores"]
     return {"scores": Path(_resolve(given["path"], "scores.path", root, base, source)),
             "scores_format": given["format"], "scores_missing": given["missing"]}
-
-
-def check_collection_paths(collection: Collection) -> list[Path]:
-    """Check that the qrels, runs and run groups exist; return the run files.
-
-    Raises FileNotFoundError with one line naming the collection file, the key and the
-    path. A simulated collection has nothing to check (returns ``[]``).
-    """
-    if collection.simulated:
-        return []
-    source = collection.source or collection.name
-    if collection.scores is not None and not collection.scores.exists():
-        raise FileNotFoundError(f"{source}: key 'scores.path': {collection.scores}: no such file")
-    for name, qrels in collection.alternative_qrels.items():
-        if not qrels.is_file():
-            what = "is a directory, not a file" if qrels.is_dir() else "no such file"
-            raise FileNotFoundError(f"{source}: key 'alternative_qrels.{name}': {qrels}: {what}")
-    if not collection.runs:  # scores only
-        refuse_pattern_paths(collection, [])
-        return []
-    if collection.qrels is None or not collection.qrels.is_file():
-        what = "is a directory, not a file" if collection.qrels and collection.qrels.is_dir() else "no such file"
-        if not (collection.qrels_url and what == "no such file"):  # else the workflow downloads it
-            raise FileNotFoundError(f"{source}: key 'qrels': {collection.qrels}: {what}")
-    try:
-        files = resolve_paths(collection.runs)
-    except FileNotFoundError as exc:
-        hint = f" (runs: {collection.runs_archive})" if collection.runs_archive else ""
-        raise FileNotFoundError(f"{source}: key 'runs': {exc}{hint}") from None
-    if len(files) < 2:
-        raise ValueError(f"{source}: key 'runs': {len(files)} run file(s) found, a campaign needs at least two")
-    if collection.run_groups is not None and not collection.run_groups.is_file():
-        raise FileNotFoundError(f"{source}: key 'run_groups': {collection.run_groups}: no such file")
-    refuse_pattern_paths(collection, files)
-    return files
-
-
-def refuse_pattern_paths(collection: Collection, files: Iterable[Path]) -> None:
-    """Refuse input paths holding ``{`` or ``}``: Snakemake fills ``{name}`` in an input
-    function's paths with the job's wildcards, so ``runs/{collection}.gz`` would become
-    another file or none, and a run could be dropped without a word."""
-    source = collection.source or collection.name
-    named = [("qrels", collection.qrels), ("run_groups", collection.run_groups), ("scores.path", collection.scores)]
-    named += [(f"alternative_qrels.{k}", v) for k, v in collection.alternative_qrels.items()]
-    named += [("runs", f) for f in files]
-    for key, path in named:
-        if path is not None and ("{" in str(path) or "}" in str(path)):
-            raise ValueError(f"{source}: key '{key}': {path}: a path with {{ or }} cannot be a workflow input "
-                             f"(Snakemake reads it as a pattern); rename it (irmeta score reads it as it is)")
-
-
-def missing_runs(collection: Collection, files: Iterable[Path]) -> list[str]:
-    """Official runs (``expected_runs``) with no file among ``files``, by name."""
-    if collection.expected_runs is None or not collection.expected_runs.is_file():
-        return []
-    text = collection.expected_runs.read_text().splitlines()
-    sep = "\t" if text and "\t" in text[0] else ","
-    expected = [line.split(sep)[0].strip() for line in text[1:] if line.strip()]
-    have = {run_name_from_path(f) for f in files}
-    return [name for name in expected if name not in have]
 
 
 def load_collections(

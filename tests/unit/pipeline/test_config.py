@@ -21,6 +21,7 @@ from irmeta.pipeline.config import (
     load_collection,
     load_collections,
     load_config,
+    paired_tests,
     paper_settings,
     resolve_data_root,
     validate_config,
@@ -133,7 +134,10 @@ def test_config_defaults(tmp_path):
     assert experiments["stability"]["trials"] == experiments["system_subsampling"]["trials"] == 1000
     assert experiments["discriminative_power"]["permutations"] == 1000
     assert experiments["stability"]["fuzziness"][0] == {"mode": "absolute", "value": 0.05}
-    assert experiments["discriminative_power"]["methods"] == ["paper_pairwise", "tukey_hsd", "randomised_tukey_hsd"]
+    assert experiments["discriminative_power"]["methods"] == ["paper_pairwise", "tukey_hsd", "randomised_tukey_hsd",
+                                                              "paired_t", "wilcoxon", "sign", "randomisation",
+                                                              "paired_bootstrap"]
+    assert experiments["discriminative_power"]["corrections"] == ["none", "holm", "bh"]
     assert experiments["discriminative_power"]["randomised_p"] == "count"  # count / B, as Sakai and Carterette
     assert experiments["kendall_tau"] == {"tau_ap": ["reference"],  # the baseline as the reference ranking
                                           "bootstrap_samples": 1000, "rbo_p": 0.9}
@@ -242,6 +246,12 @@ def test_bad_collection_values_are_named(tmp_path, data, key):
     ({"averaging": ["mean"]}, "key 'averaging.0'"),
     ({"threads": 0}, "key 'threads'"),
     ({"alphas": ["much"]}, "key 'alphas.0'"),
+    ({"experiments": {"discriminative_power": {"methods": ["t_test"]}}},
+     "key 'experiments.discriminative_power.methods.0'"),
+    ({"experiments": {"discriminative_power": {"corrections": ["sidak"]}}},
+     "key 'experiments.discriminative_power.corrections.0'"),
+    ({"experiments": {"discriminative_power": {"corrections": []}}},
+     "key 'experiments.discriminative_power.corrections'"),
 ])
 def test_bad_config_values_are_named(tmp_path, data, key):
     with pytest.raises(ConfigError) as exc:
@@ -272,7 +282,9 @@ def test_what_the_rules_derive_from_the_config(shared_data):
     # The offsets the published tables were drawn with (README, Randomness).
     seed = config["experiments"]["seed"]
     assert [experiment_seed(config, e) - seed for e in
-            ("stability", "discriminative_power", "system_subsampling", "swap_sensitivity")] == [0, 1, 2, 3]
+            ("stability", "discriminative_power", "system_subsampling", "swap_sensitivity",
+             "pairwise_tests")] == [0, 1, 2, 3, 5]
+    assert paired_tests(config) == ["paired_t", "wilcoxon", "sign", "randomisation", "paired_bootstrap"]
     with pytest.raises(ValueError, match="no randomised experiment 'kendall_tau'"):
         experiment_seed(config, "kendall_tau")
 
@@ -449,3 +461,15 @@ def test_protocol_choice_keys_take_their_values():
     assert config["experiments"]["discriminative_power"]["randomised_p"] == "plus_one"
     assert config["experiments"]["discriminative_power"]["permutations"] == 1000  # the others keep their defaults
     assert config["experiments"]["kendall_tau"]["tau_ap"] == ["reference", "symmetric"]
+
+
+def test_paired_tests_and_corrections_are_configured(tmp_path):
+    """experiments.discriminative_power takes the paired tests beside the paper's three,
+    and the corrections they are combined with; without a paired test there is none."""
+    config = load_config(_write(tmp_path / "config.yaml", {"experiments": {"discriminative_power": {
+        "methods": ["tukey_hsd", "sign", "paired_bootstrap"], "corrections": ["bonferroni", "none"]}}}))
+    assert paired_tests(config) == ["sign", "paired_bootstrap"]
+    assert config["experiments"]["discriminative_power"]["corrections"] == ["bonferroni", "none"]
+    paper_only = load_config(_write(tmp_path / "paper.yaml", {"experiments": {"discriminative_power": {
+        "methods": ["paper_pairwise"]}}}))
+    assert paired_tests(paper_only) == []

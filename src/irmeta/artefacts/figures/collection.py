@@ -17,8 +17,6 @@ from matplotlib.ticker import MaxNLocator
 
 from irmeta.artefacts.figures.style import (
     ALPHA_COLOURS,
-    METHOD_ORDER,
-    METHOD_TITLES,
     alpha_axis,
     baseline_of,
     baselines,
@@ -26,6 +24,8 @@ from irmeta.artefacts.figures.style import (
     legend_label,
     line_style,
     measure_order,
+    method_order,
+    method_title,
     new_figure,
     numeric_alpha,
     parse_paper_measure,
@@ -36,6 +36,8 @@ from irmeta.artefacts.figures.style import (
 )
 from irmeta.artefacts.labels import paper_label
 from irmeta.measures.alpha import alpha_cell, alpha_value
+
+PANELS_PER_ROW = 6  # discriminative power: the paper's three methods, then the paired tests'
 
 
 def _pick_averaging(frame: pd.DataFrame, averaging: str | None) -> tuple[pd.DataFrame, str | None]:
@@ -264,8 +266,7 @@ def plot_discriminative_power(table: pd.DataFrame, stem: str | Path) -> list[Pat
     in their family's colour (equal, by definition, to the curve at alpha = 0).
     """
     require_columns(table, ["measure", "alpha", "method", "level", "significant_pairs"], "discriminative_power table")
-    methods = sorted(table["method"].dropna().unique(),
-                     key=lambda m: (METHOD_ORDER.index(m) if m in METHOD_ORDER else 99, m))
+    methods = sorted(table["method"].dropna().unique(), key=method_order)
     levels = sorted(table["level"].dropna().astype(float).unique(), reverse=True)
     dashes = ["-", "--", ":", "-."]
     level_styles = {lv: dashes[i % len(dashes)] for i, lv in enumerate(levels)}
@@ -274,20 +275,22 @@ def plot_discriminative_power(table: pd.DataFrame, stem: str | Path) -> list[Pat
         handles = _measure_handles(table)
         handles += [Line2D([], [], color="black", linestyle=level_styles[lv], linewidth=1.2,
                            label=f"level {lv:g} ({100 * (1 - lv):g}%)") for lv in levels]
+        # the paper's three and each paired test's corrections: rows of at most six panels
         fig, axes, ncol = new_figure(len(methods), panel_width=3.0, height=3.1, n_legend=len(handles),
-                                      column_width=2.3)
+                                      column_width=2.3, per_row=PANELS_PER_ROW)
         for ax, method in zip(axes, methods):
             rows = table[table["method"] == method]
             alphas = _alpha_curves(ax, rows, "significant_pairs", "level", level_styles)
             alpha_axis(ax, alphas or [0.0, 1.0])
-            title = METHOD_TITLES.get(method, method)
+            title = method_title(method)
             if "permutations" in rows.columns and rows["permutations"].notna().any():
                 title += f"\n{int(rows['permutations'].max())} permutations"
             ax.set_title(title)
         ylabel = "significantly different pairs"
         if "total_pairs" in table.columns and table["total_pairs"].notna().any():
             ylabel += f" (of {int(table['total_pairs'].max())})"
-        axes[0].set_ylabel(ylabel)
+        for ax in axes[::PANELS_PER_ROW]:
+            ax.set_ylabel(ylabel)
         legend_below(fig, handles, ncol)
         return fig
 

@@ -87,10 +87,34 @@ METHOD_TITLES = {
     "paper_pairwise": "paper pairwise (authors' script)",
     "tukey_hsd": "Tukey HSD (two-way ANOVA)",
     "randomised_tukey_hsd": "randomised Tukey HSD",
+    "paired_t": "paired t-test",
+    "wilcoxon": "Wilcoxon signed-rank",
+    "sign": "sign test",
+    "randomisation": "randomisation test",
+    "paired_bootstrap": "paired bootstrap",
 }
 
 
-METHOD_ORDER = ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd")
+METHOD_ORDER = ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd", "paired_t", "wilcoxon", "sign",
+                "randomisation", "paired_bootstrap")
+
+
+CORRECTION_TITLES = {"holm": "Holm", "bh": "BH", "bonferroni": "Bonferroni"}
+
+
+def method_title(name: str) -> str:
+    """A discriminative-power method's panel title: ``paired_t+holm`` -> "paired t-test, Holm"."""
+    method, _, correction = name.partition("+")
+    title = METHOD_TITLES.get(method, method)
+    return f"{title}, {CORRECTION_TITLES.get(correction, correction)}" if correction else title
+
+
+def method_order(name: str) -> tuple:
+    """Sort key of method names: the paper's three, then each paired test raw and corrected."""
+    method, _, correction = name.partition("+")
+    corrections = ("", *CORRECTION_TITLES)
+    return (METHOD_ORDER.index(method) if method in METHOD_ORDER else 99,
+            corrections.index(correction) if correction in corrections else 9, name)
 
 
 def parse_paper_measure(measure: str) -> tuple[str, bool, bool] | None:
@@ -168,17 +192,22 @@ def legend_columns(width: float, n_handles: int, column_width: float) -> int:
 
 def new_figure(n_panels: int, panel_width: float = 3.1, height: float = 3.0, *,
                 n_legend: int = 0, column_width: float = 2.6, min_width: float = 4.4,
-                sharey: bool = True) -> tuple[Figure, list, int]:
-    """A constrained-layout figure of ``n_panels`` side by side, tall enough for a legend
-    of ``n_legend`` entries below it; returns the figure, the axes and the legend's
-    number of columns."""
-    width = max(panel_width * n_panels, min_width)
+                sharey: bool = True, per_row: int | None = None) -> tuple[Figure, list, int]:
+    """A constrained-layout figure of ``n_panels`` side by side (in rows of ``per_row``
+    when given, ``height`` each), tall enough for a legend of ``n_legend`` entries below
+    it; returns the figure, the axes (unused cells of the last row hidden) and the
+    legend's number of columns."""
+    columns = min(n_panels, per_row) if per_row else n_panels
+    grid_rows = math.ceil(n_panels / columns)
+    width = max(panel_width * columns, min_width)
     ncol = legend_columns(width, n_legend, column_width) if n_legend else 1
     rows = math.ceil(n_legend / ncol) if n_legend else 0
-    fig = Figure(figsize=(width, height + 0.19 * rows), layout="constrained")
+    fig = Figure(figsize=(width, height * grid_rows + 0.19 * rows), layout="constrained")
     FigureCanvasAgg(fig)
-    axes = fig.subplots(1, n_panels, sharey=sharey, squeeze=False)[0]
-    return fig, list(axes), ncol
+    axes = list(fig.subplots(grid_rows, columns, sharey=sharey, squeeze=False).ravel())
+    for ax in axes[n_panels:]:
+        ax.set_visible(False)
+    return fig, axes[:n_panels], ncol
 
 
 def save_figure(fig: Figure, stem: str | Path) -> list[Path]:

@@ -1,0 +1,106 @@
+"""Paired significance tests as discriminative-power methods: every run pair of every
+score matrix by the paired t-test, Wilcoxon's signed-rank test, the sign test, Fisher's
+paired randomisation test and Sakai's paired bootstrap test
+(:mod:`irmeta.metaeval.stats.paired_tests`), each alone or with a correction over the
+family of all pairs of one measure, alpha and test (Sakai, "Statistical reform in
+information retrieval?", SIGIR Forum 48(1), 2014).
+
+A discriminative-power method of this kind is named ``<test>`` (raw p-values) or
+``<test>+<correction>`` (``paired_t+holm``, ``randomisation+bh``): the names of
+``discriminative_power.csv``, its figure and the claims.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+
+import numpy as np
+import pandas as pd
+
+from irmeta.metaeval.score_matrices import ScoreMatrix
+from irmeta.metaeval.stats.multiple_testing import CORRECTIONS
+from irmeta.metaeval.stats.paired_tests import METHODS, TABLE_COLUMNS, count_significant_pairs, pairwise_tests
+
+#: The paired tests, as ``experiments.discriminative_power.methods`` names them.
+PAIRED_METHODS = METHODS
+
+#: ``experiments.discriminative_power.corrections``: ``none`` keeps the raw p-values.
+CORRECTION_NAMES = ("none", *CORRECTIONS)
+
+#: The columns of ``tables/pairwise_tests.parquet``, in order.
+COLUMNS = ("measure", "alpha", "run_a", "run_b", "method", *(c for c in TABLE_COLUMNS
+                                                             if c not in ("method", "run_a", "run_b")))
+
+#: Added to ``experiments.seed``: the randomisation test's sign flips and the bootstrap
+#: test's topic resamples are drawn from ``PCG64(seed + SEED_OFFSET)``, the same draws for
+#: every pair, measure and alpha (common random numbers). Stability uses 0, the
+#: randomised Tukey HSD 1, system subsampling 2, swaps 3, the Kendall tau bootstrap 4.
+SEED_OFFSET = 5
+
+#: The tests that draw: their rows carry the number of permutations.
+RANDOMISED = ("randomisation", "paired_bootstrap")
+
+
+def paired_methods(methods: Iterable[str]) -> list[str]:
+    """The paired tests among ``methods`` (a config's list), in its order."""
+    return [m for m in methods if m in PAIRED_METHODS]
+
+
+def method_names(method: str, corrections: Sequence[str]) -> list[str]:
+    """The discriminative-power names of one paired test: ``paired_t`` for ``none``,
+    ``paired_t+holm`` for ``holm``, ..., in the order of ``corrections``."""
+    unknown = [c for c in corrections if c not in CORRECTION_NAMES]
+    if unknown:
+        raise ValueError(f"unknown corrections {unknown}; expected some of {', '.join(CORRECTION_NAMES)}")
+    return [method if c == "none" else f"{method}+{c}" for c in dict.fromkeys(corrections)]
+
+
+def matrix_tests(matrix: ScoreMatrix, methods: Sequence[str], permutations: int, seed: int) -> pd.DataFrame:
+    """:func:`pairwise_tests` of one matrix, its measure and alpha ("" without) first,
+    columns :data:`COLUMNS`. ``seed`` is the experiment's plus :data:`SEED_OFFSET`."""
+    table = pairwise_tests(matrix.values, matrix.runs, methods, permutations, seed)
+    table.insert(0, "alpha", matrix.alpha or "")
+    table.insert(0, "measure", matrix.measure)
+    return table[list(COLUMNS)]
+
+
+def pairwise_test_blocks(matrices: Sequence[ScoreMatrix], methods: Sequence[str], permutations: int,
+                         seed: int) -> Iterator[pd.DataFrame]:
+    """:func:`matrix_tests` of each matrix in turn: one matrix's pairs in memory at a time."""
+    for matrix in matrices:
+        yield matrix_tests(matrix, paired_methods(methods), permutations, seed)
+
+
+def pairwise_tests_table(matrices: Sequence[ScoreMatrix], methods: Sequence[str], permutations: int = 1000,
+                         seed: int = 0) -> pd.DataFrame:
+    """Every paired test of ``methods`` on every pair of every matrix, one frame."""
+    blocks = list(pairwise_test_blocks(matrices, methods, permutations, seed))
+    if not blocks:
+        return pd.DataFrame({c: pd.Series(dtype=np.float64 if c not in COLUMNS[:5] else object) for c in COLUMNS})
+    return pd.concat(blocks, ignore_index=True)
+
+
+Families = dict[tuple[str, str, str], pd.DataFrame]
+
+
+def families(tests: pd.DataFrame) -> Families:
+    """The rows of a pairwise tests table by (measure, alpha, method), one grouping
+    (selecting each family by comparing strings would scan the whole table each time)."""
+    return {key: rows for key, rows in tests.groupby(["measure", "alpha", "method"], sort=False)}
+
+
+def paired_power_rows(matrix: ScoreMatrix, tests: Families, method: str, corrections: Sequence[str],
+                      levels: Sequence[float], permutations: int | None) -> list[dict]:
+    """``discriminative_power`` rows of one matrix and paired test, one per corrected
+    name and level: pairs with p (or adjusted p) < level in its family of ``tests``
+    (:func:`families` of ``tables/pairwise_tests.parquet``)."""
+    mine = tests.get((matrix.measure, matrix.alpha or "", method), pd.DataFrame(columns=list(COLUMNS)))
+    total = len(matrix.runs) * (len(matrix.runs) - 1) // 2
+    if len(mine) != total:
+        raise ValueError(f"{matrix.measure} alpha {matrix.alpha or '-'}: {len(mine)} {method} pairs in the "
+                         f"pairwise tests, expected {total}")
+    counts = count_significant_pairs(mine, method_names(method, corrections), levels)
+    return [{"measure": matrix.measure, "alpha": matrix.alpha or "", "method": row.test, "level": float(row.level),
+             "significant_pairs": int(row.significant), "total_pairs": total,
+             "permutations": permutations if method in RANDOMISED else None}
+            for row in counts.itertuples(index=False)]

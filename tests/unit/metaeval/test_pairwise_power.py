@@ -1,0 +1,177 @@
+"""The paired tests as discriminative-power methods (irmeta.metaeval.pairwise_tests): the
+pairwise tests table, the counts of discriminative_power.csv read from it, the claims
+under three of them and the p-value curves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from statsmodels.stats.multitest import multipletests
+
+from irmeta import api
+from irmeta.artefacts.claims import POWER_PROTOCOLS, claims_table
+from irmeta.artefacts.figures.collection import plot_discriminative_power
+from irmeta.artefacts.figures.pairwise import curve_alpha, plot_p_value_curves, sorted_pvalues
+from irmeta.measures.names import measure_label
+from irmeta.metaeval import pairwise_tests as pt
+from irmeta.metaeval.discriminative_power import discriminative_power_table
+from irmeta.metaeval.score_matrices import ScoreMatrix
+from irmeta.pipeline.stored_scores import write_table_in_blocks
+
+PARQUET_COLUMNS = ["measure", "alpha", "run_a", "run_b", "method", "mean_difference", "statistic", "p_value",
+                   "p_adjusted_holm", "p_adjusted_bh", "p_adjusted_bonferroni", "effect_size_dz", "effect_size_e",
+                   "ci_low", "ci_high"]
+RUNS = ["zeta", "Beta", "alpha", "b\u00e9ta", "gamma", "delta", "eps", "Zeta", "omega", "mu"]
+
+
+def _matrices(seed: int = 0) -> list[ScoreMatrix]:
+    rng = np.random.default_rng(seed)
+    topics = [f"q{j}" for j in range(15)]
+    base = rng.beta(2, 5, size=(len(RUNS), 1)) + rng.normal(0, 0.1, size=(len(RUNS), len(topics)))
+    return [ScoreMatrix("P@100", None, RUNS, topics, base.round(2)),
+            ScoreMatrix("P_rareness@100", "0.5", RUNS, topics, (base + rng.normal(0, 0.05, base.shape)).round(3)),
+            ScoreMatrix("P_rareness@100", "1", RUNS, topics, (base + rng.normal(0, 0.1, base.shape)).round(3))]
+
+
+def _tests(seed: int = 5, permutations: int = 300) -> pd.DataFrame:
+    return pt.pairwise_tests_table(_matrices(), list(pt.PAIRED_METHODS), permutations, seed)
+
+
+def _parquet(table: pd.DataFrame, path) -> bytes:
+    blocks = (pa.Table.from_pandas(block, preserve_index=False)
+              for _, block in table.groupby(["measure", "alpha"], sort=False))
+    write_table_in_blocks(blocks, path, {"seed": 5})
+    return path.read_bytes()
+
+
+def test_the_table_has_exactly_the_issues_columns_and_pairs_in_byte_order():
+    tests = _tests()
+    assert list(tests.columns) == PARQUET_COLUMNS
+    n_pairs = len(RUNS) * (len(RUNS) - 1) // 2
+    assert len(tests) == 3 * len(pt.PAIRED_METHODS) * n_pairs
+    assert all(a.encode() < b.encode() for a, b in zip(tests["run_a"], tests["run_b"]))
+    # mean_difference is a - b of the per-topic scores
+    matrix = _matrices()[1]
+    row = tests[(tests["alpha"] == "0.5") & (tests["method"] == "sign")].iloc[7]
+    a, b = RUNS.index(row["run_a"]), RUNS.index(row["run_b"])
+    assert row["mean_difference"] == pytest.approx((matrix.values[a] - matrix.values[b]).mean(), abs=1e-15)
+    assert set(tests["alpha"]) == {"", "0.5", "1"}
+
+
+def test_adjusted_pvalues_are_statsmodels_over_the_family_of_a_measure_alpha_and_test():
+    tests = _tests()
+    for (_, _, _), family in tests.groupby(["measure", "alpha", "method"]):
+        for column, method in (("p_adjusted_holm", "holm"), ("p_adjusted_bh", "fdr_bh"),
+                               ("p_adjusted_bonferroni", "bonferroni")):
+            expected = multipletests(family["p_value"].to_numpy(), method=method)[1]
+            np.testing.assert_allclose(family[column].to_numpy(), expected, rtol=1e-12, atol=0)
+
+
+def test_power_rows_are_counts_of_p_below_each_level_in_the_table():
+    tests = _tests()
+    corrections = ["none", "holm", "bh", "bonferroni"]
+    levels = [0.1, 0.05, 0.01]
+    methods = ["tukey_hsd", *pt.PAIRED_METHODS]
+    table = discriminative_power_table(_matrices(), methods=methods, levels=levels, corrections=corrections,
+                                       pairwise=tests, permutations=300)
+    names = [m if c == "none" else f"{m}+{c}" for m in pt.PAIRED_METHODS for c in corrections]
+    assert list(dict.fromkeys(table["method"])) == ["tukey_hsd", *names]
+    column = {"none": "p_value", "holm": "p_adjusted_holm", "bh": "p_adjusted_bh",
+              "bonferroni": "p_adjusted_bonferroni"}
+    checked = 0
+    for row in table[table["method"] != "tukey_hsd"].itertuples(index=False):
+        method, _, correction = row.method.partition("+")
+        p = tests[(tests["measure"] == row.measure) & (tests["alpha"] == row.alpha) & (tests["method"] == method)]
+        assert row.significant_pairs == int((p[column[correction or "none"]] < row.level).sum())
+        assert row.total_pairs == len(p) == 45
+        assert (row.permutations == 300) if method in pt.RANDOMISED else pd.isna(row.permutations)
+        checked += 1
+    assert checked == 3 * len(names) * len(levels)
+    # a correction never finds more pairs than the raw test
+    wide = table.pivot_table(index=["measure", "alpha", "level"], columns="method", values="significant_pairs")
+    assert (wide["paired_t+holm"] <= wide["paired_t"]).all()
+    assert (wide["paired_t+bonferroni"] <= wide["paired_t+holm"]).all()
+    assert (wide["paired_t+holm"] <= wide["paired_t+bh"]).all()
+
+
+def test_same_seed_same_bytes_other_seed_changes_only_the_randomised_tests(tmp_path):
+    first, again = _parquet(_tests(seed=5), tmp_path / "a.parquet"), _parquet(_tests(seed=5), tmp_path / "b.parquet")
+    assert first == again
+    one, other = _tests(seed=5), _tests(seed=6)
+    for method in pt.PAIRED_METHODS:
+        same = one[one["method"] == method].reset_index(drop=True).equals(
+            other[other["method"] == method].reset_index(drop=True))
+        assert same == (method not in pt.RANDOMISED), method
+    assert list(pd.read_parquet(tmp_path / "a.parquet").columns) == PARQUET_COLUMNS
+
+
+def test_the_api_tests_the_pairs_itself_with_the_experiments_seed_offset():
+    matrices = _matrices()
+    table = pd.DataFrame([{"run": r, "qid": q, "measure": measure_label(m.measure, m.alpha), "value": m.values[i, j]}
+                          for m in matrices for i, r in enumerate(m.runs) for j, q in enumerate(m.topics)])
+    pairwise = api.pairwise_tests_table(table, methods=["paired_t", "randomisation"], permutations=200, seed=11)
+    assert pairwise.equals(pt.pairwise_tests_table(api.matrices_of(table), ["paired_t", "randomisation"], 200,
+                                                   11 + pt.SEED_OFFSET))
+    by_itself = api.discriminative_power_table(table, methods=["paired_t", "randomisation"], permutations=200,
+                                               seed=11)
+    given = api.discriminative_power_table(table, methods=["paired_t", "randomisation"], permutations=200, seed=11,
+                                           pairwise=pairwise)
+    assert by_itself.equals(given)
+    assert list(dict.fromkeys(by_itself["method"])) == ["paired_t", "paired_t+holm", "paired_t+bh", "randomisation",
+                                                        "randomisation+holm", "randomisation+bh"]
+    with pytest.raises(ValueError, match="corrections"):
+        api.discriminative_power_table(table, methods=["paired_t"], corrections=["sidak"])
+    with pytest.raises(ValueError, match="unknown paired tests"):
+        api.pairwise_tests_table(table, methods=["tukey_hsd"])
+
+
+def test_a_paired_method_without_its_table_or_with_missing_pairs_is_refused():
+    with pytest.raises(ValueError, match="pairwise_tests.parquet"):
+        discriminative_power_table(_matrices(), methods=["paired_t"])
+    partial = _tests().iloc[5:]
+    with pytest.raises(ValueError, match="expected 45"):
+        discriminative_power_table(_matrices(), methods=["paired_t"], pairwise=partial)
+
+
+def test_claims_take_three_paired_protocols_beside_the_papers():
+    matrices = _matrices()
+    methods = ["paper_pairwise", "tukey_hsd", *pt.PAIRED_METHODS]
+    power = discriminative_power_table(matrices, methods=methods, pairwise=_tests(), permutations=300)
+    tau = pd.DataFrame({"measure": ["P_rareness@100"] * 2, "baseline": ["P@100"] * 2, "alpha": ["0.5", "1"],
+                        "tau": [0.9, 0.8], "tau_ap": [0.85, 0.7]})
+    stability = pd.DataFrame({"measure": ["P@100", "P_rareness@100"], "alpha": ["", "1"],
+                              "fuzziness_mode": ["absolute"] * 2, "fuzziness": [0.05] * 2, "stability": [0.8, 0.7]})
+    claims = claims_table({"Toy": {"kendall_tau": tau, "discriminative_power": power, "stability": stability}},
+                          [{"measure": "P_rareness@100", "baseline": "P@100"}])
+    protocols = list(claims.loc[claims["claim"] == "discriminative_power", "protocol"])
+    assert protocols == ["paper_pairwise", "tukey_hsd", "paired_t+holm", "randomisation+holm", "paired_bootstrap"]
+    assert set(protocols) <= set(POWER_PROTOCOLS)
+    row = claims[claims["protocol"] == "paired_t+holm"].iloc[0]
+    at = power[(power["method"] == "paired_t+holm") & (power["level"] == 0.05)].set_index("alpha")
+    assert row["value"] == at.loc["1", "significant_pairs"] - at.loc["", "significant_pairs"]
+
+
+def test_p_value_curves_sort_each_measures_pvalues_at_its_largest_alpha(tmp_path):
+    tests = _tests()
+    assert curve_alpha(["0.5", "1", "1/R"]) == "1" and curve_alpha([""]) == ""
+    curves = sorted_pvalues(tests, "wilcoxon")
+    assert list(curves) == ["P@100", "P_rareness@100"]
+    label, p = curves["P_rareness@100"]
+    assert "alpha 1" in label and (np.diff(p) >= 0).all() and len(p) == 45
+    expected = tests[(tests["method"] == "wilcoxon") & (tests["alpha"] == "1")]["p_value"].sort_values().to_numpy()
+    np.testing.assert_array_equal(p, expected)
+    paths = plot_p_value_curves(tests, tmp_path / "p_value_curves")
+    again = plot_p_value_curves(tests, tmp_path / "again")
+    assert [p.name for p in paths] == ["p_value_curves.png", "p_value_curves.pdf"]
+    assert [p.read_bytes() for p in paths] == [p.read_bytes() for p in again]
+    assert paths[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_discriminative_power_figure_has_a_panel_per_method_name(tmp_path):
+    methods = ["paper_pairwise", *pt.PAIRED_METHODS]
+    power = discriminative_power_table(_matrices(), methods=methods, pairwise=_tests(), permutations=300)
+    paths = plot_discriminative_power(power, tmp_path / "discriminative_power")
+    assert paths[1].read_bytes()[:5] == b"%PDF-"
+    assert power["method"].nunique() == 1 + 3 * len(pt.PAIRED_METHODS)

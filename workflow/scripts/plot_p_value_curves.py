@@ -1,0 +1,18 @@
+"""Rule plot_p_value_curves: figures/p_value_curves with irmeta.artefacts.figures.pairwise."""
+
+from pathlib import Path
+
+import pandas as pd
+
+from irmeta.artefacts.figures.pairwise import plot_p_value_curves
+from irmeta.pipeline.scripts import log_to, run_script
+
+
+def main(smk) -> None:
+    log = log_to(smk.log[0])
+    tests = pd.read_parquet(smk.input.table, columns=["measure", "alpha", "method", "p_value"])
+    written = plot_p_value_curves(tests, Path(smk.output.png).with_suffix(""), levels=list(smk.params.levels))
+    log.info("wrote %s", ", ".join(map(str, written)))
+
+
+run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

@@ -1,0 +1,25 @@
+"""Rule test_run_pairs: tables/pairwise_tests.parquet with irmeta.metaeval.pairwise_tests."""
+
+import pyarrow as pa
+
+from irmeta.api import matrices_of
+from irmeta.metaeval import pairwise_tests
+from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.pipeline.stored_scores import load_scores, write_table_in_blocks
+
+
+def main(smk) -> None:
+    log = log_to(smk.log[0])
+    scores = load_scores(smk.input.scores, smk.params.measures)
+    matrices = matrices_of(scores, smk.params.measures)
+    seed = smk.params.seed + pairwise_tests.SEED_OFFSET
+    methods = pairwise_tests.paired_methods(smk.params.methods)
+    log.info("%s on every run pair of %d score matrices", ", ".join(methods), len(matrices))
+    blocks = (pa.Table.from_pandas(block, preserve_index=False)  # one matrix's pairs at a time
+              for block in pairwise_tests.pairwise_test_blocks(matrices, methods, smk.params.permutations, seed))
+    write_table_in_blocks(blocks, smk.output.table,
+                          {"methods": methods, "permutations": smk.params.permutations, "seed": seed})
+    log.info("wrote %s", smk.output.table)
+
+
+run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

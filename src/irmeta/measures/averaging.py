@@ -145,7 +145,7 @@ def _topic_mask(matrix: RelevanceMatrix, averaging: Averaging) -> np.ndarray:
 
 
 def counted_means(matrix: RelevanceMatrix, measure: Measure, averaging: Averaging = "all",
-                  alphas: Sequence[Alpha] = (0.0,), rarity: Rarity | None = None,
+                  alphas: Sequence[Alpha] = (0.0,), rarity_counts: Rarity | None = None,
                   rarity_depth: int | None = None) -> np.ndarray | None:
     """Means of the precision family from integer totals, one division per run (and alpha).
 
@@ -168,7 +168,7 @@ def counted_means(matrix: RelevanceMatrix, measure: Measure, averaging: Averagin
     hits = np.where(mask, matrix.cell_counts(top), 0).sum(axis=1)  # C
     if not measure.uses_alpha:
         return _safe_divide(hits.astype(np.float64), (k * n_topics).astype(np.float64))
-    found = rarity_for(matrix, k, rarity, rarity_depth)
+    found = rarity_for(matrix, k, rarity_counts, rarity_depth)
     s = found.n_systems
     s_d = np.bincount(top.cell, weights=found.per_posting(top, found.n_retrieving), minlength=top.n_cells)
     shared = np.where(mask, matrix.grid(np.rint(s_d).astype(np.int64)), 0).sum(axis=1)  # D
@@ -204,7 +204,7 @@ def mean_scores(matrix: RelevanceMatrix, per_topic: np.ndarray, averaging: Avera
 
 def evaluate(matrix: RelevanceMatrix, measures: Iterable[str | Measure], *,
              alphas: Sequence[Alpha] = (0.0,), rarity_depth: int | None = None,
-             rarity: Rarity | None = None, **options) -> dict[Measure, np.ndarray]:
+             rarity_counts: Rarity | None = None, **options) -> dict[Measure, np.ndarray]:
     """Per-topic scores of each measure, keyed as the measure is named: (runs, topics), or
     (alphas, runs, topics) for measures weighted by alpha (one alpha when the name fixes
     it). Rarity is counted once per depth and shared. Other ``options`` (e.g. ``gains``)
@@ -218,8 +218,8 @@ def evaluate(matrix: RelevanceMatrix, measures: Iterable[str | Measure], *,
         if not m.uses_alpha:
             out[named] = m.definition.compute(matrix, m.cutoff, **m.options())
             continue
-        found = rarity_for(matrix, _cutoff(matrix, m), rarity, rarity_depth, counted)
-        out[named] = m.definition.compute(matrix, m.cutoff, alphas=_alphas_of(m, alphas), rarity=found)
+        found = rarity_for(matrix, _cutoff(matrix, m), rarity_counts, rarity_depth, counted)
+        out[named] = m.definition.compute(matrix, m.cutoff, alphas=_alphas_of(m, alphas), rarity_counts=found)
     return out
 
 
@@ -302,9 +302,9 @@ def score_arrays(
         named = parse_measure(item)  # rows keep the name as given; the options fill what it leaves
         measure = parse_measure(named, options)
         own = _alphas_of(measure, alphas)
-        found = (rarity_for(matrix, _cutoff(matrix, measure), options.get("rarity"), options.get("rarity_depth"),
+        found = (rarity_for(matrix, _cutoff(matrix, measure), options.get("rarity_counts"), options.get("rarity_depth"),
                              rarities) if measure.uses_alpha else None)
-        values = evaluate(matrix, [measure], **dict(options, rarity=found))[measure]
+        values = evaluate(matrix, [measure], **dict(options, rarity_counts=found))[measure]
         stacked = values if measure.uses_alpha else values[None]
         for a_index, alpha in enumerate(own if measure.uses_alpha else [None]):
             names.append(str(named.without_alpha()))

@@ -75,12 +75,12 @@ def rarity_for(matrix: RelevanceMatrix, k: int, rarity: Rarity | None, rarity_de
 
 
 def _rareness(matrix: RelevanceMatrix, cutoff: int | None, *, kind: str, normalised: bool,
-              alphas: Sequence[Alpha] = (0.0,), rarity: Rarity | None = None,
+              alphas: Sequence[Alpha] = (0.0,), rarity_counts: Rarity | None = None,
               rarity_depth: int | None = None, **_: object) -> np.ndarray:
     if normalised:
         check_unit_alphas(alphas, f"{kind}_rareness_norm")
     hits, k = cut_at(matrix, cutoff)
-    found = rarity_for(matrix, k, rarity, rarity_depth)
+    found = rarity_for(matrix, k, rarity_counts, rarity_depth)
     weight = found.per_posting(hits, found.rarity_prime if normalised else found.rarity)
     if kind == "P":
         base = precision(matrix, cutoff)

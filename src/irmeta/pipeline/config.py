@@ -82,6 +82,7 @@ class Collection:
     expected_runs: Path | None = None
     synthetic_topic: str | None = None
     listing_topics: tuple[str, ...] = ()
+    pool_depth: int = 100  # each run's top pool_depth was pooled for judging
     scores: Path | None = None  # per-topic scores computed elsewhere
     scores_format: str = "auto"
     scores_missing: str = "error"
@@ -458,6 +459,7 @@ def load_collection(
                        if "expected_runs" in data else None),
         synthetic_topic=data["synthetic_topic"],
         listing_topics=tuple(data["listing_topics"]),
+        pool_depth=data["pool_depth"],
         **_given_scores(data, root, base, path),
         alternative_qrels={name: Path(_resolve(spec, f"alternative_qrels.{name}", root, base, path))
                            for name, spec in (data.get("alternative_qrels") or {}).items()},

@@ -548,7 +548,7 @@ def test_subset_rarity_equals_campaign_of_the_subset_trec8(trec8_runs, trec8_qre
         assert not np.allclose(full["rarity"].to_numpy(), a["rarity"].to_numpy())
         # Scoring the subset with that rarity = scoring the subset campaign on its own.
         measures = [f"{m}@100" for m in RARENESS]
-        got = evaluate(trec8_matrix.subset(idx), measures, alphas=[0.5, 1.0], rarity=from_full)
+        got = evaluate(trec8_matrix.subset(idx), measures, alphas=[0.5, 1.0], rarity_counts=from_full)
         want = evaluate(sub_matrix, measures, alphas=[0.5, 1.0], rarity_depth=depth)
         for m in got:
             np.testing.assert_allclose(got[m], want[m], rtol=0, atol=TOL)

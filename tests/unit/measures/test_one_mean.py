@@ -46,9 +46,9 @@ def bits(x: np.ndarray) -> list[int]:
 def test_snapped_means_are_the_integer_totals_bit_for_bit_on_trec8(trec8_matrix, name, mode):
     m = parse_measure(name)
     found = rarity_for(trec8_matrix, m.cutoff, None, None) if m.uses_alpha else None
-    values = evaluate(trec8_matrix, [m], alphas=ALPHAS, rarity=found)[m]
+    values = evaluate(trec8_matrix, [m], alphas=ALPHAS, rarity_counts=found)[m]
     blocks = values if m.uses_alpha else values[None]
-    counted = counted_means(trec8_matrix, m, mode, alphas=ALPHAS, rarity=found).reshape(len(blocks), -1)
+    counted = counted_means(trec8_matrix, m, mode, alphas=ALPHAS, rarity_counts=found).reshape(len(blocks), -1)
     mask = None if mode == "all" else trec8_matrix.returned
     plain_differs = 0
     for i, block in enumerate(blocks):

@@ -162,7 +162,7 @@ def brute_force_means(matrix, measure: str, sample: np.ndarray, alphas) -> np.nd
     m = parse_measure(measure)
     k = min(m.cutoff, matrix.depth)
     rarity = document_rarity(matrix, depth=k, runs=sample)
-    per_topic = evaluate(matrix.subset(sample), [measure], alphas=alphas, rarity=rarity)[m]
+    per_topic = evaluate(matrix.subset(sample), [measure], alphas=alphas, rarity_counts=rarity)[m]
     return mean_over_topics(per_topic)
 
 

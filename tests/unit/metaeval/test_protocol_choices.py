@@ -59,7 +59,7 @@ def rescored_means(matrix, measure, sample, alphas, depth):
     """(alphas, N): rarity recounted over the sampled runs at ``depth``, the sampled runs
     rescored by evaluate, the mean over every qrels topic."""
     rarity = document_rarity(matrix, depth=depth, runs=sample)
-    per_topic = evaluate(matrix.subset(sample), [measure], alphas=alphas, rarity=rarity)[parse_measure(measure)]
+    per_topic = evaluate(matrix.subset(sample), [measure], alphas=alphas, rarity_counts=rarity)[parse_measure(measure)]
     return per_topic.mean(axis=-1)
 
 

@@ -247,6 +247,34 @@ class RelevanceMatrix:
             ignored_topics={self.runs[i]: self.ignored_topics.get(self.runs[i], []) for i in idx},
         )
 
+    def with_judgments(self, keep: np.ndarray) -> RelevanceMatrix:
+        """The campaign judged by a subset of its qrels: ``keep`` (J,) bool over qrels rows.
+
+        Dropped rows leave the qrels (so N_R and ideal gains are counted without them) and
+        their postings become unjudged documents: still ranked, so ranks and list lengths
+        stay, but read as trec_eval reads a document absent from the qrels. Rows are
+        renumbered; anything indexed by the old rows (a :class:`Rarity`) must be recounted.
+        """
+        keep = np.asarray(keep, dtype=bool)
+        if keep.shape != self.qrels_grade.shape:
+            raise ValueError(f"keep has shape {keep.shape}, expected one flag per qrels row {self.qrels_grade.shape}")
+        row = np.cumsum(keep, dtype=np.int64) - 1  # new row of each kept old row
+
+        def kept(postings: Postings) -> Postings:
+            mask = keep[postings.judgment]
+            counts = np.bincount(postings.cell[mask], minlength=postings.n_cells)
+            return Postings(offsets_from_counts(counts), postings.rank[mask],
+                            row[postings.judgment[mask]].astype(postings.judgment.dtype))
+
+        misses = self.misses_loader
+        return RelevanceMatrix(
+            runs=self.runs, topics=self.topics, length=self.length, hits=kept(self.hits),
+            misses_loader=lambda: kept(misses()), threshold=self.threshold,
+            qrels_topic=self.qrels_topic[keep], qrels_grade=self.qrels_grade[keep],
+            docids=self.docids.filter(pa.array(keep)), run_depth=self.run_depth,
+            ignored_topics=self.ignored_topics,
+        )
+
     # --------------------------------------------------------------- dense views
 
     def _dense(self, postings: Postings, values: np.ndarray | bool, fill, dtype) -> np.ndarray:

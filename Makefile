@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 
 DATA   ?= ../shared/data
 
-.PHONY: run test lint bench clean setup reproduce report
+.PHONY: run test lint bench clean setup reproduce campaigns report
 
 setup: $(STAMP)
 
@@ -28,6 +28,11 @@ test: $(STAMP)
 # The paper on its four collections; those whose runs are absent under DATA are skipped.
 reproduce: $(STAMP)
 	$(BIN)/snakemake --cores $(CORES) --configfile config/paper.yaml --config data_root=$(abspath $(DATA)) $(ARGS)
+
+# Every public campaign (TREC-8, CLEF TAR 2017, DL 2020 passage): the paper's measures plus
+# nDCG, RBP and their rareness forms, the claims and the collection properties beside them.
+campaigns: $(STAMP)
+	$(BIN)/snakemake --cores $(CORES) --configfile config/campaigns.yaml --config data_root=$(abspath $(DATA)) $(ARGS)
 
 # Self-contained HTML report of the last run (figures, tables, captions with the settings).
 report: $(STAMP)

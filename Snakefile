@@ -31,8 +31,10 @@ include: "workflow/rules/rarity_listing.smk"
 include: "workflow/rules/swap_sensitivity.smk"
 include: "workflow/rules/asl_analysis.smk"
 include: "workflow/rules/judgment_agreement.smk"
+include: "workflow/rules/reusability.smk"
 include: "workflow/rules/variance.smk"
 include: "workflow/rules/report.smk"
+include: "workflow/rules/collection_properties.smk"
 
 
 localrules:

@@ -11,22 +11,52 @@ and peak memory from Snakemake's benchmark files.
 
     python benchmarks/bench_reproduction.py [--data ../shared/data] [--cores 2]
                                             [--configfile config/paper.yaml]
+                                            [--cost statistics] [--cost reusability]
+
+With --cost it runs again without issue 21's statistics (the paired tests and tau's
+bootstrap interval; target: they add at most 30 s wall) or issue 19's leave-one-group-out
+and generated judgment sets (at most 20 s), and prints what they add.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pandas as pd
+from workflow_runs import copy_workflow, run_workflow, statistics_jobs
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_SECONDS = 20
+
+
+# What each issue's experiments add, measured by a run with them turned off: issue 21's
+# paired tests and tau interval (the variance tables stay: every config has them), issue
+# 19's leave-one-group-out and generated judgment sets.
+WITHOUT = {
+    "statistics": ("""experiments:
+  discriminative_power: {methods: [paper_pairwise, tukey_hsd, randomised_tukey_hsd]}
+  kendall_tau: {bootstrap_samples: 0}
+""", ("test_run_pairs", "gather_pairwise_tests", "plot_p_value_curves", "tabulate_variance"), 30),
+    "reusability": ("""experiments:
+  reusability: {enabled: false}
+  judgment_agreement: {pool_depths: [], judgment_fractions: []}
+""", ("assess_reusability", "compare_reduced_judgments", "tabulate_judgment_agreement"), 20),
+}
+
+
+def run_once(args, extra_config: str | None = None) -> tuple[float, pd.DataFrame]:
+    """Wall time and the jobs' times and peak memory of one run in a fresh copy."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = copy_workflow(Path(tmp))
+        configfiles = [str(work / args.configfile)]
+        if extra_config:
+            (work / "extra.yaml").write_text(extra_config)
+            configfiles.append(str(work / "extra.yaml"))
+        return run_workflow(work, args.cores, "--configfile", *configfiles, "--config",
+                            f"data_root={Path(args.data).resolve()}", f"collections=[{args.collection}]")
 
 
 def main() -> int:
@@ -35,31 +65,27 @@ def main() -> int:
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--collection", default="trec8")
     parser.add_argument("--configfile", default="config/paper.yaml", help="relative to the repository")
+    parser.add_argument("--cost", choices=sorted(WITHOUT), action="append", default=[],
+                        help="run again without these experiments and print what they add (repeatable)")
     args = parser.parse_args()
-    snakemake = Path(sys.executable).parent / "snakemake"
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        shutil.copy2(ROOT / "Snakefile", work / "Snakefile")
-        for folder in ("workflow", "config", "profiles"):
-            shutil.copytree(ROOT / folder, work / folder, ignore=shutil.ignore_patterns("__pycache__"))
-        start = time.perf_counter()
-        subprocess.run([str(snakemake), "--cores", str(args.cores), "--quiet", "all", "--directory", str(work),
-                        "--configfile", str(work / args.configfile),
-                        "--config", f"data_root={Path(args.data).resolve()}", f"collections=[{args.collection}]"],
-                       check=True, cwd=work)
-        wall = time.perf_counter() - start
-        rows = []
-        for tsv in sorted((work / "results" / "benchmarks").rglob("*.tsv")):
-            bench = pd.read_csv(tsv, sep="\t")
-            rows.append({"job": f"{tsv.parent.name}/{tsv.stem}", "seconds": float(bench["s"].iloc[0]),
-                         "max_rss_mb": float(bench["max_rss"].iloc[0]) if "max_rss" in bench else float("nan")})
-    jobs = pd.DataFrame(rows).sort_values("seconds", ascending=False)
+    wall, jobs = run_once(args)
     print(f"{args.collection} reproduction end to end: {wall:.1f} s wall on {args.cores} cores, "
           f"{args.configfile} (target < {TARGET_SECONDS} s)")
     print(f"  {len(jobs)} jobs, {jobs['seconds'].sum():.1f} s of job time; "
           f"peak memory of a job {jobs['max_rss_mb'].max():.0f} MB (target < 2048 MB)")
     print(jobs.to_string(index=False, float_format=lambda v: f"{v:.2f}"))
-    return 0 if wall < TARGET_SECONDS and jobs["max_rss_mb"].max() < 2048 else 1
+    ok = wall < TARGET_SECONDS and jobs["max_rss_mb"].max() < 2048
+    for name in args.cost:
+        extra, rules, target = WITHOUT[name]
+        bare_wall, bare_jobs = run_once(args, extra)
+        added = wall - bare_wall
+        mine = statistics_jobs(jobs, rules)
+        print(f"\nwithout the {name} experiments: {bare_wall:.1f} s wall, {bare_jobs['seconds'].sum():.1f} s of "
+              f"job time; they add {added:.1f} s wall (target <= {target} s) and "
+              f"{jobs['seconds'].sum() - bare_jobs['seconds'].sum():.1f} s of job time "
+              f"({mine['seconds'].sum():.1f} s in {', '.join(rules)}; largest {mine['max_rss_mb'].max():.0f} MB)")
+        ok &= added <= target
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

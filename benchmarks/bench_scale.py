@@ -24,10 +24,12 @@ import tempfile
 import time
 from pathlib import Path
 
-import pandas as pd
+from workflow_runs import copy_workflow, run_workflow, statistics_jobs
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGETS = {(1000, 1000, 100): (20 * 60, 4096), (500, 500, 100): (4 * 60, 2048)}
+STATISTICS_JOBS = ("test_run_pairs", "gather_pairwise_tests", "tabulate_discriminative_power", "plot_p_value_curves",
+                   "tabulate_kendall_tau", "tabulate_variance")
 
 
 def parse_size(text: str) -> tuple[int, int, int]:
@@ -51,25 +53,11 @@ def run_size(size: tuple[int, int, int], work: Path, cores: int) -> dict:
                     "--depth", str(depth), "--pool-size", str(max(400, 2 * depth)), "--threads", str(cores)],
                    check=True, stderr=subprocess.DEVNULL)
     simulated = time.perf_counter() - start
-    flow = work / name / "workflow"
-    flow.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(ROOT / "Snakefile", flow / "Snakefile")
-    for folder in ("workflow", "config", "profiles"):
-        shutil.copytree(ROOT / folder, flow / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    flow = copy_workflow(work / name / "workflow")
     (flow / "config" / "collections" / f"{name}.yaml").write_text(
         f"name: {name}\nlabel: {name}\ndescription: simulated, {runs} runs x {topics} topics x depth {depth}\n"
         f"qrels: {campaign / 'qrels.txt'}\nruns: {campaign / 'runs'}\ndepth: {depth}\n")
-    snakemake = Path(sys.executable).parent / "snakemake"
-    start = time.perf_counter()
-    subprocess.run([str(snakemake), "--cores", str(cores), "--quiet", "all", "--directory", str(flow),
-                    "--config", f"collections=[{name}]"], check=True, cwd=flow)
-    wall = time.perf_counter() - start
-    rows = []
-    for tsv in sorted((flow / "results" / "benchmarks").rglob("*.tsv")):
-        bench = pd.read_csv(tsv, sep="\t")
-        rows.append({"job": f"{tsv.parent.name}/{tsv.stem}", "seconds": float(bench["s"].iloc[0]),
-                     "max_rss_mb": float(bench["max_rss"].iloc[0])})
-    jobs = pd.DataFrame(rows).sort_values("seconds", ascending=False, ignore_index=True)
+    wall, jobs = run_workflow(flow, cores, "--config", f"collections=[{name}]")
     return {"size": size, "lines": runs * topics * depth, "simulated": simulated, "wall": wall, "jobs": jobs}
 
 
@@ -88,6 +76,11 @@ def report(result: dict, cores: int) -> bool:
           f"{result['simulated']:.0f} s; every experiment in {result['wall']:.0f} s wall on {cores} cores, "
           f"{len(jobs)} jobs, {jobs['seconds'].sum():.0f} s of job time, largest job {peak:.0f} MB{verdict}")
     print(jobs.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+    mine = statistics_jobs(jobs, STATISTICS_JOBS)
+    if len(mine):  # issue 21: these within 5 minutes at 500 x 500, no job above 2 GB
+        print(f"issue 21's statistics ({', '.join(STATISTICS_JOBS)}): {len(mine)} jobs, "
+              f"{mine['seconds'].sum():.0f} s of job time ({mine['seconds'].sum() / cores:.0f} s on {cores} cores), "
+              f"largest {mine['max_rss_mb'].max():.0f} MB")
     return ok
 
 

@@ -99,3 +99,27 @@ def asl_campaign(root: Path):
     qrels = read_qrels(write(root / "qrels.txt", ASL_QRELS))
     runs = read_runs([write(root / "runs" / "A", ASL_RUN_A), write(root / "runs" / "B", ASL_RUN_B)], depth=7)
     return relevance_matrix(runs, qrels)
+
+
+def random_campaign(seed: int, *, min_runs: int = 3, hand_judged: bool = False):
+    """(runs, qrels) of a small random campaign: min_runs-7 runs, 1-4 topics, lists of 0-9
+    documents from 12 per topic, grades 0-2; with ``hand_judged`` each topic also has a
+    judged document no run retrieves, so no topic leaves the qrels when pools shrink."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    n_runs, n_topics = int(rng.integers(min_runs, 8)), int(rng.integers(1, 5))
+    qrels: dict[str, dict[str, int]] = {}
+    runs: dict[str, dict[str, list[str]]] = {f"run{s}": {} for s in range(n_runs)}
+    for t in range(n_topics):
+        qid = str(100 + t)
+        pool = [f"q{qid}d{j:02d}" for j in range(12)]
+        judged = rng.choice(12, size=int(rng.integers(1, 11)), replace=False)
+        qrels[qid] = {pool[j]: int(g) for j, g in zip(judged, rng.integers(0, 3, size=len(judged)))}
+        if hand_judged:
+            qrels[qid][f"q{qid}hand"] = int(rng.integers(0, 2))
+        for s in range(n_runs):
+            length = int(rng.integers(0, 10))
+            if length:
+                runs[f"run{s}"][qid] = [pool[j] for j in rng.choice(12, size=length, replace=False)]
+    return runs, qrels

@@ -24,7 +24,7 @@ __version__ = "0.1.0"
 
 # The Python API (irmeta.api), loaded on first use so that `import irmeta` stays light.
 _API = ("evaluate", "score", "scores_frame", "score_matrices", "kendall_tau_table", "discriminative_power_table",
-        "stability_table", "swap_sensitivity_table")
+        "pairwise_tests_table", "stability_table", "swap_sensitivity_table")
 
 
 def __getattr__(name: str):

@@ -62,7 +62,8 @@ def score(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *, 
           rarity_depth: int | None = None, duplicates: DuplicatePolicy = "error",
           run_name: RunNameSource = "file", **options: Any) -> Scored:
     """Every run scored with every measure, as ``irmeta score`` scores it (trec_eval's
-    flags: ``depth`` is -M, ``threshold`` -l, ``average="all"`` -c). Runs are read no
+    flags: ``depth`` is -M, ``threshold`` -l, ``average="all"`` -c; ``average="geometric"``
+    is the geometric mean over every qrels topic, -c -m gm_map's rule). Runs are read no
     deeper than the measures look, which changes no score. ``options`` (``gains``,
     ``beta``, ``asl_unretrieved``) go to the measures that declare them unless a name
     sets its own (``nDCG(gains={1:1,2:3})@10``). Every setting is checked before a file
@@ -305,9 +306,10 @@ def discriminative_power_table(table, measures: Sequence[str] | None = None, *,
     shards, concatenated) and p-values ``randomised_p``: ``count`` (count / B, as Sakai
     and Carterette) or ``plus_one`` ((count + 1) / (B + 1), then in a ``randomised_p``
     column). The paired tests (``paired_t``, ``wilcoxon``, ``sign``, ``randomisation``,
-    ``paired_bootstrap``) count over :func:`pairwise_tests_table` (or ``pairwise``, its
-    table), once per entry of ``corrections`` (``none``, ``holm``, ``bh``,
-    ``bonferroni``): methods ``paired_t``, ``paired_t+holm``, ..."""
+    ``paired_bootstrap``) count over :func:`pairwise_tests_table` (or ``pairwise``: its
+    table, or its families by (measure, alpha, method) as ``StoredFamilies`` reads them),
+    once per entry of ``corrections`` (``none``, ``holm``, ``bh``, ``bonferroni``):
+    methods ``paired_t``, ``paired_t+holm``, ..."""
     from irmeta.metaeval import discriminative_power as dp
     from irmeta.metaeval import pairwise_tests as pt
 
@@ -316,7 +318,8 @@ def discriminative_power_table(table, measures: Sequence[str] | None = None, *,
     if randomised_p not in dp.RANDOMISED_P:  # before the permutations, not after
         raise ValueError(f"randomised_p must be one of {', '.join(dp.RANDOMISED_P)}, not {check.shown(randomised_p)}")
     for name, frame in (("null", null), ("pairwise", pairwise)):
-        if frame is not None and not hasattr(frame, "columns"):
+        # pairwise may also be its families, (measure, alpha, method) -> rows (read as needed)
+        if frame is not None and not hasattr(frame, "columns") and not (name == "pairwise" and hasattr(frame, "get")):
             raise TypeError(f"{name} must be a DataFrame, not {type(frame).__name__}")
     matrices = matrices_of(table, measures)
     if null is None and "randomised_tukey_hsd" in methods:

@@ -10,7 +10,9 @@ means); qid ``all`` is the mean over topics,
 rareness measures carry their alpha in ir_measures' notation (``P_rareness(alpha=0.5)@100``)
 and count rarity over the runs given (S = their number),
 averaged as ``--average`` says (``all``: every qrels topic, missing ones score 0, as
-trec_eval -c; ``returned``: only the topics the run returned, trec_eval's default).
+trec_eval -c; ``returned``: only the topics the run returned, trec_eval's default;
+``geometric``: exp(mean(log(max(score, 1e-5)))) over every qrels topic, trec_eval's gm_map
+rule, its mean rows named ``gm_<measure>`` as trec_eval names ``gm_map``).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from irmeta import __version__
 from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, Scored, score
 from irmeta.campaign.errors import TrecFormatError, TrecFormatWarning
 from irmeta.campaign.files import resolve_paths
-from irmeta.measures.averaging import Scores
+from irmeta.measures.averaging import AVERAGING_NAMES, Scores
 from irmeta.measures.names import MAX_CUTOFF, measure_label, trec_eval_name
 from irmeta.measures.plugins import load_measure_plugins
 from irmeta.measures.registry import MEASURES
@@ -154,12 +156,14 @@ def scores_tsv(scores: Scores, *, per_topic: bool, digits: int | None) -> bytes:
         qid_rows = np.tile(np.arange(n_topics), n_runs)
     chunks = [b"run\tmeasure\tqid\tvalue\n"]
     for i, (measure, alpha) in enumerate(zip(scores.measures, scores.alphas)):
-        parts = [(run_rows, qid_rows, scores.per_topic[i].reshape(-1))] if per_topic else []
-        parts += [(np.arange(n_runs), np.full(n_runs, n_topics), means[i]) for means in scores.means.values()]
-        for run_index, qid_index, values in parts:
+        label = measure_label(measure, alpha)
+        parts = [(run_rows, qid_rows, scores.per_topic[i].reshape(-1), label)] if per_topic else []
+        parts += [(np.arange(n_runs), np.full(n_runs, n_topics), means[i], _mean_label(label, name))
+                  for name, means in scores.means.items()]
+        for run_index, qid_index, values, shown in parts:
             text = (pc.cast(pa.array(values), pa.string()) if digits is None
                     else pa.array([f"{v:.{digits}f}" for v in values.tolist()], pa.string()))
-            lines = pc.binary_join_element_wise(runs.take(pa.array(run_index)), measure_label(measure, alpha),
+            lines = pc.binary_join_element_wise(runs.take(pa.array(run_index)), shown,
                                                 qids.take(pa.array(qid_index)),
                                                 pc.binary_join_element_wise(text, "\n", ""), "\t")
             chunks.append(joined_bytes(lines))
@@ -177,7 +181,9 @@ def scores_trec_eval(scores: Scores, *, per_topic: bool, digits: int = 4) -> byt
 
     n_runs, n_topics, n_blocks = len(scores.runs), len(scores.topics), len(scores.measures)
     names = [trec_eval_name(measure_label(m, a)).ljust(22) for m, a in zip(scores.measures, scores.alphas)]
-    means = next(iter(scores.means.values()), np.zeros((n_blocks, n_runs)))
+    averaging, means = next(iter(scores.means.items()), ("", np.zeros((n_blocks, n_runs))))
+    mean_names = [_mean_label(trec_eval_name(measure_label(m, a)), averaging).ljust(22)
+                  for m, a in zip(scores.measures, scores.alphas)]
     # per-topic lines run-major, topic, then measure (trec_eval's -q order); then per run
     # its runid line and one mean line per measure
     topic_rows = np.tile(np.repeat(np.arange(n_topics), n_blocks), n_runs) if per_topic else np.zeros(0, int)
@@ -187,7 +193,7 @@ def scores_trec_eval(scores: Scores, *, per_topic: bool, digits: int = 4) -> byt
                    _fixed(scores.per_topic.transpose(1, 2, 0).reshape(-1) if per_topic else np.zeros(0), digits)),
         _tab_joined(pa.array(["runid".ljust(22)] * n_runs, pa.string()), pa.array(["all"] * n_runs, pa.string()),
                    pa.array(scores.runs, pa.string())),
-        _tab_joined(pa.array(names * n_runs, pa.string()), pa.array(["all"] * (n_runs * n_blocks), pa.string()),
+        _tab_joined(pa.array(mean_names * n_runs, pa.string()), pa.array(["all"] * (n_runs * n_blocks), pa.string()),
                    _fixed(means.T.reshape(-1), digits)),
     ])
     per_run = n_topics * n_blocks if per_topic else 0
@@ -196,6 +202,12 @@ def scores_trec_eval(scores: Scores, *, per_topic: bool, digits: int = 4) -> byt
     order = np.concatenate([run * per_run + np.arange(per_run), first_runid + run,
                             first_mean + run * n_blocks + np.arange(n_blocks)], axis=1).reshape(-1)
     return joined_bytes(pc.binary_join_element_wise(lines.take(pa.array(order)), "\n", ""))
+
+
+def _mean_label(label: str, averaging: str) -> str:
+    """A mean row's measure name: the geometric mean's is ``gm_<name>``, as trec_eval names
+    ``gm_map`` (so that reading the output back never takes it for an arithmetic mean)."""
+    return f"gm_{label}" if averaging == AVERAGING_NAMES["geometric"] else label
 
 
 def _tab_joined(name, qid, value):
@@ -335,8 +347,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="irmeta's TSV (run, measure, qid, value; default) or trec_eval's output (measure "
                             "qid value per run, its runid line, trec_eval's names where it has them, "
                             "4 decimals unless --digits); irmeta.measures.score_files reads both back")
-    score.add_argument("--average", action=_Once, choices=["all", "returned"], default="all",
-                       help="mean over every qrels topic (default, trec_eval -c) or over returned topics")
+    score.add_argument("--average", action=_Once, choices=["all", "returned", "geometric"], default="all",
+                       help="mean over every qrels topic (default, trec_eval -c), over returned topics, or the "
+                            "geometric mean over every qrels topic (trec_eval's gm_map rule: scores below 1e-5 "
+                            "count as 1e-5; mean rows named gm_<measure>)")
     score.add_argument("--threshold", action=_Once, type=_bounded_int(0), default=1,
                        help="grade at or above which a document is relevant (trec_eval -l)")
     score.add_argument("--depth", action=_Once, type=positive, default=None,

@@ -32,6 +32,7 @@ SMALL = {
         "system_subsampling": {"trials": 20, "largest": 8},
         "swap": {"trials": 100},
         "asl": {"enabled": False},
+        "judgment_agreement": {"pool_depths": [10], "judgment_fractions": [0.5], "trials": 1},
     },
 }
 SCORE_TABLES = ("kendall_tau", "discriminative_power", "stability", "swap_sensitivity")
@@ -109,7 +110,8 @@ def test_trec_eval_output_enters_the_same_experiments(byo):
 def test_experiments_that_need_rankings_are_skipped_and_said_so(byo):
     tables = byo / "results" / "demo_scores" / "tables"
     variance = ("anova", "topic_set_size", "minimum_detectable_difference")  # from scores, so here too
-    assert sorted(p.stem for p in tables.glob("*.csv")) == sorted(SCORE_TABLES + variance)
+    properties = ("collection_properties",)  # its row: what a collection without rankings can say
+    assert sorted(p.stem for p in tables.glob("*.csv")) == sorted(SCORE_TABLES + variance + properties)
     assert not (byo / "results" / "demo_scores" / "judged.npz").exists()
     listing = (byo / "results" / "demo_scores" / "experiments.md").read_text()
     for experiment in ("rarity_listing", "system_subsampling", "synthetic_rare_common"):
@@ -124,7 +126,10 @@ def test_experiments_that_need_rankings_are_skipped_and_said_so(byo):
 
 def test_judgment_sets_are_compared(byo):
     agreement = _table(byo, "trec8_half", "judgment_agreement")
-    assert set(agreement["judgments"]) == {"half"} and set(agreement["reference"]) == {"qrels"}
+    # the given set beside the generated ones (shallower pools, sampled judgments)
+    assert set(agreement["judgments"]) == {"half", "pool_depth_10", "fraction_0.5_trial_0"}
+    assert set(agreement["reference"]) == {"qrels"}
+    agreement = agreement[agreement["judgments"] == "half"]
     assert set(agreement["measure"]) == set(MEASURES)
     assert (agreement["runs"] == 30).all() and (agreement["topics"] == 50).all()
     assert agreement["kendall_tau"].between(0.5, 0.999).all()  # half the judgments: close, not equal

@@ -47,7 +47,7 @@ def refused(call, *words: str, kinds=(ValueError, TypeError)) -> str:
 
 
 @pytest.mark.parametrize("name, close", [("treshold", "threshold"), ("dept", "depth"), ("alpha", "alphas"),
-                                         ("averaging", "average"), ("rarity", "rarity_depth"), ("gain", "gains"),
+                                         ("averaging", "average"), ("rarity_dept", "rarity_depth"), ("gain", "gains"),
                                          ("per_topics", "per_topic"), ("duplicate", "duplicates")])
 def test_an_unknown_keyword_is_named_with_the_closest_one(name, close):
     message = refused(lambda: irmeta.evaluate(QRELS, RUNS, ["P@2"], **{name: 1}), kinds=TypeError)

@@ -13,7 +13,10 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from irmeta.pipeline import config as irconfig
+from irmeta.pipeline import experiment_settings as irsettings
 from irmeta.pipeline.experiments import skipped_experiments
+from irmeta.metaeval.judgment_reduction import check_set_names, generated_set_names
+from irmeta.pipeline.properties import properties_rarity_depth
 
 
 RUN_STARTED = time.time()  # job logs written after this are this run's (onerror reads them)
@@ -66,6 +69,23 @@ RANKED = [name for name, c in COLLECTIONS.items() if c.has_runs]
 SCORES_ONLY = [name for name in COLLECTIONS if name not in RANKED]
 JUDGED = {name: list(c.alternative_qrels) for name, c in COLLECTIONS.items() if c.alternative_qrels}
 IMPORTED_MEASURES = [m for m in config["measures"] if irconfig.imported_only(m)]
+# Generated judgment sets (shallower pools, sampled judgments) of every collection with
+# rankings, compared with its qrels beside its alternative_qrels (judgment_agreement.smk).
+JUDGMENT_SETTINGS = config["experiments"]["judgment_agreement"]
+try:
+    GENERATED_JUDGMENTS = generated_set_names(
+        JUDGMENT_SETTINGS["pool_depths"], JUDGMENT_SETTINGS["judgment_fractions"], JUDGMENT_SETTINGS["trials"]
+    )
+except ValueError as exc:
+    raise WorkflowError(f"{CONFIG_SOURCE}: experiments.judgment_agreement.{exc}") from None
+for name, sets in JUDGED.items():
+    try:
+        check_set_names(sets, GENERATED_JUDGMENTS, f"{COLLECTIONS[name].source or name}: alternative_qrels")
+    except ValueError as exc:
+        raise WorkflowError(str(exc)) from None
+REDUCED = RANKED if GENERATED_JUDGMENTS else []
+JUDGMENT_AGREEMENT = [name for name in COLLECTIONS if name in JUDGED or name in REDUCED]
+JUDGMENT_TABLES = ["judgment_agreement", "judgment_reduction"]
 
 
 wildcard_constraints:
@@ -76,21 +96,25 @@ wildcard_constraints:
 EXPERIMENTS = config["experiments"]
 SHARDS = list(range(EXPERIMENTS["shards"]))
 # Discriminative power and stability test every measure the comparisons name.
-COMPARISON_MEASURES = irconfig.comparison_measures(config)
+COMPARISON_MEASURES = irsettings.comparison_measures(config)
 # The paired tests among the discriminative-power methods: one job tests every run pair.
-PAIRED_TESTS = irconfig.paired_tests(config)
+PAIRED_TESTS = irsettings.paired_tests(config)
 SCORE_TABLES = ["kendall_tau", "discriminative_power", "stability"] + (
     ["swap_sensitivity"] if EXPERIMENTS["swap"]["measures"] else []
 )
 EXPERIMENT_TABLES = SCORE_TABLES + ["system_subsampling", "synthetic_rare_common", "rarity_listing"]
 ASL_TABLES = ["asl_reordering", "asl_rrie"] if EXPERIMENTS["asl"]["enabled"] else []
+# Leave-one-group-out (reusability.smk): a table, its summary and a figure per collection with rankings.
+REUSABILITY_TABLES = ["reusability", "reusability_summary"] if EXPERIMENTS["reusability"]["enabled"] else []
 # Variance components and topic set size design: from scores, so every collection gets them.
 VARIANCE_TABLES = ["anova", "topic_set_size", "minimum_detectable_difference"]
 SKIPPED = {
     name: skipped_experiments(
         False,
         ["rarity_listing", "system_subsampling", "synthetic_rare_common"]
-        + (["asl"] if ASL_TABLES else []),
+        + (["asl"] if ASL_TABLES else [])
+        + (["reusability"] if REUSABILITY_TABLES else [])
+        + (["judgment_agreement"] if GENERATED_JUDGMENTS else []),
     )
     for name in SCORES_ONLY
 }
@@ -116,7 +140,11 @@ if EXPERIMENTS["swap"]["measures"]:
 
 def collection_tables(name):
     """The experiment tables a collection gets: all of them with rankings, else those of scores."""
-    return (EXPERIMENT_TABLES + ASL_TABLES if name in RANKED else SCORE_TABLES) + VARIANCE_TABLES
+    return (
+        (EXPERIMENT_TABLES + ASL_TABLES + REUSABILITY_TABLES if name in RANKED else SCORE_TABLES)
+        + VARIANCE_TABLES
+        + (JUDGMENT_TABLES if name in JUDGMENT_AGREEMENT else [])
+    )
 
 
 def all_targets():
@@ -125,7 +153,10 @@ def all_targets():
     targets = [
         *expand("results/claims.{ext}", ext=["csv", "md", "tex", "png", "pdf"]),
         *expand("results/{collection}/experiments.md", collection=list(COLLECTIONS)),
+        "results/collection_properties.csv",
     ]
+    if len(COLLECTIONS) >= 3:  # one point per collection: fewer orders nothing
+        targets += expand("results/figures/claims_vs_properties.{ext}", ext=["png", "pdf"])
     if RANKED:
         targets += [
             "results/paper/published_vs_reproduced.md",
@@ -140,11 +171,12 @@ def all_targets():
         targets += expand("results/{c}/figures/{f}.{ext}", c=name, f=figures, ext=["png", "pdf"])
         if PAIRED_TESTS:
             targets += expand("results/{c}/figures/p_value_curves.{ext}", c=name, ext=["png", "pdf"])
+        if name in RANKED and REUSABILITY_TABLES:
+            targets += expand("results/{c}/figures/reusability.{ext}", c=name, ext=["png", "pdf"])
         targets += expand("results/{c}/{o}", c=name, o=outputs)
         targets += expand("results/{c}/tables/{t}.csv", c=name, t=collection_tables(name))
-        if name in JUDGED:
-            targets += [f"results/{name}/tables/judgment_agreement.csv"]
-            targets += expand("results/{c}/figures/judgment_agreement.{ext}", c=name, ext=["png", "pdf"])
+        if name in JUDGMENT_AGREEMENT:
+            targets += expand("results/{c}/figures/{f}.{ext}", c=name, f=JUDGMENT_TABLES, ext=["png", "pdf"])
     return targets
 
 
@@ -183,7 +215,7 @@ def job_benchmark(rule, wildcards="{collection}"):
 
 # Randomised experiments run as shards (separate jobs, side by side on a cluster), merged
 # by a tabulate rule. Each trial draws from its own stream, seeded by the experiment's
-# seed (irmeta.pipeline.config.experiment_seed) and the trial's index, so the merged table
+# seed (irmeta.pipeline.experiment_settings.experiment_seed) and the trial's index, so the merged table
 # is the same however the trials are split.
 def shard_range(total, wildcards):
     """[first, last) trial indices of the wildcard's shard, as a list of two ints."""
@@ -271,10 +303,14 @@ def paper_inputs(wildcards):
 
 
 def claims_inputs(wildcards):
-    """Every collection's Kendall tau, discriminative power and stability tables."""
+    """Every collection's Kendall tau, discriminative power and stability tables, and the
+    reusability summary of those with rankings (when the experiment is on)."""
     from irmeta.pipeline.paper_inputs import paper_inputs
 
-    return paper_inputs(COLLECTIONS, ["kendall_tau", "discriminative_power", "stability"], rarity=False)
+    inputs = paper_inputs(COLLECTIONS, ["kendall_tau", "discriminative_power", "stability"], rarity=False)
+    if REUSABILITY_TABLES:
+        inputs |= paper_inputs(RANKED, ["reusability_summary"], rarity=False)
+    return inputs
 
 
 def score_input(wildcards):
@@ -288,17 +324,65 @@ def score_input(wildcards):
     return inputs
 
 
+# The depth the properties read rarity at: rarity_depth, else the first rareness measure's cutoff.
+PROPERTIES_RARITY_DEPTH = properties_rarity_depth(config["measures"], config["rarity_depth"])
+
+
+def properties_input(wildcards):
+    """What describe_collection reads: judged.npz with rankings, else scores.npz and the
+    qrels when the collection names one; its run groups when it has them."""
+    collection = COLLECTIONS[wildcards.collection]
+    name = collection.name
+    inputs = {}
+    if collection.has_runs:
+        inputs["judged"] = f"results/{name}/judged.npz"
+    else:
+        inputs["scores"] = f"results/{name}/scores.npz"
+        if collection.qrels is not None and collection.qrels.is_file():
+            inputs["qrels"] = str(collection.qrels)
+    if collection.simulated:
+        inputs["run_groups"] = f"results/{name}/campaign/run_groups.tsv"
+    elif collection.run_groups is not None:
+        inputs["run_groups"] = str(collection.run_groups)
+    return inputs
+
+
 def judgments_qrels(wildcards):
     """The qrels file of one of a collection's alternative judgment sets."""
     return str(COLLECTIONS[wildcards.collection].alternative_qrels[wildcards.judgments])
 
 
 def judgment_scores(wildcards):
-    """Scores under the reference qrels and under each alternative judgment set."""
+    """Scores under the reference qrels and under each alternative judgment set, and the
+    generated sets' rows of the agreement table (one file per shard)."""
     return {
         "reference": f"results/{wildcards.collection}/scores.npz",
         "alternatives": expand(
             "results/{{collection}}/judgments/{judgments}/scores.npz",
-            judgments=JUDGED[wildcards.collection],
+            judgments=JUDGED.get(wildcards.collection, []),
         ),
+        "generated": shard_files("judgment_reduction", "parquet") if wildcards.collection in REDUCED else [],
     }
+
+
+def generated_judgments_of_shard(wildcards):
+    """The generated judgment sets one shard of compare_reduced_judgments scores."""
+    first, last = shard_range(len(GENERATED_JUDGMENTS), wildcards)
+    return GENERATED_JUDGMENTS[first:last]
+
+
+def reusability_input(wildcards):
+    """judged.npz, scores.npz and the run groups file (the simulated campaign's, or the
+    collection's run_groups; none when it has no groups file or unit is run)."""
+    collection = COLLECTIONS[wildcards.collection]
+    inputs = {
+        "judged": f"results/{collection.name}/judged.npz",
+        "scores": f"results/{collection.name}/scores.npz",
+    }
+    if EXPERIMENTS["reusability"]["unit"] == "group":
+        if collection.simulated:
+            inputs["run_groups"] = f"results/{collection.name}/campaign/run_groups.tsv"
+        elif collection.run_groups is not None:
+            inputs["run_groups"] = str(collection.run_groups)
+    return inputs
+

@@ -1,6 +1,7 @@
 # Table 1: significant run pairs by the paper's three methods and the paired tests; the
 # randomised Tukey HSD's null distribution is sampled in shards, the paired tests run in
-# one job (tables/pairwise_tests.parquet) that the table and the p-value curves read.
+# shards of score matrices gathered into tables/pairwise_tests.parquet, which the table
+# (one family at a time) and the p-value curves read.
 
 
 rule sample_permutation_null:
@@ -26,26 +27,46 @@ rule sample_permutation_null:
 
 
 rule test_run_pairs:
-    """The paired tests on every run pair of each measure and alpha, one matrix at a time."""
+    """The paired tests on every run pair of a shard's score matrices, one at a time."""
     input:
         scores="results/{collection}/scores.npz",
     output:
-        table="results/{collection}/tables/pairwise_tests.parquet",
+        table="results/{collection}/shards/pairwise_tests/{shard}.parquet",
     params:
         measures=COMPARISON_MEASURES,
         methods=EXPERIMENTS["discriminative_power"]["methods"],
         permutations=EXPERIMENTS["discriminative_power"]["permutations"],
         seed=EXPERIMENTS["seed"],  # the script adds irmeta.metaeval.pairwise_tests.SEED_OFFSET
+        shard=lambda wildcards: int(wildcards.shard),
+        shards=len(SHARDS),
     log:
-        job_log("test_run_pairs"),
+        job_log("test_run_pairs", SHARD),
     benchmark:
-        job_benchmark("test_run_pairs")
+        job_benchmark("test_run_pairs", SHARD)
     resources:
         **MATRIX_JOB,
     conda:
         IRMETA_ENV
     script:
         "../scripts/test_run_pairs.py"
+
+
+rule gather_pairwise_tests:
+    """tables/pairwise_tests.parquet: the shards' rows in one file, streamed."""
+    input:
+        shard_files("pairwise_tests", "parquet"),
+    output:
+        table="results/{collection}/tables/pairwise_tests.parquet",
+    log:
+        job_log("gather_pairwise_tests"),
+    benchmark:
+        job_benchmark("gather_pairwise_tests")
+    resources:
+        **TABLE_JOB,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/gather_pairwise_tests.py"
 
 
 rule tabulate_discriminative_power:

@@ -1,6 +1,8 @@
 # Bring your own judgments: every run scored again under each of a collection's
 # alternative_qrels, and the systems' rankings and significant pairs compared with those
-# under its qrels (the reference).
+# under its qrels (the reference). Every collection with rankings also gets generated
+# sets, shallower pools and sampled judgments (irmeta.metaeval.judgment_reduction),
+# compared the same way in shards and tabulated with them.
 
 
 rule ingest_judgments:
@@ -55,9 +57,43 @@ rule score_judgments:
         "../scripts/score_runs.py"
 
 
+rule compare_reduced_judgments:
+    """One shard of the generated judgment sets (pool_depth_<d>, fraction_<f>_trial_<t>):
+    every run scored under each set, one set at a time, and compared with the qrels."""
+    input:
+        judged="results/{collection}/judged.npz",
+        reference="results/{collection}/scores.npz",
+    output:
+        rows="results/{collection}/shards/judgment_reduction/{shard}.parquet",
+    params:
+        sets=generated_judgments_of_shard,
+        measures=[m for m in config["measures"] if m not in IMPORTED_MEASURES],
+        alphas=config["alphas"],
+        rarity_depth=config["rarity_depth"],
+        measure_options=config["measure_options"],
+        level=JUDGMENT_SETTINGS["level"],
+        seed=irsettings.experiment_seed(config, "judgment_reduction"),
+    wildcard_constraints:
+        collection=alternatives(REDUCED),
+    log:
+        job_log("compare_reduced_judgments", SHARD),
+    benchmark:
+        job_benchmark("compare_reduced_judgments", SHARD)
+    # The campaign, the reference scores and one set's campaign and scores (measured:
+    # 0.6 GB at 500 runs x 500 topics x depth 100, 0.25 GB of inputs).
+    resources:
+        mem_mb=mem_mb_from_input(2.5),
+        runtime=30,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/compare_reduced_judgments.py"
+
+
 rule tabulate_judgment_agreement:
     """Per measure and alpha: Kendall tau, tau_AP and swapped significant pairs between
-    the systems under the reference qrels and under each alternative judgment set."""
+    the systems under the reference qrels and under each alternative and generated
+    judgment set; the generated sets' summary per depth and fraction, and its curves."""
     input:
         unpack(judgment_scores),
     output:
@@ -76,8 +112,24 @@ rule tabulate_judgment_agreement:
             labels={"figure": "judgment_agreement"},
         ),
         pdf="results/{collection}/figures/judgment_agreement.pdf",
+        reduction=report(
+            "results/{collection}/tables/judgment_reduction.csv",
+            caption="../report/judgment_reduction.rst",
+            category="{collection}",
+            subcategory="Judgment sets",
+            labels={"table": "judgment_reduction"},
+        ),
+        reduction_figure=report(
+            "results/{collection}/figures/judgment_reduction.png",
+            caption="../report/judgment_reduction.rst",
+            category="{collection}",
+            subcategory="Judgment sets",
+            labels={"figure": "judgment_reduction"},
+        ),
+        reduction_pdf="results/{collection}/figures/judgment_reduction.pdf",
     params:
-        judgments=lambda wildcards: JUDGED[wildcards.collection],
+        judgments=lambda wildcards: JUDGED.get(wildcards.collection, []),
+        generated=lambda wildcards: GENERATED_JUDGMENTS if wildcards.collection in REDUCED else [],
         measures=[m for m in config["measures"] if m not in IMPORTED_MEASURES],
         level=EXPERIMENTS["judgment_agreement"]["level"],
         label=lambda wildcards: COLLECTIONS[wildcards.collection].label,

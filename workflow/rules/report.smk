@@ -99,6 +99,7 @@ rule tabulate_claims:
     and the alternatives (claims.csv, .md, .tex and a figure)."""
     input:
         unpack(claims_inputs),
+        properties="results/collection_properties.csv",
     output:
         csv="results/claims.csv",
         md=report(
@@ -167,7 +168,7 @@ rule tabulate_paper:
     params:
         labels=[COLLECTIONS[name].label for name in RANKED],
         names=RANKED,
-        settings=irconfig.paper_settings(config, {name: COLLECTIONS[name] for name in RANKED}),
+        settings=irsettings.paper_settings(config, {name: COLLECTIONS[name] for name in RANKED}),
         swap=bool(EXPERIMENTS["swap"]["measures"]),
     log:
         job_log("tabulate_paper", "paper"),

@@ -28,6 +28,9 @@ rule score_runs:
         "../scripts/score_runs.py"
 
 
+from irmeta.measures.rareness import configured_rarity_functions
+
+
 rule compute_rarity:
     """S_d, R(d) and R'(d) of every relevant document, at the rarity depth and at the runs' full depth."""
     input:
@@ -36,6 +39,7 @@ rule compute_rarity:
         rarity="results/{collection}/rarity.parquet",
     params:
         depths=rarity_listing_depths,
+        rarity_functions=configured_rarity_functions(config["measures"]),
     log:
         job_log("compute_rarity"),
     benchmark:

@@ -14,7 +14,7 @@ rule sample_system_subsets:
         largest=EXPERIMENTS["system_subsampling"]["largest"],
         rarity_depth=config["rarity_depth"],  # null: each measure's cutoff
         trials=lambda wildcards: shard_range(EXPERIMENTS["system_subsampling"]["trials"], wildcards),
-        seed=irconfig.experiment_seed(config, "system_subsampling"),
+        seed=irsettings.experiment_seed(config, "system_subsampling"),
     log:
         job_log("sample_system_subsets", SHARD),
     benchmark:

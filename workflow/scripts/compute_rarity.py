@@ -7,7 +7,8 @@ from irmeta.pipeline.steps import rarity_collection
 def main(smk) -> None:
     log = log_to(smk.log[0])
     log.info("rarity of %s at depths %s", smk.input.judged, smk.params.depths)
-    rarity_collection(matrix=smk.input.judged, out=smk.output.rarity, depths=list(smk.params.depths))
+    rarity_collection(matrix=smk.input.judged, out=smk.output.rarity, depths=list(smk.params.depths),
+                      functions=list(smk.params.rarity_functions))
     log.info("wrote %s", smk.output.rarity)
 
 

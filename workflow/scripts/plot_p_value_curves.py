@@ -2,15 +2,14 @@
 
 from pathlib import Path
 
-import pandas as pd
-
 from irmeta.artefacts.figures.pairwise import plot_p_value_curves
 from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.pipeline.stored_pairwise import read_p_values
 
 
 def main(smk) -> None:
     log = log_to(smk.log[0])
-    tests = pd.read_parquet(smk.input.table, columns=["measure", "alpha", "method", "p_value"])
+    tests = read_p_values(smk.input.table)
     written = plot_p_value_curves(tests, Path(smk.output.png).with_suffix(""), levels=list(smk.params.levels))
     log.info("wrote %s", ", ".join(map(str, written)))
 

@@ -1,10 +1,11 @@
-"""Rule test_run_pairs: tables/pairwise_tests.parquet with irmeta.metaeval.pairwise_tests."""
+"""Rule test_run_pairs: one shard of tables/pairwise_tests.parquet with irmeta.metaeval.pairwise_tests."""
 
 import pyarrow as pa
 
 from irmeta.api import matrices_of
 from irmeta.metaeval import pairwise_tests
 from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.pipeline.stored_pairwise import PAIRWISE_SCHEMA
 from irmeta.pipeline.stored_scores import load_scores, write_table_in_blocks
 
 
@@ -14,11 +15,15 @@ def main(smk) -> None:
     matrices = matrices_of(scores, smk.params.measures)
     seed = smk.params.seed + pairwise_tests.SEED_OFFSET
     methods = pairwise_tests.paired_methods(smk.params.methods)
-    log.info("%s on every run pair of %d score matrices", ", ".join(methods), len(matrices))
+    shard, shards = smk.params.shard, smk.params.shards
+    log.info("%s on every run pair of shard %d of %d of %d score matrices", ", ".join(methods), shard + 1, shards,
+             len(matrices))
     blocks = (pa.Table.from_pandas(block, preserve_index=False)  # one matrix's pairs at a time
-              for block in pairwise_tests.pairwise_test_blocks(matrices, methods, smk.params.permutations, seed))
+              for block in pairwise_tests.pairwise_test_blocks(matrices, methods, smk.params.permutations, seed,
+                                                               shard, shards))
     write_table_in_blocks(blocks, smk.output.table,
-                          {"methods": methods, "permutations": smk.params.permutations, "seed": seed})
+                          {"methods": methods, "permutations": smk.params.permutations, "seed": seed},
+                          schema=PAIRWISE_SCHEMA)
     log.info("wrote %s", smk.output.table)
 
 

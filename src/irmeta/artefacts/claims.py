@@ -12,7 +12,13 @@ alternatives the pipeline computes:
   holds when the gain is > 0;
 - ``stability``: it is more stable than its baseline (Buckley-Voorhees stability minus
   the baseline's, per ``fuzziness_mode`` and ``fuzziness`` of ``stability``); holds when
-  the gain is > 0.
+  the gain is > 0;
+- ``reusability``: it ranks a run that did not build the pool as fairly as its baseline
+  does (leave-one-group-out, Zobel 1998: Kendall's tau-b between the runs' full and
+  left-out scores, ``kendall_tau`` of ``reusability_summary``, per rarity rule
+  ``frozen``/``joined`` as protocols ``leave_one_out+frozen``/``+joined``); holds when
+  the measure's tau is not lower than the baseline's by more than
+  :data:`REUSABILITY_TOLERANCE`. Only for collections whose tables include it.
 
 Inputs are the per-collection experiment tables as the pipeline writes them (read back
 from CSV, alpha as text, empty for a baseline) or as :mod:`irmeta.api` returns them.
@@ -36,7 +42,7 @@ from irmeta.measures.alpha import alpha_sort_key, alpha_value
 from irmeta.support.atomic import atomic_write_text
 
 #: The claims, in the order they are listed.
-CLAIMS = ("rank_agreement", "discriminative_power", "stability")
+CLAIMS = ("rank_agreement", "discriminative_power", "stability", "reusability")
 
 #: The experiment tables each collection needs, and the columns read from each.
 TABLES = {
@@ -44,6 +50,12 @@ TABLES = {
     "discriminative_power": ("measure", "alpha", "method", "level", "significant_pairs"),
     "stability": ("measure", "alpha", "fuzziness_mode", "fuzziness", "stability"),
 }
+
+#: Tables a collection may lack (scores only, or the experiment off), with the columns read.
+OPTIONAL_TABLES = {"reusability_summary": ("measure", "alpha", "rarity", "kendall_tau")}
+
+#: How far below its baseline's the rareness measure's leave-one-out tau may fall.
+REUSABILITY_TOLERANCE = 0.01
 
 #: Discriminative-power methods the claim is judged under, when the table has them: the
 #: paper's three, then one paired test per family of evidence, each over the family of
@@ -75,6 +87,8 @@ _PROTOCOL_NOTES = {
     "paired_t+holm": "the paired t-test on each pair, Holm-corrected over all pairs",
     "paired_bootstrap": "Sakai's studentised paired bootstrap test, uncorrected",
     "randomisation+holm": "Fisher's paired randomisation test, Holm-corrected over all pairs",
+    "leave_one_out+frozen": "rarity over the runs outside the left-out group",
+    "leave_one_out+joined": "rarity over those runs and the run scored",
 }
 
 
@@ -124,6 +138,10 @@ def _check_tables(label: str, frames: Mapping[str, pd.DataFrame]) -> None:
         missing = [c for c in columns if c not in frames[name].columns]
         if missing:
             raise ValueError(f"collection {label!r}: the {name} table has no column {', '.join(missing)}")
+    for name, columns in OPTIONAL_TABLES.items():
+        missing = [c for c in columns if frames.get(name) is not None and c not in frames[name].columns]
+        if missing:
+            raise ValueError(f"collection {label!r}: the {name} table has no column {', '.join(missing)}")
 
 
 def _alpha_keys(frames: Mapping[str, pd.DataFrame], measure: str, alphas: AlphaChoice) -> list[str]:
@@ -151,6 +169,25 @@ def _collection_rows(frames: Mapping[str, pd.DataFrame], measure: str, baseline:
     yield from _gains("stability", stability,
                       _by_values(stability, ["fuzziness_mode", "fuzziness"], lambda s: f"{s[0]} {float(s[1]):g}"),
                       "stability", measure, baseline, key, "gain above 0")
+    if frames.get("reusability_summary") is not None:
+        yield from _reusability(frames["reusability_summary"], measure, baseline, key)
+
+
+def _reusability(frame: pd.DataFrame, measure: str, baseline: str, key: str) -> Iterator[dict]:
+    """The measure's leave-one-out tau minus its baseline's, per rarity rule."""
+    rows = with_keys(frame)
+    theirs = rows[(rows["measure"] == baseline) & (rows["_alpha_key"] == "")]
+    ours = rows[(rows["measure"] == measure) & (rows["_alpha_key"] == key)]
+    if theirs.empty:
+        return
+    base = _number(single_value(theirs, "kendall_tau", f"reusability {baseline}"))
+    for rule in dict.fromkeys(ours["rarity"].astype(str)):
+        tau = _number(single_value(ours[ours["rarity"].astype(str) == rule], "kendall_tau",
+                                   f"reusability {measure} at alpha {key}, {rule} rarity"))
+        gain = tau - base
+        yield _row("reusability", f"leave_one_out+{rule}", measure, baseline, key, gain, base, tau,
+                   -REUSABILITY_TOLERANCE, f"leave-one-out tau at most {REUSABILITY_TOLERANCE:g} below the "
+                   f"baseline's", None if np.isnan(gain) else bool(gain >= -REUSABILITY_TOLERANCE))
 
 
 def _rank_agreement(frame: pd.DataFrame, measure: str, baseline: str, key: str,
@@ -266,7 +303,10 @@ def claims_caption(table: pd.DataFrame) -> str:
     intro = {"rank_agreement": "Rank agreement: the measure's ranking of the runs against its baseline's",
              "discriminative_power": "Discriminative power: significant run pairs of the measure minus its "
                                      "baseline's",
-             "stability": "Stability (Buckley-Voorhees): the measure's minus its baseline's"}
+             "stability": "Stability (Buckley-Voorhees): the measure's minus its baseline's",
+             "reusability": "Reusability (leave one group out): Kendall's tau-b between the runs' full scores "
+                            "and their scores without the judgments only their group pooled, the measure's "
+                            "minus its baseline's"}
     for claim in CLAIMS:
         rows = table[table["claim"] == claim]
         if rows.empty:
@@ -283,9 +323,18 @@ def claims_caption(table: pd.DataFrame) -> str:
     return " ".join(parts)
 
 
-def write_claims(table: pd.DataFrame, out: str | Path, collections: Sequence[str] | None = None) -> list[Path]:
+#: The caption of the collection properties under the claims.
+PROPERTIES_CAPTION = ("Collection properties: runs, groups, qrels topics, judged and relevant documents per topic, "
+                      "and over the relevant documents some run holds in its top rarity depth the share exactly "
+                      "one run (one group) finds and their mean rarity R(d) = 1 - S_d/S (eq. 2); empty where not "
+                      "known (no run groups; scores without rankings).")
+
+
+def write_claims(table: pd.DataFrame, out: str | Path, collections: Sequence[str] | None = None,
+                 properties: pd.DataFrame | None = None) -> list[Path]:
     """Write ``claims.csv`` (``table``, tidy, full precision), ``claims.md`` and
-    ``claims.tex`` (:func:`claims_wide` under :func:`claims_caption`); return the paths.
+    ``claims.tex`` (:func:`claims_wide` under :func:`claims_caption`, then the collection
+    ``properties`` when given, one row per collection); return the paths.
 
     ``out``: an existing directory (the files go in it) or the stem to write. Every file
     is written atomically, and the same table gives the same bytes.
@@ -298,6 +347,11 @@ def write_claims(table: pd.DataFrame, out: str | Path, collections: Sequence[str
         written = write_table(claims_wide(table, collections), Path(scratch) / "claims",
                               caption=claims_caption(table))
         texts = {path.suffix: path.read_text(encoding="utf-8") for path in written}
+        if properties is not None:
+            extra = write_table(properties, Path(scratch) / "properties", caption=PROPERTIES_CAPTION)
+            for path in extra:
+                if path.suffix in (".md", ".tex"):
+                    texts[path.suffix] += "\n" + path.read_text(encoding="utf-8")
     texts[".csv"] = table.to_csv(index=False, lineterminator="\n")
     paths = []
     for suffix in (".csv", ".md", ".tex"):

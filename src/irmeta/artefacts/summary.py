@@ -14,11 +14,13 @@ _METHODS = {"paper_pairwise": "per-pair", "tukey_hsd": "two-way HSD", "randomise
 
 
 def run_summary(collections: Mapping[str, tuple[str, Mapping[str, pd.DataFrame]]], *, paper: str | None,
-                report: str, claims: str | None = None, skipped: Mapping[str, Mapping[str, str]] | None = None) -> str:
+                report: str, claims: str | None = None, skipped: Mapping[str, Mapping[str, str]] | None = None,
+                properties: pd.DataFrame | None = None) -> str:
     """``collections``: name -> (label, {table name -> DataFrame}) for each collection that
     ran; ``paper``: the folder of the paper's tables (None when not made); ``report``: how
     to get the HTML report; ``claims``: the claims table (None when not made);
-    ``skipped``: name -> experiment -> why it was skipped."""
+    ``skipped``: name -> experiment -> why it was skipped; ``properties``: the collection
+    properties (one line per collection under its label)."""
     names = ", ".join(f"{label} ({name})" for name, (label, _) in collections.items())
     lines = [f"irmeta: done, {len(collections)} collection{'s' if len(collections) != 1 else ''}: {names}"]
     if claims:
@@ -30,9 +32,33 @@ def run_summary(collections: Mapping[str, tuple[str, Mapping[str, pd.DataFrame]]
     if paper:
         lines.append(f"  {paper}: the paper's Tables 1-3, Figure 2, published_vs_reproduced.md")
     lines.append(f"  report: {report}")
+    described = {} if properties is None else {str(r["collection"]): r for _, r in properties.iterrows()}
     for label, tables in collections.values():
-        lines += [f"{label}:"] + ["  " + line for line in collection_headlines(tables)]
+        lines.append(f"{label}:")
+        if label in described:
+            lines.append("  " + property_line(described[label]))
+        lines += ["  " + line for line in collection_headlines(tables)]
     return "\n".join(lines) + "\n"
+
+
+def property_line(row: pd.Series) -> str:
+    """One collection's properties in a line: size, judging, rarity (empty ones left out)."""
+    def known(key: str) -> bool:
+        return key in row and not pd.isna(row[key])
+
+    parts = [f"{int(row[k])} {k}" for k in ("runs", "groups", "topics") if known(k)]
+    if known("relevant_per_topic_mean"):
+        parts.append(f"{row['relevant_per_topic_mean']:.1f} relevant / {row['judged_per_topic_mean']:.1f} judged "
+                     f"per topic")
+    if known("unique_run_relevant_share"):
+        parts.append(f"{row['unique_run_relevant_share']:.1%} of relevant found by one run alone"
+                     + (f" ({row['unique_group_relevant_share']:.1%} by one group)"
+                        if known("unique_group_relevant_share") else ""))
+    if known("mean_rarity"):
+        parts.append(f"mean R(d) {row['mean_rarity']:.3f}")
+    if known("pool_depth"):
+        parts.append(f"pool depth {int(row['pool_depth'])}")
+    return "properties: " + ", ".join(parts)
 
 
 def collection_headlines(tables: Mapping[str, pd.DataFrame]) -> list[str]:

@@ -10,9 +10,11 @@ run's pool.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
-from irmeta.campaign.postings import RelevanceMatrix
+from irmeta.campaign.postings import Postings, RelevanceMatrix
 
 
 def _check_depth(depth: int) -> int:
@@ -21,11 +23,21 @@ def _check_depth(depth: int) -> int:
     return int(depth)
 
 
+def _pooled_postings(matrix: RelevanceMatrix, depth: int) -> Iterator[Postings]:
+    """The relevant, then the other judged postings within ``depth``: apart (merging them
+    would copy every judged posting of the campaign), and the others not kept on the
+    matrix when it had not loaded them (the paper's measures never read them)."""
+    depth = _check_depth(depth)
+    yield matrix.hits.top(depth)
+    loaded = matrix.__dict__.get("misses")  # the cached property, if it was read
+    yield (loaded if loaded is not None else matrix.misses_loader()).top(depth)
+
+
 def pooled_judgments(matrix: RelevanceMatrix, depth: int) -> np.ndarray:
     """(J,) bool: the qrels rows some run ranks in its top ``depth`` for their topic."""
-    judged = matrix.judged.top(_check_depth(depth))
     out = np.zeros(len(matrix.qrels_grade), dtype=bool)
-    out[judged.judgment] = True
+    for postings in _pooled_postings(matrix, depth):
+        out[postings.judgment] = True
     return out
 
 
@@ -34,17 +46,18 @@ def sole_pooling_unit(matrix: RelevanceMatrix, depth: int, unit_of_run: np.ndarr
     -1 when runs of two or more units pooled it, or none did.
 
     ``unit_of_run`` (runs,) gives each run's unit (a group, or the run itself) as an
-    integer code >= 0.
+    integer code >= 0. One unit alone pooled a row when the smallest and the largest unit
+    code over its postings agree (no sort or set of pairs: linear in the postings).
     """
     units = np.asarray(unit_of_run, dtype=np.int64)
     if units.shape != (matrix.n_runs,) or (units < 0).any():
         raise ValueError(f"unit_of_run needs one code >= 0 per run ({matrix.n_runs}), got shape {units.shape}")
-    judged = matrix.judged.top(_check_depth(depth))
-    n_units = int(units.max(initial=-1)) + 1
-    pairs = np.unique(judged.judgment.astype(np.int64) * max(n_units, 1) + units[matrix.run_of(judged)])
-    row, unit = pairs // max(n_units, 1), pairs % max(n_units, 1)
-    n_pooling = np.bincount(row, minlength=len(matrix.qrels_grade))
-    out = np.full(len(matrix.qrels_grade), -1, dtype=np.int64)
-    alone = n_pooling[row] == 1
-    out[row[alone]] = unit[alone]
-    return out
+    n_rows = len(matrix.qrels_grade)
+    lowest = np.full(n_rows, np.iinfo(np.int64).max, dtype=np.int64)
+    highest = np.full(n_rows, -1, dtype=np.int64)
+    unit_of_cell = np.repeat(units, matrix.n_topics)  # cells are run-major
+    for postings in _pooled_postings(matrix, depth):
+        unit = np.repeat(unit_of_cell, postings.counts)  # no per-posting cell index kept
+        np.minimum.at(lowest, postings.judgment, unit)
+        np.maximum.at(highest, postings.judgment, unit)
+    return np.where(lowest == highest, highest, -1)

@@ -275,6 +275,40 @@ class RelevanceMatrix:
             ignored_topics=self.ignored_topics,
         )
 
+    def condensed(self) -> RelevanceMatrix:
+        """Sakai's condensed lists (SIGIR 2007; trec_eval -J): each list with its unjudged
+        documents removed, the judged ones (grade >= 0) renumbered 1..n in rank order.
+
+        Negative grades count as unjudged, as trec_eval reads them (pooled, not judged);
+        ``length`` becomes the judged documents each run returned (trec_eval's num_ret
+        under -J), so a cutoff k applied afterwards cuts the condensed list. Qrels, runs,
+        topics and ``run_depth`` (the depth the original lists were cut to, before
+        condensing) stay. Built once per matrix.
+        """
+        return self._condensed
+
+    @cached_property
+    def _condensed(self) -> RelevanceMatrix:
+        judged = self.judged
+        grade = self.qrels_grade[judged.judgment]
+        keep = grade >= 0
+        cell, judgment, grade = judged.cell[keep], judged.judgment[keep], grade[keep]
+        counts = np.bincount(cell, minlength=self.n_runs * self.n_topics)
+        rank = (np.arange(len(cell), dtype=np.int64) - offsets_from_counts(counts)[cell] + 1).astype(np.int32)
+
+        def part(mask: np.ndarray) -> Postings:
+            return Postings(offsets_from_counts(np.bincount(cell[mask], minlength=len(counts))), rank[mask],
+                            judgment[mask])
+
+        relevant = grade >= self.threshold
+        misses = part(~relevant)
+        return RelevanceMatrix(
+            runs=self.runs, topics=self.topics, length=self.grid(counts).astype(np.int32), hits=part(relevant),
+            misses_loader=lambda: misses, threshold=self.threshold, qrels_topic=self.qrels_topic,
+            qrels_grade=self.qrels_grade, docids=self.docids, run_depth=self.run_depth,
+            ignored_topics=self.ignored_topics,
+        )
+
     # --------------------------------------------------------------- dense views
 
     def _dense(self, postings: Postings, values: np.ndarray | bool, fill, dtype) -> np.ndarray:

@@ -10,10 +10,23 @@ Relevant documents no run found are kept with S_d = 0 (R = 1, R' = S/(S-1)); the
 never enter a run's score, but the rarity listing shows them. Rarity can be counted
 from any subset of the runs (the system-subsampling experiment draws N of them), at a
 depth of its own (the paper's Table 4 counted S_d over the runs' full depth, 1000).
+
+Rarity functions (issue 20; the paper's future work), a measure's ``rarity`` parameter:
+
+    linear   f(S_d) = 1 - S_d / S                   (eq. 2, the default)
+    log      f(S_d) = log(S / S_d) / log(S)         (an IDF read over runs; needs S >= 2)
+    inverse  f(S_d) = 1 / S_d
+
+each in [0, 1] for a retrieved document, 1 at S_d = 1. Under ``log`` and ``inverse`` a
+relevant document no run retrieved (S_d = 0) counts as S_d = 1. The [0, 1] form f' is f
+rescaled min-max over the values a retrieved document can take (S_d = 1..S):
+f'(S_d) = (f(S_d) - f(S)) / (f(1) - f(S)), so linear's f' is R' of section 5.2, log's
+f' is f itself, and inverse's f' is (S / S_d - 1) / (S - 1); every f' needs S >= 2.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -23,6 +36,43 @@ from irmeta.campaign.postings import Postings, RelevanceMatrix
 
 if TYPE_CHECKING:
     import pandas as pd
+
+
+LINEAR = "linear"
+#: The rarity functions a rareness measure takes as its ``rarity`` parameter.
+RARITY_FUNCTIONS = (LINEAR, "log", "inverse")
+
+
+def check_rarity_function(function: object, measure: str = "a rareness measure") -> str:
+    """``function`` if it is one of :data:`RARITY_FUNCTIONS`, else a one-line ValueError
+    naming it and what ``measure`` takes."""
+    if not isinstance(function, str) or function not in RARITY_FUNCTIONS:
+        raise ValueError(f"{measure} takes rarity={', '.join(RARITY_FUNCTIONS)}, not rarity={function!r}")
+    return function
+
+
+def rarity_values(n_retrieving: np.ndarray, n_systems: int, function: str = LINEAR,
+                  normalised: bool = False) -> np.ndarray:
+    """f(S_d) of the rarity ``function`` for S_d = ``n_retrieving`` of S = ``n_systems``
+    runs, or with ``normalised`` its [0, 1] form f' (module docstring). S_d = 0 keeps
+    linear's 1 - 0/S = 1 (R' = S/(S-1)) and counts as S_d = 1 under log and inverse."""
+    check_rarity_function(function)
+    s = int(n_systems)
+    if s < 1:
+        raise ValueError("rarity needs at least one run")
+    if normalised and s < 2:
+        raise ValueError("R'(d) needs at least two runs (S - 1 > 0)")
+    s_d = np.asarray(n_retrieving, dtype=np.float64)
+    if function == LINEAR:
+        return 1.0 - (s_d - 1.0) / (s - 1) if normalised else 1.0 - s_d / s
+    s_d = np.maximum(s_d, 1.0)
+    if function == "log":
+        if s < 2:
+            raise ValueError("log rarity log(S / S_d) / log(S) needs at least two runs (log S > 0)")
+        return np.log(s / s_d) / np.log(s)  # already 1 at S_d = 1 and 0 at S_d = S: f' = f
+    if normalised:
+        return (s / s_d - 1.0) / (s - 1)
+    return 1.0 / s_d
 
 
 @dataclass(frozen=True)
@@ -43,6 +93,10 @@ class Rarity:
         """R(d) = 1 - S_d / S (eq. 2)."""
         return 1.0 - self.n_retrieving / self.n_systems
 
+    def values(self, function: str = LINEAR, normalised: bool = False) -> np.ndarray:
+        """(J,) the rarity function's value of every relevant judgment (:func:`rarity_values`)."""
+        return rarity_values(self.n_retrieving, self.n_systems, function, normalised)
+
     @property
     def rarity_prime(self) -> np.ndarray:
         """R'(d) = 1 - (S_d - 1) / (S - 1) (section 5.2); needs S >= 2."""
@@ -54,19 +108,36 @@ class Rarity:
         """``values`` (one per relevant judgment) at each relevant posting of ``hits``."""
         return np.asarray(values)[self.index_of_judgment[hits.judgment]]
 
-    def table(self, matrix: RelevanceMatrix) -> pd.DataFrame:
-        """One row per relevant judgment: qid, docid, grade, n_retrieving, rarity, rarity_prime."""
+    def by_qrels_row(self, values: np.ndarray) -> np.ndarray:
+        """(qrels rows,) ``values`` (one per relevant judgment) at each relevant row, 0 at the
+        other judged rows: a gain below the relevance threshold carries no rarity, as
+        rarity rewards rare *relevant* documents."""
+        out = np.zeros(len(self.index_of_judgment), dtype=np.float64)
+        out[self.judgment] = values
+        return out
+
+    def table(self, matrix: RelevanceMatrix, functions: Sequence[str] = (LINEAR,)) -> pd.DataFrame:
+        """One row per relevant judgment: qid, docid, grade, n_retrieving, rarity, rarity_prime
+        (the linear rarity, eq. 2, and R'), then ``rarity_<f>`` and ``rarity_prime_<f>`` for
+        each other rarity function f of ``functions`` (NaN where f needs S >= 2 and S = 1)."""
         import pandas as pd
 
         prime = self.rarity_prime if self.n_systems >= 2 else np.full(len(self.doc), np.nan)
-        return pd.DataFrame({
+        columns = {
             "qid": np.asarray(matrix.topics, dtype=object)[self.topic],
             "docid": matrix.docids.take(self.doc).to_numpy(zero_copy_only=False),
             "grade": self.grade,
             "n_retrieving": self.n_retrieving,
             "rarity": self.rarity,
             "rarity_prime": prime,
-        })
+        }
+        for function in dict.fromkeys(functions):
+            if check_rarity_function(function, "the rarity listing") == LINEAR:
+                continue
+            for normalised, column in ((False, f"rarity_{function}"), (True, f"rarity_prime_{function}")):
+                columns[column] = (self.values(function, normalised) if self.n_systems >= 2 or
+                                   (function == "inverse" and not normalised) else np.full(len(self.doc), np.nan))
+        return pd.DataFrame(columns)
 
 
 def relevant_judgments(matrix: RelevanceMatrix) -> np.ndarray:
@@ -102,13 +173,14 @@ def document_rarity(matrix: RelevanceMatrix, depth: int | None = None, runs: np.
     )
 
 
-def rarity_listing(matrix: RelevanceMatrix, depths: list[int]) -> pd.DataFrame:
-    """Rarity of every relevant judgment counted at each of ``depths`` (long table, with depth)."""
+def rarity_listing(matrix: RelevanceMatrix, depths: list[int], functions: Sequence[str] = (LINEAR,)) -> pd.DataFrame:
+    """Rarity of every relevant judgment counted at each of ``depths`` (long table, with
+    depth), under the linear rarity and each other of ``functions`` (:meth:`Rarity.table`)."""
     import pandas as pd
 
     frames = []
     for d in depths:
-        table = document_rarity(matrix, depth=d).table(matrix)
+        table = document_rarity(matrix, depth=d).table(matrix, functions)
         table.insert(3, "depth", d)
         frames.append(table)
     return pd.concat(frames, ignore_index=True)

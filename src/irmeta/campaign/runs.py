@@ -403,3 +403,19 @@ def load_runs(path: str | Path) -> Runs:
     import pyarrow.parquet as pq
 
     return Runs.from_table(pq.read_table(path))
+
+
+def check_same_runs(named: Iterable[str], runs: Sequence[str], source: str | Path, lacking: str) -> None:
+    """A file naming runs (groups, scores) names exactly the campaign's ``runs``: a run it
+    names that the campaign does not have, or a campaign run it lacks, is a ValueError
+    naming ``source`` and the first such run (``lacking``: what that run has none of)."""
+    named = set(named)
+    extra = sorted(named - set(runs))
+    if extra:
+        raise ValueError(f"{source}: run {extra[0]} is not among the collection's runs "
+                         f"({len(extra)} such run{'s' if len(extra) > 1 else ''})")
+    absent = [r for r in runs if r not in named]
+    if absent:
+        raise ValueError(f"{source}: run {absent[0]} has no {lacking} ({len(absent)} of the collection's runs "
+                         f"have none)")
+

@@ -17,9 +17,9 @@ import numpy as np
 
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.alpha import PER_TOPIC_ALPHA, Alpha, alpha_label, check_unit_alphas, parse_alpha
-from irmeta.measures.cutoffs import cut_at, measure_depth
+from irmeta.measures.cutoffs import cut_at
 from irmeta.measures.names import Measure, parse_measure
-from irmeta.measures.rareness import rarity_for
+from irmeta.measures.rareness import rarity_cutoff, rarity_for
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -27,13 +27,17 @@ if TYPE_CHECKING:
     from irmeta.campaign.rarity import Rarity
 
 
-Averaging = Literal["all", "returned"]
+Averaging = Literal["all", "returned", "geometric"]
 
 
 AVERAGING_NAMES = {
     "all": "all_topics",  # every qrels topic, missing ones score 0 (trec_eval -c)
     "returned": "returned_topics",  # only topics the run returned (trec_eval default)
+    "geometric": "geometric_all_topics",  # gm_map's rule over every qrels topic (trec_eval -c -m gm_map)
 }
+
+# trec_eval's MIN_GEO_MEAN: a per-topic score below it counts as it in a geometric mean
+GEOMETRIC_FLOOR = 1e-5
 
 
 def exact_mean(values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
@@ -58,6 +62,12 @@ class MeanGrid:
     terms: int
 
 
+def linear_rarity(measure: Measure) -> bool:
+    """The measure reads the paper's linear rarity R = 1 - S_d/S (eq. 2), or none: only then
+    are its per-topic scores on a rational grid (log and inverse rarity are not)."""
+    return "rarity" not in dict(measure.params)  # linear is the default, so never in a canonical name
+
+
 # alpha = p / 2^j with j at most this keeps the grid (and q n) well inside 2^53
 _DYADIC_BITS = 8
 
@@ -75,7 +85,7 @@ def mean_grid(measure: str | Measure, alpha: Alpha | None = None, n_systems: int
     or without S.
     """
     m = parse_measure(measure)
-    if m.family not in _COUNTED or m.cutoff is None:
+    if m.family not in _COUNTED or m.cutoff is None or not linear_rarity(m):
         return None
     k = int(m.cutoff)
     if not m.uses_alpha:
@@ -91,11 +101,12 @@ def mean_grid(measure: str | Measure, alpha: Alpha | None = None, n_systems: int
 
 
 def run_means(values: np.ndarray, mask: np.ndarray | None = None, *, grid: MeanGrid | None = None,
-              counts: np.ndarray | None = None) -> np.ndarray:
+              counts: np.ndarray | None = None, presorted: bool = False) -> np.ndarray:
     """A run's mean over topics, the one definition every path uses (runs, irmeta's TSV,
     trec_eval output, tables): m = (sum of the sorted per-topic scores) / n, over the last
     axis, as :func:`exact_mean` (``mask``: the topics counted, the others as 0; ``counts``:
-    n itself, when the scores of the topics not counted are already 0).
+    n itself, when the scores of the topics not counted are already 0; ``presorted``: the
+    rows are in the order to sum already, sorted ascending or terms in that order).
 
     On a ``grid`` (:func:`mean_grid`) the mean is snapped to it: I = rint(m q n), and
     fl(I / (q n)) replaces m when |fl(I / (q n)) - m| <= 8 (n + terms) eps |m|, the sum's
@@ -112,7 +123,7 @@ def run_means(values: np.ndarray, mask: np.ndarray | None = None, *, grid: MeanG
         n = np.full(values.shape[:-1], values.shape[-1])
     else:
         n = mask.sum(axis=-1)
-    total = np.sort(kept, axis=-1).sum(axis=-1)
+    total = (kept if presorted and mask is None else np.sort(kept, axis=-1)).sum(axis=-1)
     mean = np.divide(total, n, out=np.zeros_like(total, dtype=np.float64), where=n > 0)
     if grid is None:
         return mean
@@ -160,10 +171,11 @@ def counted_means(matrix: RelevanceMatrix, measure: Measure, averaging: Averagin
     for other measures. A per-topic alpha (1/R) has no integer form: its row is NaN,
     and its mean is a sorted sum.
     """
-    if measure.family not in _COUNTED:
+    if measure.family not in _COUNTED or not linear_rarity(measure):
         return None
+    mask = _topic_mask(matrix, averaging)  # the runs' own lists say which topics were returned
+    matrix = scored_lists(matrix, measure)
     top, k = cut_at(matrix, measure.cutoff)
-    mask = _topic_mask(matrix, averaging)
     n_topics = mask.sum(axis=1)
     hits = np.where(mask, matrix.cell_counts(top), 0).sum(axis=1)  # C
     if not measure.uses_alpha:
@@ -193,13 +205,27 @@ def _safe_divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
 
 def mean_scores(matrix: RelevanceMatrix, per_topic: np.ndarray, averaging: Averaging = "all",
                 grid: MeanGrid | None = None) -> np.ndarray:
-    """Runs' means over topics (:func:`run_means`): every qrels topic (``all``) or those
-    returned (``returned``)."""
+    """Runs' means over topics (:func:`run_means`): every qrels topic (``all``), those
+    returned (``returned``), or the geometric mean over every qrels topic (``geometric``,
+    :func:`geometric_means`; ``grid`` does not apply)."""
     if averaging == "all":
         return run_means(per_topic, grid=grid)
     if averaging == "returned":
         return run_means(per_topic, np.broadcast_to(matrix.returned, per_topic.shape), grid=grid)
-    raise ValueError(f"averaging must be 'all' or 'returned', not {averaging!r}")
+    if averaging == "geometric":
+        return geometric_means(per_topic)
+    raise ValueError(f"averaging must be 'all', 'returned' or 'geometric', not {averaging!r}")
+
+
+def geometric_means(values: np.ndarray) -> np.ndarray:
+    """Geometric mean over the last axis (topics), trec_eval's gm_map rule (Robertson, GMAP,
+    TREC 2004 robust track): exp(mean(log(max(x, 1e-5)))), so a topic scoring 0 (or below
+    the floor, or negative) weighs as 1e-5 instead of zeroing the mean. Every topic counts,
+    as trec_eval -c counts every qrels topic; the logs are summed sorted (:func:`run_means`),
+    so equal multisets of scores give equal bits."""
+    if values.shape[-1] == 0:
+        return np.zeros(values.shape[:-1])
+    return np.exp(run_means(np.log(np.maximum(values, GEOMETRIC_FLOOR))))
 
 
 def evaluate(matrix: RelevanceMatrix, measures: Iterable[str | Measure], *,
@@ -209,18 +235,30 @@ def evaluate(matrix: RelevanceMatrix, measures: Iterable[str | Measure], *,
     (alphas, runs, topics) for measures weighted by alpha (one alpha when the name fixes
     it). Rarity is counted once per depth and shared. Other ``options`` (e.g. ``gains``)
     go to the measures that declare them, unless the name sets its own
-    (``nDCG(gains={1:1,2:3})@10``)."""
+    (``nDCG(gains={1:1,2:3})@10``).
+
+    A measure named ``judged_only=true`` is scored on the condensed lists
+    (:meth:`RelevanceMatrix.condensed`, Sakai 2007), its rarity counted on them too,
+    unless ``rarity_counts`` is given (used as given)."""
     out: dict[Measure, np.ndarray] = {}
-    counted: dict[int, Rarity] = {}
+    counted: dict[bool, dict[int, Rarity]] = {False: {}, True: {}}  # per list kind, per depth
     for item in measures:
         named = parse_measure(item)
         m = parse_measure(named, options)  # the name's parameters, else the options, else the defaults
+        lists = scored_lists(matrix, m)
         if not m.uses_alpha:
-            out[named] = m.definition.compute(matrix, m.cutoff, **m.options())
+            out[named] = m.definition.compute(lists, m.cutoff, **m.options())
             continue
-        found = rarity_for(matrix, _cutoff(matrix, m), rarity_counts, rarity_depth, counted)
-        out[named] = m.definition.compute(matrix, m.cutoff, alphas=_alphas_of(m, alphas), rarity_counts=found)
+        found = rarity_for(lists, _cutoff(lists, m), rarity_counts, rarity_depth, counted[m.judged_only])
+        out[named] = m.definition.compute(lists, m.cutoff, alphas=_alphas_of(m, alphas), rarity_counts=found,
+                                          **m.options())  # e.g. rarity=log, gains, p
     return out
+
+
+def scored_lists(matrix: RelevanceMatrix, measure: Measure) -> RelevanceMatrix:
+    """The lists a measure is scored on: the condensed ones for ``judged_only=true``
+    (unjudged documents removed first, then the cutoff; trec_eval -J), else the runs'."""
+    return matrix.condensed() if measure.judged_only else matrix
 
 
 def _alphas_of(measure: Measure, alphas: Sequence[Alpha]) -> Sequence[Alpha]:
@@ -229,7 +267,8 @@ def _alphas_of(measure: Measure, alphas: Sequence[Alpha]) -> Sequence[Alpha]:
 
 
 def _cutoff(matrix: RelevanceMatrix, measure: Measure) -> int:
-    return measure_depth(matrix, measure.cutoff)
+    """The depth a measure reads, for its rarity (:func:`rarity_cutoff`)."""
+    return rarity_cutoff(matrix, measure.cutoff)
 
 
 @dataclass(frozen=True, eq=False)
@@ -295,15 +334,16 @@ def score_arrays(
     once per depth.
     """
     alphas = options.get("alphas", (0.0,))
-    rarities: dict[int, Rarity] = {}  # S_d counted once per depth, for scores and means
+    rarities: dict[bool, dict[int, Rarity]] = {False: {}, True: {}}  # S_d once per list kind and depth
     names, labels, blocks = [], [], []
     means: dict[str, list[np.ndarray]] = {AVERAGING_NAMES[mode]: [] for mode in averaging}
     for item in measures:
         named = parse_measure(item)  # rows keep the name as given; the options fill what it leaves
         measure = parse_measure(named, options)
         own = _alphas_of(measure, alphas)
-        found = (rarity_for(matrix, _cutoff(matrix, measure), options.get("rarity_counts"), options.get("rarity_depth"),
-                             rarities) if measure.uses_alpha else None)
+        lists = scored_lists(matrix, measure)  # rarity on the lists scored (condensed for judged_only)
+        found = (rarity_for(lists, _cutoff(lists, measure), options.get("rarity_counts"), options.get("rarity_depth"),
+                            rarities[measure.judged_only]) if measure.uses_alpha else None)
         values = evaluate(matrix, [measure], **dict(options, rarity_counts=found))[measure]
         stacked = values if measure.uses_alpha else values[None]
         for a_index, alpha in enumerate(own if measure.uses_alpha else [None]):

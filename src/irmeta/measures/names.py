@@ -9,10 +9,11 @@ them (``nDCG(gains={1:1,2:3})@10``, ``Q(beta=0.5)@100``, ``ASL(asl_unretrieved=d
 ``ndcg_cut_10``, ``recall_100``, ...; ir_measures' ``R@k``; Alex et al.'s ``ASL@g1-10``.
 
 A parameter is one of the options the family declares (and ``alpha`` for the rareness
-families). Its default is the family's own (its function's keyword default), and a
-parameter equal to it is dropped from the canonical name, so ``Q(beta=1)@100`` is
-``Q@100``: names with parameters appear only where a setting differs from the default,
-and then every table says which was used.
+families; ``judged_only`` for every family: Sakai's condensed lists, default false).
+Its default is the family's own (its function's keyword default), and a parameter equal
+to it is dropped from the canonical name, so ``Q(beta=1)@100`` is ``Q@100``: names with
+parameters appear only where a setting differs from the default, and then every table
+says which was used.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from irmeta.campaign.rarity import check_rarity_function
 from irmeta.measures.alpha import Alpha, alpha_label, parse_alpha
 from irmeta.measures.registry import MEASURES, MeasureDefinition
 
@@ -46,6 +48,11 @@ _SPELLINGS += [(re.compile(r"ASL\s*@\s*g\s*_?\s*1\s*[-\u2013]\s*(\d+)", re.IGNOR
                (re.compile(r"ASL\s*@\s*g\s*_?\s*1()", re.IGNORECASE), "ASL_g1@1")]
 
 Params = tuple[tuple[str, str], ...]
+
+#: A parameter of every family: score Sakai's condensed lists (unjudged documents removed
+#: from each list first, then the cutoff; trec_eval -J), ``AP(judged_only=true)@100``.
+JUDGED_ONLY = "judged_only"
+_TRUE, _FALSE = ("true", "1"), ("false", "0")
 
 
 @dataclass(frozen=True)
@@ -81,8 +88,13 @@ class Measure:
         return None if text is None else parse_alpha(text)
 
     def options(self) -> dict[str, object]:
-        """The parameters as the family's function takes them (alpha aside)."""
-        return {key: _value(key, text) for key, text in self.params if key != "alpha"}
+        """The parameters as the family's function takes them (alpha and judged_only aside)."""
+        return {key: _value(key, text) for key, text in self.params if key not in ("alpha", JUDGED_ONLY)}
+
+    @property
+    def judged_only(self) -> bool:
+        """Scored on condensed lists (``judged_only=true``): see :meth:`RelevanceMatrix.condensed`."""
+        return dict(self.params).get(JUDGED_ONLY) == "true"
 
     def without_alpha(self) -> Measure:
         return Measure(self.family, self.cutoff, tuple(p for p in self.params if p[0] != "alpha"))
@@ -147,13 +159,17 @@ def _read_params(text: str, inner: str | None) -> dict[str, str]:
 
 def _canonical(text: str, definition: MeasureDefinition, key: str, value: object) -> str | None:
     """The parameter's canonical text; None when it equals the family's default."""
-    allowed = definition.options + (("alpha",) if definition.uses_alpha else ())
+    allowed = definition.options + (("alpha",) if definition.uses_alpha else ()) + (JUDGED_ONLY,)
     if key not in allowed:
         raise ValueError(f"measure {text!r}: {definition.family} takes no parameter {key!r}"
                          + (f"; it takes {', '.join(allowed)}" if allowed else ""))
     if key == "alpha":
         return alpha_label(value)  # type: ignore[arg-type]
+    if key == JUDGED_ONLY:
+        return _judged_only(text, value)
     parsed = _value(key, value)
+    if key == "rarity":  # a word, but only the rarity functions' (issue 20)
+        check_rarity_function(parsed, f"measure {text!r}: {definition.family}")
     declared = inspect.signature(definition.compute).parameters.get(key)
     if declared is not None and parsed == declared.default:
         return None
@@ -162,6 +178,16 @@ def _canonical(text: str, definition: MeasureDefinition, key: str, value: object
     if isinstance(parsed, dict):
         return "{" + ",".join(f"{grade}:{_number(gain)}" for grade, gain in sorted(parsed.items())) + "}"
     return _number(parsed) if isinstance(parsed, float) else str(parsed)
+
+
+def _judged_only(text: str, value: object) -> str | None:
+    """``judged_only``'s canonical text: ``true``, or None for the default false."""
+    word = str(value).strip().lower()
+    if word in _TRUE:
+        return "true"
+    if word in _FALSE:
+        return None
+    raise ValueError(f"measure {text!r}: judged_only takes true or false, not {value!r}")
 
 
 def _check_kind(text: str, key: str, value: object, parsed: object, default: object) -> None:
@@ -246,8 +272,8 @@ def depth_read(measures: Iterable[str | Measure], rarity_depth: int | None = Non
     depths = []
     for item in measures:
         m = parse_measure(item)
-        if m.cutoff is None or not m.definition.cutoff_is_depth:
-            return None
+        if m.cutoff is None or not m.definition.cutoff_is_depth or m.judged_only:
+            return None  # judged_only: the cutoff counts judged documents, found at any depth
         depths.append(m.cutoff)
     return max(depths + ([rarity_depth] if rarity_depth else []), default=None)
 

@@ -2,18 +2,25 @@
 re-weighted by the rarity R(d) = 1 - S_d/S of each relevant document (eq. 1-3), and
 their [0, 1] forms with R'(d) (eq. 4). Both are affine in alpha: the rarity terms are
 computed once and every alpha is a broadcast.
+
+Every rareness family takes a ``rarity`` parameter, the rarity function R is read with
+(:mod:`irmeta.campaign.rarity`: ``linear``, eq. 2, the default; ``log``; ``inverse``): the
+[0, 1] forms then read its [0, 1] form f' where eq. 4 reads R'. The measures stay affine
+in alpha whatever the function.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from irmeta.campaign.postings import Postings, RelevanceMatrix
+from irmeta.campaign.rarity import LINEAR, check_rarity_function
 from irmeta.measures.alpha import PER_TOPIC_ALPHA, Alpha, check_unit_alphas, parse_alpha
 from irmeta.measures.cutoffs import cut_at, divide_by_relevant
+from irmeta.measures.names import parse_measure
 from irmeta.measures.precision import average_precision, precision
 from irmeta.measures.registry import MeasureDefinition, register
 
@@ -54,6 +61,15 @@ def tail_weights(hits: Postings) -> np.ndarray:
     return hits.running_sums(1.0 / hits.rank.astype(np.float64), reverse=True)
 
 
+def rarity_cutoff(matrix: RelevanceMatrix, cutoff: int | None) -> int:
+    """The depth a measure reads, which its rarity is counted at by default: k, else the
+    depth the runs were cut to, else all they returned (RBP without @k reads whole lists;
+    P@k without @k is refused by :func:`irmeta.measures.cutoffs.measure_depth` itself)."""
+    if cutoff is not None:
+        return int(cutoff)
+    return matrix.run_depth or matrix.depth
+
+
 def rarity_for(matrix: RelevanceMatrix, k: int, rarity: Rarity | None, rarity_depth: int | None,
                 cache: dict[int, Rarity] | None = None) -> Rarity:
     """The rarity a measure cut at ``k`` is scored with: ``rarity`` when given, else S_d
@@ -76,12 +92,14 @@ def rarity_for(matrix: RelevanceMatrix, k: int, rarity: Rarity | None, rarity_de
 
 def _rareness(matrix: RelevanceMatrix, cutoff: int | None, *, kind: str, normalised: bool,
               alphas: Sequence[Alpha] = (0.0,), rarity_counts: Rarity | None = None,
-              rarity_depth: int | None = None, **_: object) -> np.ndarray:
+              rarity_depth: int | None = None, rarity: str = LINEAR, **_: object) -> np.ndarray:
+    family = f"{kind}_rareness" + ("_norm" if normalised else "")
+    check_rarity_function(rarity, family)
     if normalised:
-        check_unit_alphas(alphas, f"{kind}_rareness_norm")
+        check_unit_alphas(alphas, family)
     hits, k = cut_at(matrix, cutoff)
     found = rarity_for(matrix, k, rarity_counts, rarity_depth)
-    weight = found.per_posting(hits, found.rarity_prime if normalised else found.rarity)
+    weight = found.per_posting(hits, found.values(rarity, normalised))
     if kind == "P":
         base = precision(matrix, cutoff)
         term = precision_rarity_term(matrix, hits, weight, k)
@@ -94,37 +112,61 @@ def _rareness(matrix: RelevanceMatrix, cutoff: int | None, *, kind: str, normali
     return base[None] + a * term[None]  # eq. 1 and 3: Rel (1 + alpha R)
 
 
-def precision_rareness(matrix: RelevanceMatrix, cutoff: int | None, **options) -> np.ndarray:
+def precision_rareness(matrix: RelevanceMatrix, cutoff: int | None, *, rarity: str = LINEAR,
+                       **options) -> np.ndarray:
     """P@k_rareness = (1/k) sum_{i<=k} Rel(d_i) (1 + alpha R(d_i)) (eq. 1); (A, S, Q)."""
-    return _rareness(matrix, cutoff, kind="P", normalised=False, **options)
+    return _rareness(matrix, cutoff, kind="P", normalised=False, rarity=rarity, **options)
 
 
-def average_precision_rareness(matrix: RelevanceMatrix, cutoff: int | None, **options) -> np.ndarray:
+def average_precision_rareness(matrix: RelevanceMatrix, cutoff: int | None, *, rarity: str = LINEAR,
+                               **options) -> np.ndarray:
     """AP_rareness = (1/N_R) sum_{i<=k} Rel(d_i) P@i_rareness (eq. 3); (A, S, Q)."""
-    return _rareness(matrix, cutoff, kind="AP", normalised=False, **options)
+    return _rareness(matrix, cutoff, kind="AP", normalised=False, rarity=rarity, **options)
 
 
-def precision_rareness_norm(matrix: RelevanceMatrix, cutoff: int | None, **options) -> np.ndarray:
+def precision_rareness_norm(matrix: RelevanceMatrix, cutoff: int | None, *, rarity: str = LINEAR,
+                            **options) -> np.ndarray:
     """P'@k_rareness = (1/k) sum [(1 - alpha) Rel(d_i) + alpha Rel(d_i) R'(d_i)] (eq. 4), in [0, 1]."""
-    return _rareness(matrix, cutoff, kind="P", normalised=True, **options)
+    return _rareness(matrix, cutoff, kind="P", normalised=True, rarity=rarity, **options)
 
 
-def average_precision_rareness_norm(matrix: RelevanceMatrix, cutoff: int | None, **options) -> np.ndarray:
+def average_precision_rareness_norm(matrix: RelevanceMatrix, cutoff: int | None, *, rarity: str = LINEAR,
+                                    **options) -> np.ndarray:
     """AP'_rareness = (1/N_R) sum Rel(d_i) P'@i_rareness (eq. 4 inside eq. 3), in [0, 1]."""
-    return _rareness(matrix, cutoff, kind="AP", normalised=True, **options)
+    return _rareness(matrix, cutoff, kind="AP", normalised=True, rarity=rarity, **options)
+
+
+RARITY_OPTION = ("rarity",)  # every rareness family declares it
+
+
+def configured_rarity_functions(measures: Iterable[str]) -> list[str]:
+    """The rarity functions ``measures`` name, linear (eq. 2) first and always, then the
+    others in the order first named: what the rarity listing and its figure show."""
+    named = [LINEAR]
+    for measure in measures:
+        m = parse_measure(measure)
+        if "rarity" in m.definition.options:
+            function = str(m.options().get("rarity", LINEAR))
+            if function not in named:
+                named.append(function)
+    return named
 
 
 register(MeasureDefinition("P_rareness", precision_rareness,
-                           "rareness-weighted precision at k (Turkmen et al. 2023, eq. 1)", uses_alpha=True))
+                           "rareness-weighted precision at k (Turkmen et al. 2023, eq. 1)", uses_alpha=True,
+                           options=RARITY_OPTION))
 
 
 register(MeasureDefinition("AP_rareness", average_precision_rareness,
-                           "rareness-weighted average precision (eq. 3)", uses_alpha=True))
+                           "rareness-weighted average precision (eq. 3)", uses_alpha=True,
+                           options=RARITY_OPTION))
 
 
 register(MeasureDefinition("P_rareness_norm", precision_rareness_norm,
-                           "[0, 1] rareness-weighted precision with R' (eq. 4)", uses_alpha=True))
+                           "[0, 1] rareness-weighted precision with R' (eq. 4)", uses_alpha=True,
+                           options=RARITY_OPTION))
 
 
 register(MeasureDefinition("AP_rareness_norm", average_precision_rareness_norm,
-                           "[0, 1] rareness-weighted average precision with R' (eq. 4)", uses_alpha=True))
+                           "[0, 1] rareness-weighted average precision with R' (eq. 4)", uses_alpha=True,
+                           options=RARITY_OPTION))

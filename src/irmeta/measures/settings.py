@@ -203,7 +203,7 @@ def score_settings(caller: str, measures: Any, given: Mapping[str, Any]) -> Scor
         measures=parsed,
         depth=optional_integer("depth", s["depth"], 1, MAX_CUTOFF, none="no cut, trec_eval's default"),
         threshold=integer("threshold", s["threshold"], 0, INT64_MAX),
-        average=choice("average", s["average"], ("all", "returned")),
+        average=choice("average", s["average"], ("all", "returned", "geometric")),
         alphas=alpha_list("alphas", s["alphas"]),
         rarity_depth=optional_integer("rarity_depth", s["rarity_depth"], 1, MAX_CUTOFF, none="each measure's cutoff"),
         duplicates=choice("duplicates", s["duplicates"], ("error", "first")),

@@ -6,7 +6,7 @@ randomised Tukey HSD from sharded permutation nulls) and by the paired tests of
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -64,7 +64,7 @@ def discriminative_power_table(
     null: pd.DataFrame | None = None,
     randomised_p: str = "count",
     corrections: Sequence[str] = ("none", "holm", "bh"),
-    pairwise: pd.DataFrame | None = None,
+    pairwise: pd.DataFrame | Mapping[tuple[str, str, str], pd.DataFrame] | None = None,
     permutations: int | None = None,
 ) -> pd.DataFrame:
     """Table 1: run pairs significantly different at each level, by each method.
@@ -77,7 +77,8 @@ def discriminative_power_table(
       ``count`` is written in a ``randomised_p`` column (the method's rows; empty
       elsewhere), so the default table keeps the columns it had before the setting.
     - the paired tests (:data:`.pairwise_tests.PAIRED_METHODS`), each over all pairs,
-      read from ``pairwise`` (``tables/pairwise_tests.parquet``), one method name per
+      read from ``pairwise`` (``tables/pairwise_tests.parquet``, or its families by
+      (measure, alpha, method) as :func:`.pairwise_tests.families` gives them), one method name per
       entry of ``corrections`` (``paired_t``, ``paired_t+holm``, ...); ``permutations``
       is written in the randomised tests' rows.
     """
@@ -88,7 +89,7 @@ def discriminative_power_table(
         raise ValueError(f"randomised_p must be one of {', '.join(RANDOMISED_P)}, not {randomised_p!r}")
     rows = []
     critical: dict[tuple[int, int], dict[float, float]] = {}
-    tests = None if pairwise is None else families(pairwise)
+    tests = families(pairwise) if isinstance(pairwise, pd.DataFrame) else pairwise
     for m in matrices:
         n_runs = m.values.shape[0]
         total = n_runs * (n_runs - 1) // 2

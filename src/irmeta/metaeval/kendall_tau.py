@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from irmeta.measures.averaging import Scores, block_means
+from irmeta.measures.averaging import Scores, mean_grid, run_means
 from irmeta.metaeval.score_matrices import ScoreMatrix, mean_table, oriented, score_matrices, sort_by_alpha
 from irmeta.metaeval.stats.blocks import block_size, trial_indices, trial_rng
 from irmeta.metaeval.stats.correlation import (
@@ -148,18 +148,26 @@ def bootstrap_draws(n_topics: int, samples: int | range, seed: int) -> np.ndarra
 
 
 def resampled_means(matrix: ScoreMatrix, draws: np.ndarray) -> np.ndarray:
-    """(samples, runs): each run's mean over each sample's topics, repeats counted, as the
-    pipeline computes a mean (:func:`~irmeta.measures.averaging.block_means`: sorted sums,
-    on the measure's grid with S the runs), so exact ties stay ties; best first. The
-    identity sample gives the pipeline's means bit for bit."""
+    """(samples, runs): each run's mean over each sample's topics, repeats counted, on
+    the measure's grid with S the runs (:func:`~irmeta.measures.averaging.run_means`);
+    best first.
+
+    A run's total is sum_k c_k v_k over its scores v_k sorted ascending, c_k the times
+    the sample draws v_k's topic: a function of the sample's multiset of scores alone,
+    so two runs with the same multiset tie to the last bit (as the pipeline's sorted
+    sums promise), and the identity sample (every c_k = 1) is the pipeline's sorted sum
+    itself, bit for bit. No sort per sample: the scores are sorted once.
+    """
     runs, n_topics = matrix.values.shape
-    # (samples, runs, topics), C-contiguous as the pipeline's scores: a sum's bits depend
-    # on the layout (numpy sums contiguous rows pairwise); one take per sample is also
-    # ~8x faster than one fancy index over all
-    sampled = np.empty((len(draws), runs, n_topics))
-    for out, topics in zip(sampled, draws):
-        np.take(matrix.values, topics, axis=1, out=out)
-    means = block_means(sampled[None], [matrix.measure], [matrix.alpha], runs)[0]
+    order = np.argsort(matrix.values, axis=1, kind="stable")
+    ascending = np.take_along_axis(matrix.values, order, axis=1)
+    times = np.zeros((len(draws), n_topics))  # how often each sample draws each topic
+    np.add.at(times, (np.repeat(np.arange(len(draws)), draws.shape[1]), draws.ravel()), 1.0)
+    weighted = np.empty((len(draws), runs, n_topics))  # C-contiguous as the pipeline's scores
+    for out, drawn in zip(weighted, times):
+        np.take(drawn, order, out=out)  # one flat take a sample: ~3x faster than times[:, order]
+    weighted *= ascending  # c_k v_k is exact for c_k = 1
+    means = run_means(weighted, grid=mean_grid(matrix.measure, matrix.alpha, runs), presorted=True)
     return means if matrix.higher_is_better else -means  # negation is exact
 
 

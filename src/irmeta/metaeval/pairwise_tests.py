@@ -12,7 +12,8 @@ A discriminative-power method of this kind is named ``<test>`` (raw p-values) or
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import hashlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -64,17 +65,50 @@ def matrix_tests(matrix: ScoreMatrix, methods: Sequence[str], permutations: int,
     return table[list(COLUMNS)]
 
 
+def identical_groups(matrices: Sequence[ScoreMatrix]) -> list[list[int]]:
+    """Indices of ``matrices`` grouped by equal runs and values (bit for bit), groups in
+    order of first occurrence: a rareness measure at alpha 0 is its baseline exactly, and
+    the tests (their draws shared by every matrix) would only repeat themselves."""
+    groups: dict[tuple[bytes, tuple[str, ...]], list[int]] = {}
+    for i, matrix in enumerate(matrices):
+        values = np.ascontiguousarray(matrix.values, dtype=np.float64)
+        key = (hashlib.blake2b(values.tobytes(), digest_size=16).digest() + str(values.shape).encode(),
+               tuple(matrix.runs))
+        groups.setdefault(key, []).append(i)
+    return list(groups.values())
+
+
+def shard_groups(matrices: Sequence[ScoreMatrix], shard: int = 0, shards: int = 1) -> list[list[int]]:
+    """The groups of :func:`identical_groups` that shard ``shard`` of ``shards`` tests:
+    every ``shards``-th, so the costliest (the largest matrices come in alpha runs) spread."""
+    if not 0 <= shard < shards:
+        raise ValueError(f"shard must be in [0, {shards}), not {shard}")
+    return identical_groups(matrices)[shard::shards]
+
+
 def pairwise_test_blocks(matrices: Sequence[ScoreMatrix], methods: Sequence[str], permutations: int,
-                         seed: int) -> Iterator[pd.DataFrame]:
-    """:func:`matrix_tests` of each matrix in turn: one matrix's pairs in memory at a time."""
-    for matrix in matrices:
-        yield matrix_tests(matrix, paired_methods(methods), permutations, seed)
+                         seed: int, shard: int = 0, shards: int = 1) -> Iterator[pd.DataFrame]:
+    """:func:`matrix_tests` of each matrix of the shard, one matrix's pairs in memory at a
+    time; a matrix identical to one tested before gets that one's rows under its own name
+    (the draws are the same, so the rows would be)."""
+    for _, block in _indexed_blocks(matrices, methods, permutations, seed, shard, shards):
+        yield block
+
+
+def _indexed_blocks(matrices: Sequence[ScoreMatrix], methods: Sequence[str], permutations: int, seed: int,
+                    shard: int, shards: int) -> Iterator[tuple[int, pd.DataFrame]]:
+    for group in shard_groups(matrices, shard, shards):
+        tested = matrix_tests(matrices[group[0]], paired_methods(methods), permutations, seed)
+        for i in group:
+            tested = tested.assign(measure=matrices[i].measure, alpha=matrices[i].alpha or "")
+            yield i, tested
 
 
 def pairwise_tests_table(matrices: Sequence[ScoreMatrix], methods: Sequence[str], permutations: int = 1000,
                          seed: int = 0) -> pd.DataFrame:
     """Every paired test of ``methods`` on every pair of every matrix, one frame."""
-    blocks = list(pairwise_test_blocks(matrices, methods, permutations, seed))
+    blocks = [block for _, block in sorted(_indexed_blocks(matrices, methods, permutations, seed, 0, 1),
+                                           key=lambda item: item[0])]  # in the order of the matrices
     if not blocks:
         return pd.DataFrame({c: pd.Series(dtype=np.float64 if c not in COLUMNS[:5] else object) for c in COLUMNS})
     return pd.concat(blocks, ignore_index=True)
@@ -89,8 +123,8 @@ def families(tests: pd.DataFrame) -> Families:
     return {key: rows for key, rows in tests.groupby(["measure", "alpha", "method"], sort=False)}
 
 
-def paired_power_rows(matrix: ScoreMatrix, tests: Families, method: str, corrections: Sequence[str],
-                      levels: Sequence[float], permutations: int | None) -> list[dict]:
+def paired_power_rows(matrix: ScoreMatrix, tests: Mapping[tuple[str, str, str], pd.DataFrame], method: str,
+                      corrections: Sequence[str], levels: Sequence[float], permutations: int | None) -> list[dict]:
     """``discriminative_power`` rows of one matrix and paired test, one per corrected
     name and level: pairs with p (or adjusted p) < level in its family of ``tests``
     (:func:`families` of ``tables/pairwise_tests.parquet``)."""

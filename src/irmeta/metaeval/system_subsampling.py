@@ -81,6 +81,10 @@ def co_retrieval(matrix: RelevanceMatrix, measure: str, rarity_depth: int | None
     m = parse_measure(measure)
     if m.family not in ("P_rareness", "AP_rareness"):
         raise ValueError(f"system subsampling is defined for P_rareness and AP_rareness, not {measure}")
+    if m.without_alpha().params:  # trials are affine in S_d: the linear rarity (eq. 2) only, no other setting
+        raise ValueError(f"system subsampling takes P_rareness@k and AP_rareness@k with the linear rarity (eq. 2) "
+                         f"and no other parameter, not {measure}: a trial sums co-retrieval counts, which only "
+                         f"R = 1 - S_d/S is affine in")
     hits, k = cut_at(matrix, m.cutoff)
     n_topics = matrix.n_topics
     found = rarity_for(matrix, k, None, rarity_depth)

@@ -241,7 +241,8 @@ def check_alphas(alphas: Iterable[Any], measures: Iterable[str], source: str | P
         for alpha in alphas:
             parse_alpha(alpha)
         for measure in measures:
-            if parse_measure(measure).family.endswith("_rareness_norm"):
+            # nDCG_rareness_norm divides by its own ideal: in [0, 1] for any alpha
+            if parse_measure(measure).family in ("P_rareness_norm", "AP_rareness_norm"):
                 check_unit_alphas(alphas, measure)
     except ValueError as exc:
         raise ConfigError(f"{source}: key 'alphas': {exc}") from None
@@ -285,8 +286,8 @@ def check_config(config: Mapping[str, Any], source: str | Path = "config") -> di
     check_alphas(config["alphas"], config["measures"], source)
     if "all" not in config["averaging"]:
         raise ConfigError(f"{source}: key 'averaging': {list(config['averaging'])} lacks 'all': the experiments "
-                          f"compare means over every qrels topic (the paper's); 'returned' only adds trec_eval's "
-                          f"default means to scores.parquet")
+                          f"compare means over every qrels topic (the paper's); 'returned' and 'geometric' only add "
+                          f"trec_eval's default and gm_map means to scores.parquet")
     named = with_measure_options(config)
     check_experiment_measures(named, source)
     check_topic_set_size(config, source)
@@ -313,63 +314,6 @@ def with_measure_options(config: Mapping[str, Any]) -> dict:
     if "swap" in experiments:
         experiments["swap"]["measures"] = [name(m) for m in experiments["swap"]["measures"]]
     return out
-
-
-def comparison_measures(config: Mapping[str, Any]) -> list[str]:
-    """The measures of ``experiments.comparisons``, baselines and compared, each once, in
-    the order first named: discriminative power and stability test these."""
-    names: list[str] = []
-    for comparison in config["experiments"]["comparisons"]:
-        for key in ("baseline", "measure"):
-            if comparison[key] not in names:
-                names.append(comparison[key])
-    return names
-
-
-def paired_tests(config: Mapping[str, Any]) -> list[str]:
-    """The paired tests among ``experiments.discriminative_power.methods``, in its order:
-    the tests of tables/pairwise_tests.parquet (none: no such table)."""
-    from irmeta.metaeval.pairwise_tests import paired_methods
-
-    return paired_methods(config["experiments"]["discriminative_power"]["methods"])
-
-
-def experiment_seed(config: Mapping[str, Any], experiment: str) -> int:
-    """The seed of a randomised experiment (``stability``, ``discriminative_power``,
-    ``system_subsampling``, ``swap_sensitivity``, ``pairwise_tests``): ``experiments.seed`` plus the
-    ``SEED_OFFSET`` of its module in :mod:`irmeta.metaeval`, which says how its trials draw."""
-    from irmeta.metaeval import discriminative_power, pairwise_tests, stability, swap_sensitivity, system_subsampling
-
-    modules = {"stability": stability, "discriminative_power": discriminative_power,
-               "system_subsampling": system_subsampling, "swap_sensitivity": swap_sensitivity,
-               "pairwise_tests": pairwise_tests}
-    if experiment not in modules:
-        raise ValueError(f"no randomised experiment {experiment!r} (one of {', '.join(modules)})")
-    return int(config["experiments"]["seed"]) + modules[experiment].SEED_OFFSET
-
-
-def paper_settings(config: Mapping[str, Any], collections: Mapping[str, Collection]) -> dict[str, dict]:
-    """What produced the numbers, per collection label: the settings that
-    published_vs_reproduced.md prints beside them."""
-    experiments = config["experiments"]
-    return {
-        collection.label: {
-            "collection": name,
-            "depth": collection.depth,
-            "relevance_threshold": collection.threshold,
-            "duplicates": collection.duplicates,
-            "measures": list(config["measures"]),
-            "alphas": [str(a) for a in config["alphas"]],
-            "rarity_depth": config["rarity_depth"] or "the cutoff",
-            "averaging": "all_topics (every qrels topic; missing ones score 0)",
-            "seed": experiments["seed"],
-            "permutations": experiments["discriminative_power"]["permutations"],
-            "stability_trials": experiments["stability"]["trials"],
-            "stability_fuzziness": experiments["stability"]["fuzziness"],
-            "subsampling_trials": experiments["system_subsampling"]["trials"],
-        }
-        for name, collection in collections.items()
-    }
 
 
 def load_config(path: str | Path, *, schema_dir: str | Path | None = None) -> dict:

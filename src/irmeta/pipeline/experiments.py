@@ -23,6 +23,7 @@ NEEDS_RANKINGS = {
     "synthetic_rare_common": "it builds new systems from the relevant documents the runs retrieve",
     "asl": "it reads the rank of every relevant document",
     "judgment_agreement": "it rescores the runs under other qrels",
+    "reusability": "it rebuilds the pools from the runs' rankings and rescores the runs",
 }
 
 #: Experiments that need only per-topic scores.

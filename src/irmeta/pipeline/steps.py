@@ -17,10 +17,17 @@ import numpy as np
 from irmeta.campaign.judge import judge_runs
 from irmeta.campaign.qrels import read_qrels
 from irmeta.campaign.rarity import rarity_listing
-from irmeta.campaign.runs import DuplicatePolicy, RunNameSource
+from irmeta.campaign.runs import DuplicatePolicy, RunNameSource, check_same_runs
 from irmeta.campaign.store import load_matrix, matrix_settings, save_matrix
 from irmeta.measures.alpha import Alpha, alpha_label
-from irmeta.measures.averaging import AVERAGING_NAMES, Averaging, Scores, block_means, score_arrays
+from irmeta.measures.averaging import (
+    AVERAGING_NAMES,
+    Averaging,
+    Scores,
+    block_means,
+    geometric_means,
+    score_arrays,
+)
 from irmeta.measures.names import parse_measure
 from irmeta.pipeline.scripts import log, progress_logger
 from irmeta.pipeline.stored_scores import scores_arrow_blocks, write_frame, write_scores, write_table_in_blocks
@@ -96,7 +103,9 @@ def score_collection(
     computed = [m for m in measures if m not in from_file]
     means_over = {mode: name for mode, name in
                   (("all", "all_topics: every qrels topic, missing ones score 0 (trec_eval -c)"),
-                   ("returned", "returned_topics: topics the run returned (trec_eval default)"))
+                   ("returned", "returned_topics: topics the run returned (trec_eval default)"),
+                   ("geometric", "geometric_all_topics: exp(mean(log(max(score, 1e-5)))) over every qrels "
+                                 "topic (trec_eval -c gm_map)"))
                   if mode in averaging}
     settings: dict = {"averaging": means_over, "alphas": [alpha_label(a) for a in alphas]}
     parts = []
@@ -174,15 +183,7 @@ def aligned_table(table: ScoreRows, runs: Sequence[str], topics: Sequence[str], 
         per_topic = np.ones(len(table), bool)
     on = np.zeros(len(table.runs), bool)
     on[table.run[per_topic]] = True
-    file_runs = {table.runs[i] for i in np.flatnonzero(on)}
-    extra = sorted(file_runs - set(runs))
-    if extra:
-        raise ValueError(f"{source}: run {extra[0]} is not among the collection's runs "
-                         f"({len(extra)} such run{'s' if len(extra) > 1 else ''})")
-    absent = [r for r in runs if r not in file_runs]
-    if absent:
-        raise ValueError(f"{source}: no scores of run {absent[0]} ({len(absent)} of the collection's runs "
-                         f"have none)")
+    check_same_runs((table.runs[i] for i in np.flatnonzero(on)), runs, source, "scores")
     qrels_topics = set(topics)
     of_qrels = np.array([q in qrels_topics for q in table.qids], bool)
     return table.where(per_topic & of_qrels[table.qid])
@@ -206,6 +207,8 @@ def reordered(scores: Scores, runs: Sequence[str], topics: Sequence[str], *, mis
     means[AVERAGING_NAMES["all"]] = block_means(per_topic, scores.measures, scores.alphas, len(runs))  # qrels topics
     if AVERAGING_NAMES["returned"] in means:
         means[AVERAGING_NAMES["returned"]] = scores.means[AVERAGING_NAMES["returned"]][:, rows]
+    if AVERAGING_NAMES["geometric"] in means:  # over the qrels topics, as all_topics
+        means[AVERAGING_NAMES["geometric"]] = geometric_means(per_topic)
     return Scores(runs=list(runs), topics=list(topics), measures=scores.measures, alphas=scores.alphas,
                   per_topic=per_topic, means=means)
 
@@ -226,12 +229,14 @@ def in_measure_order(parts: Sequence[Scores], measures: Sequence[str]) -> Scores
                   means={name: np.stack([parts[j].means[name][i] for _, j, i in blocks]) for name in first.means})
 
 
-def rarity_collection(*, matrix: str | Path, out: str | Path, depths: Sequence[int | None]) -> None:
+def rarity_collection(*, matrix: str | Path, out: str | Path, depths: Sequence[int | None],
+                      functions: Sequence[str] = ("linear",)) -> None:
     """Write ``rarity.parquet``: S_d, R(d), R'(d) of every relevant document, counted at
-    each of ``depths`` (None: the runs' full depth), one row per document and depth."""
+    each of ``depths`` (None: the runs' full depth), one row per document and depth, with
+    columns for each other rarity function of ``functions`` (the configured measures')."""
     m = load_matrix(matrix)
     full = m.run_depth or m.depth
     resolved = sorted({full if d is None else min(int(d), full) for d in depths})
-    listing = rarity_listing(m, resolved)
-    write_frame(listing, out, {"n_systems": m.n_runs, "depths": resolved,
+    listing = rarity_listing(m, resolved, functions)
+    write_frame(listing, out, {"n_systems": m.n_runs, "depths": resolved, "rarity_functions": list(functions),
                                "relevance_threshold": m.threshold, "runs_full_depth": full})

@@ -90,20 +90,50 @@ def write_csv(frame: pd.DataFrame, out: str | Path) -> None:
         frame.to_csv(tmp, index=False, lineterminator="\n")
 
 
-def write_table_in_blocks(blocks, out: str | Path, settings: dict) -> None:
+def write_table_in_blocks(blocks, out: str | Path, settings: dict, schema: pa.Schema | None = None) -> None:
     """Arrow tables of one schema to one Parquet file, block by block, atomically, with
-    the settings that produced them as metadata."""
+    the settings that produced them as metadata. With ``schema``, blocks are cast to it
+    and no block still writes a file (with no rows), so a shard left empty has one."""
     import pyarrow.parquet as pq
 
+    metadata = {"irmeta": json.dumps(settings)}
     with atomic_path(out) as tmp:
         writer = None
         for block in blocks:
-            block = block.replace_schema_metadata({"irmeta": json.dumps(settings)})
+            if schema is not None:
+                block = block.select(schema.names).cast(schema)
+            block = block.replace_schema_metadata(metadata)
             if writer is None:
                 writer = pq.ParquetWriter(tmp, block.schema, compression="zstd")
             writer.write_table(block)
+        if writer is None and schema is not None:
+            writer = pq.ParquetWriter(tmp, schema.with_metadata(metadata), compression="zstd")
         if writer is not None:
             writer.close()
+
+
+def concatenate_parquet(inputs: Sequence[str | Path], out: str | Path) -> int:
+    """The rows of Parquet files of one schema in one file, in order, a row group at a
+    time (memory: one row group), atomically; the first file's metadata. Returns the rows."""
+    import pyarrow.parquet as pq
+
+    rows = 0
+    with atomic_path(out) as tmp:
+        writer = None
+        for path in inputs:
+            source = pq.ParquetFile(path)
+            if writer is None:
+                writer = pq.ParquetWriter(tmp, source.schema_arrow, compression="zstd")
+            elif source.schema_arrow.remove_metadata() != writer.schema.remove_metadata():
+                raise ValueError(f"{path}: its columns differ from those of {inputs[0]}")
+            for group in range(source.num_row_groups):
+                table = source.read_row_group(group)
+                rows += table.num_rows
+                writer.write_table(table.replace_schema_metadata(writer.schema.metadata))
+        if writer is None:
+            raise ValueError("no Parquet files to concatenate")
+        writer.close()
+    return rows
 
 
 # Read as text: alpha labels as the scores wrote them ("1/R"; "1" and "1.0" must not merge)

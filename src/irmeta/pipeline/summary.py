@@ -9,6 +9,7 @@ from pathlib import Path
 
 from irmeta.artefacts.summary import run_summary, summary_tables
 from irmeta.pipeline.config import Collection
+from irmeta.pipeline.properties import read_properties
 from irmeta.pipeline.stored_scores import read_table
 
 
@@ -24,10 +25,11 @@ def workflow_summary(collections: Mapping[str, Collection], results: str | Path 
                                            if (folder / f"{t}.csv").is_file()})
     paper = results / "paper"
     report = results / "report.html"
+    described = results / "collection_properties.csv"
     return run_summary(tables, paper=f"{paper}/" if (paper / "published_vs_reproduced.md").is_file() else None,
                        report=str(report) if report.is_file() else f"make report writes {report}",
                        claims=str(results / "claims.md") if (results / "claims.md").is_file() else None,
-                       skipped=skipped)
+                       skipped=skipped, properties=read_properties(described) if described.is_file() else None)
 
 
 FULL_DISK_BYTES = 1 << 20  # below this, a job's outputs and logs may not fit

@@ -5,27 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from campaigns import write_campaign
+from campaigns import random_campaign, write_campaign
 from irmeta.campaign.judge import relevance_matrix
 from irmeta.campaign.pools import pooled_judgments, sole_pooling_unit
 from irmeta.measures.averaging import evaluate
 
 
 def random_matrix(root, seed: int):
-    """3-7 runs, 1-4 topics, lists of 0-9 documents from a pool of 12 per topic, grades 0-2."""
-    rng = np.random.default_rng(seed)
-    n_runs, n_topics = int(rng.integers(3, 8)), int(rng.integers(1, 5))
-    qrels, runs = {}, {f"run{s}": {} for s in range(n_runs)}
-    for t in range(n_topics):
-        qid = str(100 + t)
-        pool = [f"q{qid}d{j:02d}" for j in range(12)]
-        judged = rng.choice(12, size=int(rng.integers(1, 11)), replace=False)
-        qrels[qid] = {pool[j]: int(g) for j, g in zip(judged, rng.integers(0, 3, size=len(judged)))}
-        for s in range(n_runs):
-            length = int(rng.integers(0, 10))
-            if length:
-                runs[f"run{s}"][qid] = [pool[j] for j in rng.choice(12, size=length, replace=False)]
-    r, q = write_campaign(root, runs, qrels, pad_topic="PAD")
+    """A small random campaign (tests/campaigns.py), judged."""
+    r, q = write_campaign(root, *random_campaign(seed), pad_topic="PAD")
     return relevance_matrix(r, q)
 
 

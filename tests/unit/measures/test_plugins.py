@@ -109,24 +109,24 @@ def test_an_imported_measure_is_named_and_directed_but_never_computed(registry, 
     from irmeta.measures.averaging import score_arrays
     from irmeta.measures.score_files import scores_from_table
 
-    definition = irmeta.register_imported_measure("Judged", higher_is_better=False, description="a judge's rating")
-    assert definition.imported and MEASURES["Judged"].description == "a judge's rating"
-    assert parse_measure("Judged@10") == Measure("Judged", 10) and parse_measure("Judged").higher_is_better is False
-    fault = "measure Judged@10 has no implementation in irmeta: its scores come from a scores file"
+    definition = irmeta.register_imported_measure("Rating", higher_is_better=False, description="a judge's rating")
+    assert definition.imported and MEASURES["Rating"].description == "a judge's rating"
+    assert parse_measure("Rating@10") == Measure("Rating", 10) and parse_measure("Rating").higher_is_better is False
+    fault = "measure Rating@10 has no implementation in irmeta: its scores come from a scores file"
     with pytest.raises(ValueError, match=fault):
-        score_arrays(trec8_matrix.subset(range(2)), ["P@10", "Judged@10"])
+        score_arrays(trec8_matrix.subset(range(2)), ["P@10", "Rating@10"])
     with pytest.raises(ValueError, match=fault):  # refused before the (missing) runs are read
-        irmeta.score(write(tmp_path / "q", "1 0 a 1\n"), [tmp_path / "no such run"], ["P@10", "Judged@10"])
+        irmeta.score(write(tmp_path / "q", "1 0 a 1\n"), [tmp_path / "no such run"], ["P@10", "Rating@10"])
     # from a scores file, its direction reaches the experiments, and no 0 fills a hole
-    table = pd.DataFrame({"run": ["a", "a", "b", "b"], "measure": "Judged@10", "qid": ["1", "2", "1", "2"],
+    table = pd.DataFrame({"run": ["a", "a", "b", "b"], "measure": "Rating@10", "qid": ["1", "2", "1", "2"],
                           "value": [1.0, 2.0, 3.0, 4.0]})
     (matrix,) = irmeta.score_matrices(table)
     assert matrix.higher_is_better is False and matrix.values.tolist() == [[1.0, 2.0], [3.0, 4.0]]
-    assert scores_from_table(table, ["Judged@10"], []).means["all_topics"].tolist() == [[1.5, 3.5]]
-    with pytest.raises(ValueError, match="lower is better for Judged@10"):
-        scores_from_table(table.iloc[1:], ["Judged@10"], [], missing="zero")
-    with pytest.raises(ValueError, match="Judged is already registered"):
-        irmeta.register_imported_measure("Judged")
-    assert irmeta.register_imported_measure("Judged", replace=True).higher_is_better is True
+    assert scores_from_table(table, ["Rating@10"], []).means["all_topics"].tolist() == [[1.5, 3.5]]
+    with pytest.raises(ValueError, match="lower is better for Rating@10"):
+        scores_from_table(table.iloc[1:], ["Rating@10"], [], missing="zero")
+    with pytest.raises(ValueError, match="Rating is already registered"):
+        irmeta.register_imported_measure("Rating")
+    assert irmeta.register_imported_measure("Rating", replace=True).higher_is_better is True
     with pytest.raises(ValueError, match="letters, digits"):
         irmeta.register_imported_measure("my score")

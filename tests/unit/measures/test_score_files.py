@@ -359,6 +359,6 @@ def test_imported_scores_beside_runs_are_laid_on_the_campaigns_runs_and_topics(t
         imported_scores(path, ["AP"], [], ["all"], {}, within)
     with pytest.raises(ValueError, match="run r1 is not among the collection's runs"):
         imported_scores(path, ["AP"], [], ["all"], {}, Scores(["r2"], ["1"], [], [], np.zeros((0, 1, 1)), {}))
-    with pytest.raises(ValueError, match="no scores of run r3"):
+    with pytest.raises(ValueError, match="run r3 has no scores"):
         imported_scores(path, ["AP"], [], ["all"], {}, Scores(["r1", "r2", "r3"], ["1"], [], [], np.zeros((0, 3, 1)),
                                                               {}))

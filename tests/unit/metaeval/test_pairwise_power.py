@@ -175,3 +175,84 @@ def test_the_discriminative_power_figure_has_a_panel_per_method_name(tmp_path):
     paths = plot_discriminative_power(power, tmp_path / "discriminative_power")
     assert paths[1].read_bytes()[:5] == b"%PDF-"
     assert power["method"].nunique() == 1 + 3 * len(pt.PAIRED_METHODS)
+
+
+def _with_duplicates() -> list[ScoreMatrix]:
+    """A rareness measure at alpha 0 is its baseline bit for bit: two identical matrices."""
+    first, *rest = _matrices()
+    same = ScoreMatrix("P_rareness@100", "0", first.runs, first.topics, first.values.copy())
+    return [first, same, *rest]
+
+
+def test_identical_matrices_are_tested_once_and_keep_their_own_names():
+    matrices = _with_duplicates()
+    assert pt.identical_groups(matrices) == [[0, 1], [2], [3]]
+    tests = pt.pairwise_tests_table(matrices, list(pt.PAIRED_METHODS), 200, 3)
+    assert list(dict.fromkeys(zip(tests["measure"], tests["alpha"]))) == [m.key for m in matrices]
+    alone = pt.pairwise_tests_table([matrices[1]], list(pt.PAIRED_METHODS), 200, 3)
+    pd.testing.assert_frame_equal(tests[(tests["measure"] == "P_rareness@100") & (tests["alpha"] == "0")]
+                                  .reset_index(drop=True), alone)
+
+
+@pytest.mark.parametrize("shards", [1, 2, 3, 5])
+def test_shards_split_the_matrices_without_changing_a_row(tmp_path, shards):
+    """Every shard's rows gathered equal the whole table (the draws are shared, not split);
+    a shard with no matrix still writes its (empty) file."""
+    from irmeta.pipeline.stored_pairwise import PAIRWISE_SCHEMA, StoredFamilies, read_p_values
+    from irmeta.pipeline.stored_scores import concatenate_parquet
+
+    matrices = _with_duplicates()
+    whole = pt.pairwise_tests_table(matrices, list(pt.PAIRED_METHODS), 200, 3)
+    paths = []
+    for shard in range(shards):
+        path = tmp_path / f"{shard}.parquet"
+        blocks = (pa.Table.from_pandas(b, preserve_index=False)
+                  for b in pt.pairwise_test_blocks(matrices, pt.PAIRED_METHODS, 200, 3, shard, shards))
+        write_table_in_blocks(blocks, path, {"seed": 3}, schema=PAIRWISE_SCHEMA)
+        paths.append(path)
+    assert sum(len(pt.shard_groups(matrices, s, shards)) for s in range(shards)) == 3
+    gathered = tmp_path / "pairwise_tests.parquet"
+    assert concatenate_parquet(paths, gathered) == len(whole)
+    read = pd.read_parquet(gathered)
+    assert list(read.columns) == PARQUET_COLUMNS
+    key = ["measure", "alpha", "method", "run_a", "run_b"]
+    pd.testing.assert_frame_equal(read.sort_values(key).reset_index(drop=True),
+                                  whole.sort_values(key).reset_index(drop=True), check_dtype=False)
+    # the families read one block at a time equal those of the whole table, and so do the counts
+    stored = StoredFamilies(gathered)
+    for family, rows in pt.families(whole).items():
+        pd.testing.assert_frame_equal(stored[family].sort_values(["run_a", "run_b"]).reset_index(drop=True),
+                                      rows.sort_values(["run_a", "run_b"]).reset_index(drop=True), check_dtype=False)
+    assert len(stored) == len(pt.families(whole))
+    counted = [discriminative_power_table(matrices, methods=list(pt.PAIRED_METHODS), pairwise=source,
+                                          permutations=200) for source in (whole, stored)]
+    pd.testing.assert_frame_equal(*counted)
+    assert len(read_p_values(gathered)) == len(whole)
+
+
+def test_concatenating_files_of_other_columns_is_refused(tmp_path):
+    from irmeta.pipeline.stored_scores import concatenate_parquet
+
+    pd.DataFrame({"a": [1.0]}).to_parquet(tmp_path / "a.parquet")
+    pd.DataFrame({"b": [1.0]}).to_parquet(tmp_path / "b.parquet")
+    with pytest.raises(ValueError, match="columns differ"):
+        concatenate_parquet([tmp_path / "a.parquet", tmp_path / "b.parquet"], tmp_path / "out.parquet")
+    assert not (tmp_path / "out.parquet").exists()
+
+
+def test_curves_keep_their_shape_and_level_crossings_with_fewer_points():
+    from irmeta.artefacts.figures.pairwise import curve_points
+
+    p = np.sort(np.random.default_rng(1).random(50_000) ** 3)
+    x = curve_points(p, [0.05, 0.01], most=500)
+    assert len(x) <= 504 and x[0] == 0 and x[-1] == len(p) - 1 and (np.diff(x) > 0).all()
+    for level in (0.05, 0.01):
+        last_under = np.searchsorted(p, level) - 1
+        assert last_under in x and last_under + 1 in x
+    np.testing.assert_array_equal(curve_points(p[:100], [0.05]), np.arange(100))
+
+
+def test_the_table_is_part_of_the_top_level_api():
+    import irmeta
+
+    assert irmeta.pairwise_tests_table is api.pairwise_tests_table

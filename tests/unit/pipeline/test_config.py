@@ -16,16 +16,13 @@ from irmeta.pipeline.config import (
     ConfigError,
     available_collections,
     check_collection_paths,
-    comparison_measures,
-    experiment_seed,
     load_collection,
     load_collections,
     load_config,
-    paired_tests,
-    paper_settings,
     resolve_data_root,
     validate_config,
 )
+from irmeta.pipeline.experiment_settings import comparison_measures, experiment_seed, paired_tests, paper_settings
 
 ROOT = REPO
 CONFIG = ROOT / "config" / "config.yaml"
@@ -159,7 +156,9 @@ def test_config_defaults(tmp_path):
         "averaging": ["all", "returned"],
         "threads": 2,
     }
-    assert experiments["judgment_agreement"] == {"level": 0.05} and experiments["claims"] == {"tau_threshold": 0.9}
+    assert experiments["judgment_agreement"] == {
+        "level": 0.05, "pool_depths": [10, 20, 50], "judgment_fractions": [0.1, 0.2, 0.3, 0.5], "trials": 20}
+    assert experiments["claims"] == {"tau_threshold": 0.9}
 
 
 def test_collection_defaults_and_paths(tmp_path):

@@ -33,11 +33,11 @@ from irmeta.measures.alpha import alpha_sort_key, alpha_value
 
 _PALETTE = ALPHA_COLOURS + FALLBACK_COLOURS
 
-_TITLES = {"rank_agreement": "rank agreement", "discriminative_power": "discriminative power gain",
-           "stability": "stability gain"}
+CLAIM_TITLES = {"rank_agreement": "rank agreement", "discriminative_power": "discriminative power gain",
+           "stability": "stability gain", "reusability": "leave-one-group-out tau, gain"}
 
 _Y_LABELS = {"rank_agreement": r"$\tau$ vs. baseline", "discriminative_power": "significant pairs, gain",
-             "stability": "stability, gain"}
+             "stability": "stability, gain", "reusability": r"$\tau$ full vs. left out, gain"}
 
 
 def plot_claims(table: pd.DataFrame, png: str | Path, pdf: str | Path | None = None, *,
@@ -93,7 +93,7 @@ def _largest_alpha(table: pd.DataFrame) -> pd.DataFrame:
 def _panel(ax, rows: pd.DataFrame, claim: str, comparison: str, order: list[str], colours: dict) -> None:
     """Bars per protocol for each collection, from the claim's line, labelled with their values."""
     alphas = list(dict.fromkeys(rows["alpha"]))
-    ax.set_title(_TITLES[claim] + (f", alpha {alphas[0]}" if len(alphas) == 1 else "") + f"\n{comparison}")
+    ax.set_title(CLAIM_TITLES[claim] + (f", alpha {alphas[0]}" if len(alphas) == 1 else "") + f"\n{comparison}")
     if rows.empty:
         ax.text(0.5, 0.5, "not computed", ha="center", va="center", transform=ax.transAxes, color="#777777")
         ax.set_xticks([])

@@ -388,10 +388,12 @@ def plot_system_subsampling(table: pd.DataFrame, stem: str | Path) -> list[Path]
 
 
 def plot_rarity_distribution(listing: pd.DataFrame, stem: str | Path, *, bins: int = 20) -> list[Path]:
-    """Histogram of R(d) = 1 - S_d/S over the relevant documents, one series per depth.
+    """Histogram of R(d) = 1 - S_d/S over the relevant documents, one series per depth, and
+    one panel more for each other rarity function the listing holds (``rarity_log``,
+    ``rarity_inverse``: the configured ones, docs/PROTOCOL.md).
 
     ``listing``: the rarity listing (qid, docid, grade, depth, n_retrieving, rarity,
-    rarity_prime), one row per relevant document and depth at which S_d was counted.
+    rarity_prime, ...), one row per relevant document and depth at which S_d was counted.
     Step histograms over [0, 1] in ``bins`` equal bins, so the depths overlay cleanly;
     the legend gives each depth's number of documents and how many no run retrieved
     (R(d) = 1).
@@ -400,31 +402,38 @@ def plot_rarity_distribution(listing: pd.DataFrame, stem: str | Path, *, bins: i
     depths = sorted(listing["depth"].dropna().astype(int).unique())
     edges = np.linspace(0.0, 1.0, bins + 1)
     colours = ["#1f5fa8", "#c0392b", "#2ca02c", "#9467bd", "#8c564b"]
+    panels = [("rarity", r"rarity $R(d) = 1 - S_d/S$")]
+    panels += [(column, label) for column, label in (("rarity_log", r"log rarity $\log(S/S_d) / \log S$"),
+                                                      ("rarity_inverse", r"inverse rarity $1/S_d$"))
+               if column in listing.columns]
 
     def draw() -> Figure:
-        fig, axes, ncol = new_figure(1, panel_width=4.6, height=3.2, n_legend=len(depths), column_width=9.0)
-        ax = axes[0]
+        fig, axes, ncol = new_figure(len(panels), panel_width=4.6, height=3.2, n_legend=len(depths),
+                                     column_width=9.0)
         handles = []
-        for i, depth in enumerate(depths):
-            rows = listing[listing["depth"].astype(int) == depth]
-            values = rows["rarity"].dropna().to_numpy(dtype=float)
-            counts, _ = np.histogram(values, bins=edges)
-            colour = colours[i % len(colours)]
-            ax.stairs(counts, edges, color=colour, linewidth=1.5, zorder=3)
-            ax.stairs(counts, edges, color=colour, fill=True, alpha=0.12, zorder=2)
-            label = f"$S_d$ counted at depth {depth}: {len(values)} documents"
-            if "n_retrieving" in rows.columns:
-                unretrieved = int((rows["n_retrieving"] == 0).sum())
-                if unretrieved:
-                    label += f", {unretrieved} retrieved by no run"
-            handles.append(Line2D([], [], color=colour, linewidth=1.5, label=label))
-        ax.set_xlim(0, 1)
-        ax.set_xlabel(r"rarity $R(d) = 1 - S_d/S$")
-        ax.set_ylabel("relevant documents")
+        for ax, (column, xlabel) in zip(axes, panels):
+            for i, depth in enumerate(depths):
+                rows = listing[listing["depth"].astype(int) == depth]
+                values = rows[column].dropna().to_numpy(dtype=float)
+                counts, _ = np.histogram(values, bins=edges)
+                colour = colours[i % len(colours)]
+                ax.stairs(counts, edges, color=colour, linewidth=1.5, zorder=3)
+                ax.stairs(counts, edges, color=colour, fill=True, alpha=0.12, zorder=2)
+                if column != "rarity":
+                    continue
+                label = f"$S_d$ counted at depth {depth}: {len(values)} documents"
+                if "n_retrieving" in rows.columns:
+                    unretrieved = int((rows["n_retrieving"] == 0).sum())
+                    if unretrieved:
+                        label += f", {unretrieved} retrieved by no run"
+                handles.append(Line2D([], [], color=colour, linewidth=1.5, label=label))
+            ax.set_xlim(0, 1)
+            ax.set_xlabel(xlabel)
+        axes[0].set_ylabel("relevant documents")
         title = "rarity of the relevant documents"
         if "qid" in listing.columns:
             title += f" ({listing['qid'].nunique()} topics)"
-        ax.set_title(title)
+        axes[0].set_title(title)
         legend_below(fig, handles, ncol)
         return fig
 

@@ -32,6 +32,7 @@ from irmeta.measures.alpha import alpha_cell, alpha_sort_key, alpha_value
 LEVEL_COLOUR = "#555555"
 LEVEL_STYLES = ("--", ":", "-.")
 Y_MAX = 0.2  # Sakai's curves: the region where the levels are; the rest rises to 1
+MAX_POINTS = 2000  # points per curve: beyond a figure's resolution
 
 
 def curve_alpha(alphas: Sequence[object]) -> str:
@@ -48,7 +49,7 @@ def sorted_pvalues(tests: pd.DataFrame, method: str) -> dict[str, tuple[str, np.
     """Per measure, its legend label (at :func:`curve_alpha`) and the p-values of
     ``method`` over all pairs at that alpha, ascending; measures in the paper's order."""
     rows = tests[tests["method"] == method]
-    by_measure = dict(list(rows.groupby("measure", sort=False)))
+    by_measure = dict(list(rows.groupby("measure", sort=False, observed=True)))
     curves = {}
     for measure in sorted(by_measure, key=measure_order):
         mine = by_measure[measure]
@@ -57,6 +58,18 @@ def sorted_pvalues(tests: pd.DataFrame, method: str) -> dict[str, tuple[str, np.
         keep = mine["alpha"].isin([a for a, c in cells.items() if c == alpha])
         curves[measure] = (_label(measure, alpha), np.sort(mine.loc[keep, "p_value"].to_numpy(dtype=float)))
     return curves
+
+
+def curve_points(p: np.ndarray, levels: Sequence[float], most: int = MAX_POINTS) -> np.ndarray:
+    """Indices of sorted p-values to draw: all of them up to ``most``, else ``most``
+    evenly spaced ones plus the last pair under each level, so the line (monotone) and
+    where it crosses each level are as with every pair, in a figure of bounded size
+    (a 500-run campaign has 124,750 pairs per curve)."""
+    if len(p) <= most:
+        return np.arange(len(p))
+    crossings = np.searchsorted(p, np.asarray(levels, dtype=float), side="left") - 1
+    even = np.rint(np.linspace(0, len(p) - 1, most)).astype(np.int64)
+    return np.unique(np.concatenate([even, crossings[crossings >= 0], crossings[crossings + 1 < len(p)] + 1]))
 
 
 def _label(measure: str, alpha: str) -> str:
@@ -92,7 +105,8 @@ def plot_p_value_curves(tests: pd.DataFrame, stem: str | Path, levels: Sequence[
                                       column_width=2.6)
         for ax, method in zip(axes, methods):
             for measure, (label, p) in curves[method].items():
-                ax.plot(np.arange(1, len(p) + 1), p, label=label, **styles[measure])
+                x = curve_points(p, levels)
+                ax.plot(x + 1, p[x], label=label, **styles[measure])
             for lv, style in level_styles.items():
                 ax.axhline(lv, color=LEVEL_COLOUR, linestyle=style, linewidth=0.9)
             ax.set_ylim(0, Y_MAX)

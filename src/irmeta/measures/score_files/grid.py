@@ -11,7 +11,7 @@ import numpy as np
 
 from irmeta.campaign.qrels import sort_topics
 from irmeta.measures.alpha import Alpha, alpha_label
-from irmeta.measures.averaging import AVERAGING_NAMES, Scores, block_means
+from irmeta.measures.averaging import AVERAGING_NAMES, Scores, block_means, geometric_means
 from irmeta.measures.names import measure_label, parse_measure
 from irmeta.measures.score_files import pieces as piece_reader
 from irmeta.measures.score_files.mean_rows import checked_means, mean_rows_of
@@ -246,7 +246,9 @@ def scores_from_table(table: pd.DataFrame | ScoreRows, measures: Sequence[str], 
 
     Means: ``all_topics`` over every topic (a missing one 0 with ``missing="zero"``, as
     trec_eval -c), ``returned_topics`` over the topics the table scores the run on, both
-    :func:`~irmeta.measures.averaging.run_means` with S the table's runs: the bits irmeta
+    :func:`~irmeta.measures.averaging.run_means` with S the table's runs, and
+    ``geometric_all_topics`` (:func:`~irmeta.measures.averaging.geometric_means`) over every
+    topic, from the per-topic rows as printed (a score rounded to 0.0000 counts as 1e-5): the bits irmeta
     gives the same per-topic scores from runs. The table's ``all`` rows are checked against
     them (:mod:`~irmeta.measures.score_files.mean_rows`; ``check_means=False``: by the
     caller, on the topics it lays the scores on), then ignored.
@@ -269,7 +271,8 @@ def scores_from_table(table: pd.DataFrame | ScoreRows, measures: Sequence[str], 
     over_all = block_means(per_topic, names, alpha_labels, s)
     scores = Scores(runs=grid.runs, topics=grid.topics, measures=names, alphas=alpha_labels, per_topic=per_topic,
                     means={AVERAGING_NAMES["all"]: over_all,
-                           AVERAGING_NAMES["returned"]: block_means(per_topic, names, alpha_labels, s, present)})
+                           AVERAGING_NAMES["returned"]: block_means(per_topic, names, alpha_labels, s, present),
+                           AVERAGING_NAMES["geometric"]: geometric_means(per_topic)})
     if check_means:
         checked_means(scores, mean_rows_of(table, source), over_all=over_all)
     return scores

@@ -118,9 +118,13 @@ def batch_kendall_tau_b_against(x: np.ndarray, reference: PairOrder) -> np.ndarr
     than listing the N(N - 1)/2 pairs for N = 129.
     """
     x_above = x[:, :, None] > x[:, None, :]
-    concordance = (np.count_nonzero(x_above & reference.above, axis=(1, 2))
-                   - np.count_nonzero(x_above & reference.below, axis=(1, 2))).astype(np.float64)
-    untied = np.count_nonzero(x_above, axis=(1, 2)).astype(np.float64) * reference.untied
+    # one count per trial: count_nonzero over a whole array is a popcount, over an axis a
+    # sum of integers (~3x slower at N = 500)
+    both = np.empty((len(x), 3), dtype=np.int64)
+    for row, mine, above, below in zip(both, x_above, reference.above, reference.below):
+        row[:] = np.count_nonzero(mine & above), np.count_nonzero(mine & below), np.count_nonzero(mine)
+    concordance = (both[:, 0] - both[:, 1]).astype(np.float64)
+    untied = both[:, 2].astype(np.float64) * reference.untied
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(untied > 0, concordance / np.sqrt(untied), np.nan)
 

@@ -1,0 +1,142 @@
+"""Rank-biased precision and expected reciprocal rank (issue 20), vectorised over runs and topics.
+
+``RBP(p=0.8)``
+    Moffat and Zobel (TOIS 2008): (1 - p) sum_i rel_i p^(i - 1) over the run's list (``@k``:
+    its top k), rel_i = 1 for a relevant document (grade >= the threshold), else 0; with a
+    ``gains`` map, rel_i = g(d_i) / the map's largest gain, for every judged document.
+``RBP_residual(p=0.8)``
+    the weight RBP leaves unknown: (1 - p) sum over the unjudged ranks i <= n of p^(i - 1),
+    plus p^n beyond the list, n the length of the run's list (``@k``: at most k). Ranks 1..n
+    carry 1 - p^n in all, so it is 1 - (1 - p) sum over the judged ranks of p^(i - 1).
+``RBP_rareness(p=0.8)``
+    RBP with rel_i (1 + alpha R(d_i)), R the ``rarity`` function (S_d counted at the rarity
+    depth, default the runs' depth, or k): RBP + alpha (1 - p) sum_i rel_i R(d_i) p^(i - 1),
+    affine in alpha. A judged document below the threshold that a gain map rewards has R = 0.
+``ERR@k``
+    Chapelle et al. (CIKM 2009): R_i = (2^g(d_i) - 1) / 2^g_max, g the grade of a judged
+    document with a positive grade (or the ``gains`` map), g_max the largest over the
+    collection's qrels; ERR = sum_{i<=k} R_i / i prod_{j<i} (1 - R_j).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from irmeta.campaign.postings import Postings, RelevanceMatrix
+from irmeta.campaign.rarity import LINEAR, check_rarity_function
+from irmeta.measures.alpha import Alpha
+from irmeta.measures.graded import GainMap, _check_cutoff, _gain_postings, judgment_gains, normalise_gains
+from irmeta.measures.rareness import RARITY_OPTION, alpha_weights, rarity_cutoff, rarity_for
+from irmeta.measures.registry import MeasureDefinition, register
+
+if TYPE_CHECKING:
+    from irmeta.campaign.rarity import Rarity
+
+PERSISTENCE = 0.8  # Moffat and Zobel's p, ir_measures' default
+
+
+def _persistence(p: float) -> float:
+    value = float(p)
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"RBP's persistence p must be in (0, 1), not {p!r}")
+    return value
+
+
+def rbp_gains(matrix: RelevanceMatrix, gains: GainMap | None = None) -> np.ndarray:
+    """(J,) rel of each judged document: 1 at or above the threshold (no map), else its
+    gain over the map's largest (0 everywhere when that is 0)."""
+    table = normalise_gains(gains)
+    if table is None:
+        return (matrix.qrels_grade >= matrix.threshold).astype(np.float64)
+    top = max(table.values(), default=0.0)
+    gain = judgment_gains(matrix, table)
+    return gain / top if top > 0 else np.zeros_like(gain)
+
+
+def rank_weights(rank: np.ndarray, p: float) -> np.ndarray:
+    """(1 - p) p^(i - 1) at each rank i."""
+    return (1.0 - p) * np.power(p, rank.astype(np.float64) - 1.0)
+
+
+def _weighted(matrix: RelevanceMatrix, cutoff: int | None, rel: np.ndarray, factor: np.ndarray, p: float) -> np.ndarray:
+    """(runs, topics) sum_i rel_i factor_i (1 - p) p^(i - 1), in rank order."""
+    postings = _gain_postings(matrix, rel, cutoff)
+    j = postings.judgment
+    return matrix.grid(postings.ordered_sums(rel[j] * factor[j] * rank_weights(postings.rank, p)))
+
+
+def rbp(matrix: RelevanceMatrix, cutoff: int | None, *, p: float = PERSISTENCE,
+        gains: GainMap | None = None) -> np.ndarray:
+    """RBP = (1 - p) sum_i rel_i p^(i - 1) (Moffat and Zobel 2008); (S, Q)."""
+    _check_cutoff(cutoff)
+    rel = rbp_gains(matrix, gains)
+    return _weighted(matrix, cutoff, rel, np.ones_like(rel), _persistence(p))
+
+
+def rbp_residual(matrix: RelevanceMatrix, cutoff: int | None, *, p: float = PERSISTENCE) -> np.ndarray:
+    """RBP's residual: 1 - (1 - p) sum over judged ranks i <= n of p^(i - 1); (S, Q)."""
+    _check_cutoff(cutoff)
+    p = _persistence(p)
+    judged = matrix.judged.top(cutoff)
+    n = matrix.length if cutoff is None else np.minimum(matrix.length, int(cutoff))
+    tail = np.power(p, n.astype(np.float64))
+    # unjudged weight = ranks 1..n's (1 - p^n) less the judged ranks'; floored at 0 against rounding
+    unjudged = np.maximum((1.0 - tail) - matrix.grid(judged.ordered_sums(rank_weights(judged.rank, p))), 0.0)
+    return unjudged + tail
+
+
+def rbp_rareness(matrix: RelevanceMatrix, cutoff: int | None, *, p: float = PERSISTENCE,
+                 gains: GainMap | None = None, rarity: str = LINEAR, alphas: Sequence[Alpha] = (0.0,),
+                 rarity_counts: Rarity | None = None, rarity_depth: int | None = None,
+                 **_: object) -> np.ndarray:
+    """RBP_rareness = (1 - p) sum_i rel_i (1 + alpha R(d_i)) p^(i - 1); (A, S, Q)."""
+    check_rarity_function(rarity, "RBP_rareness")
+    base = rbp(matrix, cutoff, p=p, gains=gains)
+    found = rarity_for(matrix, rarity_cutoff(matrix, cutoff), rarity_counts, rarity_depth)
+    rel = rbp_gains(matrix, gains)
+    term = _weighted(matrix, cutoff, rel, found.by_qrels_row(found.values(rarity)), _persistence(p))
+    return base[None] + alpha_weights(alphas, matrix.n_relevant) * term[None]
+
+
+def products_before(postings: Postings, factors: np.ndarray) -> np.ndarray:
+    """(n,) at each posting, the product of its cell's ``factors`` strictly above it, in
+    rank order (1 at a cell's first posting)."""
+    acc = np.ones(postings.n_cells, dtype=np.float64)
+    out = np.empty(len(postings), dtype=np.float64)
+    cell = postings.cell
+    for idx in postings.rounds():
+        c = cell[idx]
+        out[idx] = acc[c]
+        acc[c] *= factors[idx]
+    return out
+
+
+def err(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None) -> np.ndarray:
+    """ERR@k = sum_{i<=k} R_i / i prod_{j<i} (1 - R_j), R = (2^g - 1) / 2^g_max (Chapelle et al. 2009)."""
+    _check_cutoff(cutoff)
+    gain = judgment_gains(matrix, gains, below_threshold=True)
+    g_max = float(gain.max(initial=0.0))
+    stop = (np.power(2.0, gain) - 1.0) / np.power(2.0, g_max)  # 0 where the gain is 0
+    postings = _gain_postings(matrix, gain, cutoff)  # documents without a gain stop no one
+    s = stop[postings.judgment]
+    reach = products_before(postings, 1.0 - s)
+    return matrix.grid(postings.ordered_sums(s / postings.rank.astype(np.float64) * reach))
+
+
+register(MeasureDefinition("RBP", rbp, "rank-biased precision, persistence p (Moffat and Zobel 2008)",
+                           options=("p", "gains")))
+
+
+register(MeasureDefinition("RBP_residual", rbp_residual,
+                           "RBP's residual: the weight of unjudged ranks and of the ranks past the list",
+                           higher_is_better=False, options=("p",)))
+
+
+register(MeasureDefinition("RBP_rareness", rbp_rareness, "RBP with rarity-weighted relevance rel (1 + alpha R)",
+                           uses_alpha=True, options=("p", "gains") + RARITY_OPTION))
+
+
+register(MeasureDefinition("ERR", err, "expected reciprocal rank at k (Chapelle et al. 2009)", options=("gains",)))

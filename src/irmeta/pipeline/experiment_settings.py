@@ -1,0 +1,75 @@
+"""What the workflow derives from a checked config (:mod:`irmeta.pipeline.config`): the
+measures the comparisons test, the paired tests, each randomised experiment's seed and
+the settings printed beside the paper's numbers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from irmeta.pipeline.config import Collection
+
+
+def comparison_measures(config: Mapping[str, Any]) -> list[str]:
+    """The measures of ``experiments.comparisons``, baselines and compared, each once, in
+    the order first named: discriminative power and stability test these."""
+    names: list[str] = []
+    for comparison in config["experiments"]["comparisons"]:
+        for key in ("baseline", "measure"):
+            if comparison[key] not in names:
+                names.append(comparison[key])
+    return names
+
+
+def paired_tests(config: Mapping[str, Any]) -> list[str]:
+    """The paired tests among ``experiments.discriminative_power.methods``, in its order:
+    the tests of tables/pairwise_tests.parquet (none: no such table)."""
+    from irmeta.metaeval.pairwise_tests import paired_methods
+
+    return paired_methods(config["experiments"]["discriminative_power"]["methods"])
+
+
+def experiment_seed(config: Mapping[str, Any], experiment: str) -> int:
+    """The seed of a randomised experiment (``stability``, ``discriminative_power``,
+    ``system_subsampling``, ``swap_sensitivity``, ``pairwise_tests``, ``judgment_reduction``):
+    ``experiments.seed`` plus the ``SEED_OFFSET`` of its module in :mod:`irmeta.metaeval`,
+    which says how its trials draw."""
+    from irmeta.metaeval import (
+        discriminative_power,
+        judgment_reduction,
+        pairwise_tests,
+        stability,
+        swap_sensitivity,
+        system_subsampling,
+    )
+
+    modules = {"stability": stability, "discriminative_power": discriminative_power,
+               "system_subsampling": system_subsampling, "swap_sensitivity": swap_sensitivity,
+               "pairwise_tests": pairwise_tests, "judgment_reduction": judgment_reduction}
+    if experiment not in modules:
+        raise ValueError(f"no randomised experiment {experiment!r} (one of {', '.join(modules)})")
+    return int(config["experiments"]["seed"]) + modules[experiment].SEED_OFFSET
+
+
+def paper_settings(config: Mapping[str, Any], collections: Mapping[str, Collection]) -> dict[str, dict]:
+    """What produced the numbers, per collection label: the settings that
+    published_vs_reproduced.md prints beside them."""
+    experiments = config["experiments"]
+    return {
+        collection.label: {
+            "collection": name,
+            "depth": collection.depth,
+            "relevance_threshold": collection.threshold,
+            "duplicates": collection.duplicates,
+            "measures": list(config["measures"]),
+            "alphas": [str(a) for a in config["alphas"]],
+            "rarity_depth": config["rarity_depth"] or "the cutoff",
+            "averaging": "all_topics (every qrels topic; missing ones score 0)",
+            "seed": experiments["seed"],
+            "permutations": experiments["discriminative_power"]["permutations"],
+            "stability_trials": experiments["stability"]["trials"],
+            "stability_fuzziness": experiments["stability"]["fuzziness"],
+            "subsampling_trials": experiments["system_subsampling"]["trials"],
+        }
+        for name, collection in collections.items()
+    }

@@ -1,0 +1,94 @@
+"""The collection-properties step: one row per collection (:mod:`irmeta.campaign.properties`),
+gathered into ``results/collection_properties.csv`` beside the claims."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from irmeta.campaign.properties import (
+    PROPERTY_COLUMNS,
+    collection_properties,
+    groups_of_runs,
+    scores_only_properties,
+)
+from irmeta.measures.names import parse_measure
+from irmeta.pipeline.stored_scores import write_csv
+
+
+def properties_rarity_depth(measures: Sequence[str], rarity_depth: int | None) -> int | None:
+    """The depth rarity is read at for the properties: the configured ``rarity_depth``,
+    else the cutoff of the first rareness measure (one weighted by alpha) that has one;
+    None (the runs' full depth) when neither does."""
+    if rarity_depth is not None:
+        return int(rarity_depth)
+    for name in measures:
+        measure = parse_measure(name)
+        if measure.uses_alpha and measure.cutoff is not None:
+            return int(measure.cutoff)
+    return None
+
+
+def describe_collection(*, out: str | Path, collection: str, pool_depth: int | None, rarity_depth: int | None,
+                        judged: str | Path | None = None, scores: str | Path | None = None,
+                        qrels: str | Path | None = None, run_groups: str | Path | None = None,
+                        threshold: int = 1) -> dict[str, Any]:
+    """Write one collection's row (:data:`~irmeta.campaign.properties.PROPERTY_COLUMNS`) to
+    ``out``: from ``judged`` (judged.npz) when the collection has rankings, else from its
+    ``scores`` (scores.npz) and, when given, its ``qrels`` (the ranking columns empty).
+    ``collection``: its label, as the claims name it. Returns the row."""
+    if judged is not None:
+        from irmeta.campaign.store import load_matrix
+
+        matrix = load_matrix(judged)
+        groups = None if run_groups is None else groups_of_runs(run_groups, matrix.runs)
+        row = collection_properties(matrix, collection=collection, rarity_depth=rarity_depth,
+                                    pool_depth=pool_depth, run_groups=groups)
+    elif scores is not None:
+        row = _scores_only_row(collection, scores, qrels, run_groups, threshold, pool_depth)
+    else:
+        raise ValueError(f"collection {collection}: describing it needs its judged.npz or its scores.npz")
+    write_csv(pd.DataFrame([row], columns=list(PROPERTY_COLUMNS)), out)
+    return row
+
+
+def _scores_only_row(collection: str, scores: str | Path, qrels: str | Path | None, run_groups: str | Path | None,
+                     threshold: int, pool_depth: int | None) -> dict[str, Any]:
+    from irmeta.pipeline.stored_scores import load_scores
+
+    stored = load_scores(scores, measures=[])  # the runs and topics only
+    groups = None if run_groups is None else groups_of_runs(run_groups, stored.runs)
+    judged = None
+    topics = list(stored.topics)
+    if qrels is not None:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        from irmeta.campaign.qrels import read_qrels
+
+        q = read_qrels(qrels)
+        topics = q.topics
+        at = pc.index_in(q.qid, value_set=pa.array(topics, q.qid.type)).to_numpy(zero_copy_only=False)
+        judged = (np.asarray(at, dtype=np.int64), q.grade, threshold)
+    return scores_only_properties(collection=collection, runs=stored.runs, topics=topics, qrels=judged,
+                                  pool_depth=pool_depth, run_groups=groups)
+
+
+def gather_properties(parts: Sequence[str | Path], out: str | Path) -> pd.DataFrame:
+    """``collection_properties.csv``: the rows of ``parts`` (one per collection, in order)."""
+    frame = pd.concat([pd.read_csv(p) for p in parts], ignore_index=True) if parts else pd.DataFrame()
+    frame = frame.reindex(columns=list(PROPERTY_COLUMNS))
+    counts = ["runs", "groups", "topics", "pool_depth"]  # integers, empty where unknown
+    frame[counts] = frame[counts].apply(pd.to_numeric).astype("Int64")
+    write_csv(frame, out)
+    return frame
+
+
+def read_properties(path: str | Path) -> pd.DataFrame:
+    """``collection_properties.csv`` as written, the collection as text."""
+    return pd.read_csv(path, dtype={"collection": str, "runs": "Int64", "groups": "Int64", "topics": "Int64",
+                                    "pool_depth": "Int64"})

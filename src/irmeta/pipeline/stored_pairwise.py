@@ -1,0 +1,63 @@
+"""``tables/pairwise_tests.parquet`` read one family at a time: a 500-run campaign's table
+holds millions of rows (every pair of every measure, alpha and test), and counting its
+significant pairs needs only one (measure, alpha) block in memory at once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+
+from irmeta.metaeval.pairwise_tests import COLUMNS
+
+Key = tuple[str, str, str]
+
+_TEXT = ("measure", "alpha", "run_a", "run_b", "method")
+#: The Arrow schema of the table: labels as text, the rest float64.
+PAIRWISE_SCHEMA = pa.schema([(c, pa.string() if c in _TEXT else pa.float64()) for c in COLUMNS])
+
+
+class StoredFamilies(Mapping[Key, pd.DataFrame]):
+    """The rows of one (measure, alpha, method) family of a stored pairwise tests table,
+    read on demand: each (measure, alpha) block once (row-group statistics skip the rest),
+    split by method, and kept until another block is asked for."""
+
+    def __init__(self, path: str | Path, columns: list[str] | None = None):
+        import pyarrow.parquet as pq
+
+        self.path = Path(path)
+        self.columns = list(columns or COLUMNS)
+        keys = pq.read_table(self.path, columns=["measure", "alpha", "method"],
+                             read_dictionary=["measure", "alpha", "method"]).to_pandas()
+        self._keys = list(keys.drop_duplicates().itertuples(index=False, name=None))
+        self._block: tuple[tuple[str, str], dict[str, pd.DataFrame]] | None = None
+
+    def __iter__(self) -> Iterator[Key]:
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __getitem__(self, key: Key) -> pd.DataFrame:
+        measure, alpha, method = key
+        if self._block is None or self._block[0] != (measure, alpha):
+            import pyarrow.parquet as pq
+
+            rows = pq.read_table(self.path, columns=self.columns,
+                                 filters=[("measure", "=", measure), ("alpha", "=", alpha)]).to_pandas()
+            self._block = ((measure, alpha), dict(list(rows.groupby("method", sort=False))))
+        found = self._block[1].get(method)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+
+def read_p_values(path: str | Path) -> pd.DataFrame:
+    """measure, alpha, method (categorical: a few labels over millions of rows) and
+    p_value of every row of a stored pairwise tests table."""
+    import pyarrow.parquet as pq
+
+    labels = ["measure", "alpha", "method"]
+    return pq.read_table(path, columns=[*labels, "p_value"], read_dictionary=labels).to_pandas()

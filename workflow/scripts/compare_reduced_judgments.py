@@ -1,0 +1,23 @@
+"""Rule compare_reduced_judgments: one shard of the generated judgment sets, with
+irmeta.metaeval.judgment_reduction.generated_agreement_rows."""
+
+from irmeta.campaign.store import load_matrix
+from irmeta.metaeval.judgment_reduction import generated_agreement_rows
+from irmeta.pipeline.scripts import log_to, run_script
+from irmeta.pipeline.stored_scores import load_scores, write_frame
+
+
+def main(smk) -> None:
+    log = log_to(smk.log[0])
+    sets, measures = list(smk.params.sets), list(smk.params.measures)
+    matrix = load_matrix(smk.input.judged)
+    reference = load_scores(smk.input.reference, measures)
+    log.info("generated judgment sets %s, %d runs, seed %d", sets, matrix.n_runs, smk.params.seed)
+    options = dict(smk.params.measure_options, alphas=list(smk.params.alphas), rarity_depth=smk.params.rarity_depth)
+    rows = generated_agreement_rows(matrix, reference, sets, measures=measures, seed=smk.params.seed,
+                                    level=smk.params.level, reference_name="qrels", options=options)
+    write_frame(rows, smk.output.rows, {"sets": sets, "seed": smk.params.seed})
+    log.info("wrote %s (%d rows)", smk.output.rows, len(rows))
+
+
+run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

@@ -29,7 +29,10 @@ import pandas as pd
 from workflow_runs import copy_workflow, run_workflow, statistics_jobs
 
 ROOT = Path(__file__).resolve().parents[1]
-TARGET_SECONDS = 20
+# The paper's own experiments took 17-18 s (target 20 s); the default battery has since
+# gained issue 21's statistics (budget: +30 s) and issue 19's reusability (+20 s), which
+# --cost measures one by one.
+TARGET_SECONDS = 20 + 30 + 20
 
 
 # What each issue's experiments add, measured by a run with them turned off: issue 21's

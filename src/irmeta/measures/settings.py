@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from irmeta.campaign.rarity import RARITY_FUNCTIONS
 from irmeta.measures.alpha import Alpha, alpha_label, parse_alpha
 from irmeta.measures.asl import UNRETRIEVED_CHOICES
 from irmeta.measures.graded import normalise_gains
@@ -176,6 +177,10 @@ def _option_value(name: str, value: Any) -> Any:
         return number("beta", value, 0.0)
     if name == "asl_unretrieved":
         return choice("asl_unretrieved", value, UNRETRIEVED_CHOICES)
+    if name == "p":  # RBP's persistence
+        return number("p", value, 0.0, 1.0, open_low=True, open_high=True)
+    if name == "rarity":
+        return choice("rarity", value, RARITY_FUNCTIONS)
     return value  # a plugin's option: its function checks it
 
 

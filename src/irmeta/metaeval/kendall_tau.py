@@ -181,11 +181,18 @@ def bootstrap_taus(matrices: dict[tuple[str, str], ScoreMatrix], pairs: Sequence
     runs, n_topics = next(iter(matrices.values())).values.shape
     # per sample: gathered scores and their sorted copy (float64); pair orders (bytes)
     chunk = chunk or block_size(3 * 8 * runs * n_topics + 6 * runs * runs, CHUNK_BYTES)
+    # a measure scoring as its baseline on every topic (a rareness measure at alpha 0)
+    # ranks as it on every sample: tau-b is n/sqrt(n^2) = 1 exactly (NaN if all tie)
+    same = [np.array_equal(matrices[m].values, matrices[b].values) for m, b in pairs]
+    needed = dict.fromkeys(k for (m, b), s in zip(pairs, same) for k in ((b,) if s else (m, b)))
     taus = np.empty((len(pairs), len(draws)))
     for start in range(0, len(draws), chunk):
         part = draws[start:start + chunk]
-        means = {key: resampled_means(matrices[key], part) for key in dict.fromkeys(k for pair in pairs for k in pair)}
+        means = {key: resampled_means(matrices[key], part) for key in needed}
         orders = {key: pair_order(means[key]) for key in dict.fromkeys(b for _, b in pairs)}
         for i, (measure, baseline) in enumerate(pairs):
-            taus[i, start:start + len(part)] = batch_kendall_tau_b_against(means[measure], orders[baseline])
+            if same[i]:
+                taus[i, start:start + len(part)] = np.where(orders[baseline].untied > 0, 1.0, np.nan)
+            else:
+                taus[i, start:start + len(part)] = batch_kendall_tau_b_against(means[measure], orders[baseline])
     return taus

@@ -293,3 +293,20 @@ def test_config_defaults_and_ranges():
     for bad in ({"bootstrap_samples": -1}, {"bootstrap_samples": 1.5}, {"rbo_p": 1}, {"rbo_p": 0}):
         with pytest.raises(ConfigError, match="|".join(bad)):
             validate_config({"experiments": {"kendall_tau": bad}})
+
+
+def test_a_measure_equal_to_its_baseline_has_tau_one_without_resampling_it():
+    """alpha 0: the shortcut gives what resampling both would (1, or NaN when all runs tie)."""
+    rng = np.random.default_rng(3)
+    values = rng.random((6, 9)).round(1)
+    base = ScoreMatrix("P@10", None, list("abcdef"), [str(j) for j in range(9)], values)
+    same = ScoreMatrix("P_rareness@10", "0", base.runs, base.topics, values.copy())
+    tied = ScoreMatrix("AP@10", None, base.runs, base.topics, np.zeros((6, 9)))
+    tied_too = ScoreMatrix("AP_rareness@10", "0", base.runs, base.topics, np.zeros((6, 9)))
+    matrices = {m.key: m for m in (base, same, tied, tied_too)}
+    draws = kt.bootstrap_draws(9, 40, 5)
+    got = kt.bootstrap_taus(matrices, [(same.key, base.key), (tied_too.key, tied.key)], draws)
+    x = kt.resampled_means(same, draws)
+    want = batch_kendall_tau_b(x, kt.resampled_means(base, draws))
+    np.testing.assert_array_equal(got[0], want)
+    assert np.isnan(got[1]).all()

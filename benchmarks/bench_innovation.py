@@ -18,11 +18,11 @@ Target (issue 20): the second at most 2x the first. Prints both wall times (best
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from child_process import run_once
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_RATIO = 2.0
@@ -42,17 +42,6 @@ def innovation_measures() -> list[str]:
             inner = "" if function == "linear" else f"(rarity={function})"
             named.append(family + inner + (f"@{cutoff}" if cutoff else ""))
     return named
-
-
-def run_once(command: list[str]) -> tuple[float, float]:
-    """(wall seconds, peak MB) of one run of ``command`` in a child process."""
-    start = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
-    if status != 0:
-        raise SystemExit(f"{' '.join(command)} failed with status {status}")
-    return wall, usage.ru_maxrss / 1024  # Linux reports KB
 
 
 def best_of(command: list[str], repeat: int) -> tuple[float, float]:

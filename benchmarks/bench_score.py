@@ -12,25 +12,13 @@ kind of machine: trec_eval 14 s for the 129 files at 12 MB, ir_measures 25.5 s, 
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
-import time
 from pathlib import Path
+
+from child_process import run_once
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_SECONDS, TARGET_MB = 7.6, 150
-
-
-def run_once(command: list[str]) -> tuple[float, float]:
-    """(wall seconds, peak MB) of one run of ``command`` in a child process."""
-    start = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
-    if status != 0:
-        raise SystemExit(f"{' '.join(command)} failed with status {status}")
-    return wall, usage.ru_maxrss / 1024  # Linux reports KB
 
 
 def main() -> int:

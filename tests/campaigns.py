@@ -123,3 +123,20 @@ def random_campaign(seed: int, *, min_runs: int = 3, hand_judged: bool = False):
             if length:
                 runs[f"run{s}"][qid] = [pool[j] for j in rng.choice(12, size=length, replace=False)]
     return runs, qrels
+
+
+def ranked_matrix(root: Path, qrels: dict[str, dict[str, int]], runs: dict[str, dict[str, list[str]]],
+                  *, depth: int | None = None, threshold: int = 1):
+    """TREC files for ``qrels`` {topic: {doc: grade}} and ``runs`` {run: {topic: [docs in
+    rank order]}} (scores strictly decreasing, so trec_eval's order is the list order),
+    read back with irmeta.campaign and joined."""
+    from irmeta.campaign.judge import relevance_matrix
+
+    qpath = write(root / "qrels", "".join(f"{t} 0 {d} {g}\n" for t, j in qrels.items() for d, g in j.items()))
+    paths = []
+    for name, topics in runs.items():
+        text = "".join(f"{t} Q0 {d} {i + 1} {len(docs) - i} {name}\n"
+                       for t, docs in topics.items() for i, d in enumerate(docs))
+        paths.append(write(root / "runs" / name, text))
+    return relevance_matrix(read_runs(paths), read_qrels(qpath), depth=depth, threshold=threshold)
+

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from campaigns import write
+from campaigns import ranked_matrix
 from irmeta.campaign.judge import relevance_matrix
 from irmeta.campaign.qrels import read_qrels
 from irmeta.campaign.runs import read_runs
@@ -42,18 +42,9 @@ gain_maps = st.one_of(st.none(), st.dictionaries(st.integers(-2, 3), st.sampled_
 
 
 def campaign_matrix(root: Path, qrels: Qrels, runs: Runs, *, threshold: int = 1, depth: int = 12):
-    """TREC files for ``qrels`` and ``runs`` (scores strictly decreasing, so trec_eval's
-    order is the list order), read back and joined at ``depth``."""
-    qpath = write(root / "qrels", "".join(f"{t} 0 {d} {g}\n" for t, j in qrels.items() for d, g in j.items()))
-    paths = []
-    for name, topics in runs.items():
-        text = "".join(f"{t} Q0 {d} {i + 1} {len(docs) - i} {name}\n"
-                       for t, docs in topics.items() for i, d in enumerate(docs))
-        paths.append(write(root / "runs" / name, text))
-    return relevance_matrix(read_runs(paths), read_qrels(qpath), depth=depth, threshold=threshold)
-
-
-# --------------------------------------------------------------------- rarity
+    """TREC files for ``qrels`` and ``runs`` read back and joined at ``depth``
+    (:func:`campaigns.ranked_matrix`)."""
+    return ranked_matrix(root, qrels, runs, depth=depth, threshold=threshold)
 
 
 def retrieving(runs: Runs, topic: str, doc: str, depth: int) -> int:

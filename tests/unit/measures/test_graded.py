@@ -20,10 +20,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from campaigns import write
-from irmeta.campaign.judge import relevance_matrix
-from irmeta.campaign.qrels import Qrels, read_qrels
-from irmeta.campaign.runs import read_runs
+from campaigns import ranked_matrix as campaign_matrix
+from irmeta.campaign.qrels import Qrels
 from irmeta.measures.averaging import evaluate, score_table
 from irmeta.measures.graded import (
     dcg,
@@ -52,20 +50,6 @@ SAKAI = ("Q", "O", "Pmeasure", "Pplus")
 
 
 # ------------------------------------------------------------------------ helpers
-
-
-def campaign_matrix(root: Path, qrels: dict[str, dict[str, int]], runs: dict[str, dict[str, list[str]]],
-                    *, depth: int | None = None, threshold: int = 1):
-    """TREC files for ``qrels`` {topic: {doc: grade}} and ``runs`` {run: {topic: [docs in
-    rank order]}} (scores strictly decreasing, so trec_eval's order is the list order),
-    read back with irmeta.campaign and joined."""
-    qpath = write(root / "qrels", "".join(f"{t} 0 {d} {g}\n" for t, j in qrels.items() for d, g in j.items()))
-    paths = []
-    for name, topics in runs.items():
-        text = "".join(f"{t} Q0 {d} {i + 1} {len(docs) - i} {name}\n"
-                       for t, docs in topics.items() for i, d in enumerate(docs))
-        paths.append(write(root / "runs" / name, text))
-    return relevance_matrix(read_runs(paths), read_qrels(qpath), depth=depth, threshold=threshold)
 
 
 def scores(matrix, measure: str, **options) -> np.ndarray:

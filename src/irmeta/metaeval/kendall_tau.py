@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from irmeta.measures.averaging import Scores, mean_grid, run_means
+from irmeta.measures.averaging import MeanGrid, Scores, mean_grid, run_means
 from irmeta.metaeval.score_matrices import ScoreMatrix, mean_table, oriented, score_matrices, sort_by_alpha
 from irmeta.metaeval.stats.blocks import block_size, trial_indices, trial_rng
 from irmeta.metaeval.stats.correlation import (
@@ -23,6 +24,7 @@ from irmeta.metaeval.stats.correlation import (
     tau_ap,
     tau_ap_symmetric,
 )
+from irmeta.metaeval.stats.resampling_tests import resample_counts
 
 #: The forms of tau_AP (``experiments.kendall_tau.tau_ap``) and the column each fills:
 #: ``reference``, Yilmaz et al.'s, the baseline as the reference ranking (the default);
@@ -39,6 +41,9 @@ INTERVAL_LEVEL = 0.95  # tau_ci_low, tau_ci_high: the 2.5 % and 97.5 % percentil
 # Bytes a chunk of bootstrap samples may take: small enough to stay in cache (chunks of
 # 64 samples of TREC-8 ran about 1.4x faster than of 256), far below BLOCK_BYTES.
 CHUNK_BYTES = 16 * 2**20
+# Bytes of the buffer a few samples' weighted scores are gathered into (8 samples at
+# 500 runs x 500 topics).
+GATHER_BYTES = 16 * 2**20
 
 
 def kendall_tau_table(scores: pd.DataFrame | Scores, comparisons: Sequence[dict],
@@ -147,7 +152,25 @@ def bootstrap_draws(n_topics: int, samples: int | range, seed: int) -> np.ndarra
     return out
 
 
-def resampled_means(matrix: ScoreMatrix, draws: np.ndarray) -> np.ndarray:
+class SortedScores(NamedTuple):
+    """A measure's per-topic scores sorted ascending per run, once for every sample:
+    ``order`` the stable argsort, ``ascending`` the sorted scores, ``grid`` the measure's
+    :func:`~irmeta.measures.averaging.mean_grid` (S the runs)."""
+
+    order: np.ndarray
+    ascending: np.ndarray
+    grid: MeanGrid | None
+    higher_is_better: bool
+
+
+def sorted_scores(matrix: ScoreMatrix) -> SortedScores:
+    runs = matrix.values.shape[0]
+    order = np.argsort(matrix.values, axis=1, kind="stable")
+    return SortedScores(order, np.take_along_axis(matrix.values, order, axis=1),
+                        mean_grid(matrix.measure, matrix.alpha, runs), matrix.higher_is_better)
+
+
+def resampled_means(matrix: ScoreMatrix | SortedScores, draws: np.ndarray) -> np.ndarray:
     """(samples, runs): each run's mean over each sample's topics, repeats counted, on
     the measure's grid with S the runs (:func:`~irmeta.measures.averaging.run_means`);
     best first.
@@ -156,19 +179,22 @@ def resampled_means(matrix: ScoreMatrix, draws: np.ndarray) -> np.ndarray:
     the sample draws v_k's topic: a function of the sample's multiset of scores alone,
     so two runs with the same multiset tie to the last bit (as the pipeline's sorted
     sums promise), and the identity sample (every c_k = 1) is the pipeline's sorted sum
-    itself, bit for bit. No sort per sample: the scores are sorted once.
+    itself, bit for bit. No sort per sample: the scores are sorted once
+    (:func:`sorted_scores`), and a few samples at a time are gathered into one buffer.
     """
-    runs, n_topics = matrix.values.shape
-    order = np.argsort(matrix.values, axis=1, kind="stable")
-    ascending = np.take_along_axis(matrix.values, order, axis=1)
-    times = np.zeros((len(draws), n_topics))  # how often each sample draws each topic
-    np.add.at(times, (np.repeat(np.arange(len(draws)), draws.shape[1]), draws.ravel()), 1.0)
-    weighted = np.empty((len(draws), runs, n_topics))  # C-contiguous as the pipeline's scores
-    for out, drawn in zip(weighted, times):
-        np.take(drawn, order, out=out)  # one flat take a sample: ~3x faster than times[:, order]
-    weighted *= ascending  # c_k v_k is exact for c_k = 1
-    means = run_means(weighted, grid=mean_grid(matrix.measure, matrix.alpha, runs), presorted=True)
-    return means if matrix.higher_is_better else -means  # negation is exact
+    ready = matrix if isinstance(matrix, SortedScores) else sorted_scores(matrix)
+    runs, n_topics = ready.ascending.shape
+    times = resample_counts(draws, n_topics)  # how often each sample draws each topic
+    means = np.empty((len(draws), runs))
+    buffer = np.empty((block_size(8 * runs * n_topics, GATHER_BYTES), runs, n_topics))
+    for start in range(0, len(draws), len(buffer)):
+        part = times[start:start + len(buffer)]
+        weighted = buffer[:len(part)]  # C-contiguous, as the pipeline's scores
+        for out, drawn in zip(weighted, part):
+            np.take(drawn, ready.order, out=out, mode="clip")  # clip: valid indices, no bounds check
+        weighted *= ready.ascending  # c_k v_k is exact for c_k = 1
+        means[start:start + len(part)] = run_means(weighted, grid=ready.grid, presorted=True)
+    return means if ready.higher_is_better else -means  # negation is exact
 
 
 def bootstrap_taus(matrices: dict[tuple[str, str], ScoreMatrix], pairs: Sequence[tuple[tuple, tuple]],
@@ -179,16 +205,18 @@ def bootstrap_taus(matrices: dict[tuple[str, str], ScoreMatrix], pairs: Sequence
     each block's means and each baseline's pair order computed once per chunk. The result
     does not depend on the chunk."""
     runs, n_topics = next(iter(matrices.values())).values.shape
-    # per sample: gathered scores and their sorted copy (float64); pair orders (bytes)
-    chunk = chunk or block_size(3 * 8 * runs * n_topics + 6 * runs * runs, CHUNK_BYTES)
+    baselines = len({b for _, b in pairs})
+    # per sample: the means (float64), two pair orders a baseline and a ranking's (bytes)
+    chunk = chunk or block_size(8 * runs * len(matrices) + runs * runs * (2 * baselines + 1), CHUNK_BYTES)
     # a measure scoring as its baseline on every topic (a rareness measure at alpha 0)
     # ranks as it on every sample: tau-b is n/sqrt(n^2) = 1 exactly (NaN if all tie)
     same = [np.array_equal(matrices[m].values, matrices[b].values) for m, b in pairs]
     needed = dict.fromkeys(k for (m, b), s in zip(pairs, same) for k in ((b,) if s else (m, b)))
+    ready = {key: sorted_scores(matrices[key]) for key in needed}
     taus = np.empty((len(pairs), len(draws)))
     for start in range(0, len(draws), chunk):
         part = draws[start:start + chunk]
-        means = {key: resampled_means(matrices[key], part) for key in needed}
+        means = {key: resampled_means(ready[key], part) for key in needed}
         orders = {key: pair_order(means[key]) for key in dict.fromkeys(b for _, b in pairs)}
         for i, (measure, baseline) in enumerate(pairs):
             if same[i]:

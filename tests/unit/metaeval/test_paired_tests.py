@@ -28,24 +28,21 @@ from irmeta.measures.averaging import evaluate
 from irmeta.metaeval.stats.anova import residual_variance
 from irmeta.metaeval.stats.blocks import run_pairs
 from irmeta.metaeval.stats.multiple_testing import adjusted_pvalue_columns, benjamini_hochberg, bonferroni, holm
+from irmeta.metaeval.stats.pair_differences import pair_blocks
 from irmeta.metaeval.stats.paired_tests import (
     METHODS,
     TABLE_COLUMNS,
-    bootstrap_resamples,
     count_significant_pairs,
-    pair_blocks,
     pair_summary,
-    paired_bootstrap,
     paired_t,
     pairwise_tests,
     parse_test_name,
-    random_signs,
-    randomisation,
     run_test,
     sign,
     sign_test_pvalues,
-    wilcoxon,
 )
+from irmeta.metaeval.stats.resampling_tests import bootstrap_resamples, paired_bootstrap, random_signs, randomisation
+from irmeta.metaeval.stats.signed_rank import wilcoxon
 
 TOL = 1e-12
 # identical rankings (the data's README): all-zero differences
@@ -172,7 +169,7 @@ def test_trec8_exercises_both_wilcoxon_methods(trec8):
 
 
 @pytest.mark.parametrize("n_topics,n_runs", [(2, 6), (6, 12), (10, 4), (13, 3), (14, 12), (30, 12), (51, 12),
-                                             (80, 12)])
+                                             (80, 12), (400, 6)])
 def test_wilcoxon_equals_scipy_on_every_method_scipy_picks(n_topics, n_runs):
     """n <= 13 with zeros or ties: scipy enumerates the 2^n flips (slowly: few runs
     there); n <= 50 without: exact distribution; otherwise the normal approximation.
@@ -362,6 +359,67 @@ def test_same_seed_gives_identical_bytes_whatever_the_block_size(trec8):
         changed = not np.array_equal(first.loc[first.method == method, "p_value"],
                                      other.loc[other.method == method, "p_value"])
         assert changed == (method in ("randomisation", "paired_bootstrap")), method
+
+
+def test_randomisation_counts_equal_each_pairs_own_sums():
+    """The flipped sums come from the runs' shared product where its rounding stays far
+    below the tie band, from the pair's differences elsewhere: either way the counts are
+    those of each pair's own sums. Near-identical runs (differences of 1e-13 beside
+    scores near 1) need the pair's own sums."""
+    rng = np.random.default_rng(8)
+    base = rng.uniform(0.5, 1.0, 60)
+    # differences of exactly +-2^-40: many flips tie with the observed sum
+    grid = np.round(base * 64) / 64 + 2.0**-40 * np.where(rng.uniform(size=60) < 0.6, 1.0, -1.0)
+    scores = np.vstack([base, base + 1e-13 * rng.standard_normal(60), base + 1e-13,
+                        np.round(base * 64) / 64, grid,
+                        rng.uniform(size=(5, 60)), np.round(rng.uniform(size=(3, 60)), 1)])
+    signs = random_signs(400, 60, 3)
+    result = randomisation(scores, signs=signs)
+    a, b = run_pairs(len(scores))
+    expected = []
+    for x, y in zip(a, b):
+        d = scores[x] - scores[y]
+        threshold = abs(d.sum()) - 1e-9 * np.abs(d).sum()
+        expected.append(int((np.abs(signs @ d) >= threshold).sum()) / len(signs))
+    assert result.p_value.tolist() == expected
+    # base against base + 1e-13 on every topic: of 400 random flips, none reaches the sum
+    assert result.p_value[0] < 1 and result.p_value[1] == 0.0
+
+
+def direct_bootstrap_count(d: np.ndarray, resamples: np.ndarray) -> int:
+    """paired_bootstrap's count for one pair, resample by resample from the drawn
+    differences themselves (their mean and sd), with its documented rules."""
+    n = len(d)
+    if (d == d[0]).all():
+        return len(resamples) if d[0] == 0 else 0  # t = 0: every t* ties; t = +-inf: none reaches it
+    mean = d.mean()
+    t = mean / (d.std(ddof=1) / math.sqrt(n))
+    noise, threshold = 1e-9 * np.abs(d - mean).max(), abs(t) * (1 - 1e-9) - 1e-9
+    counted = 0
+    for drawn in d[resamples]:
+        shift = drawn.mean() - mean
+        if abs(shift) <= noise:
+            counted += threshold <= 0
+            continue
+        sd = drawn.std(ddof=1)
+        counted += sd == 0 or abs(shift) / (sd / math.sqrt(n)) >= threshold
+    return counted
+
+
+def test_bootstrap_counts_equal_each_pairs_own_resamples():
+    """The resampled shifts come from the runs' shared product unless its rounding could
+    change a decision: the counts are those of each pair's own resampled differences,
+    near-identical runs (differences of 1e-13 beside scores near 1) included."""
+    rng = np.random.default_rng(9)
+    base = rng.uniform(0.5, 1.0, 40)
+    scores = np.vstack([base, base + 1e-13 * rng.standard_normal(40), base + 1e-13, base + 2e-13,
+                        rng.uniform(size=(5, 40)), np.round(rng.uniform(size=(3, 40)), 1)])
+    resamples = bootstrap_resamples(300, 40, 2)
+    result = paired_bootstrap(scores, resamples=resamples)
+    a, b = run_pairs(len(scores))
+    expected = [direct_bootstrap_count(scores[x] - scores[y], resamples) / len(resamples) for x, y in zip(a, b)]
+    assert result.p_value.tolist() == expected
+    assert len(set(expected)) > 5
 
 
 def test_draws_are_the_seeded_generators():

@@ -43,6 +43,9 @@ rule test_run_pairs:
         job_log("test_run_pairs", SHARD),
     benchmark:
         job_benchmark("test_run_pairs", SHARD)
+    # the battery's longest jobs, with a chain behind them: started first, so the short
+    # jobs fill the other cores instead of waiting for them at the end
+    priority: 10
     resources:
         **MATRIX_JOB,
     conda:
@@ -61,6 +64,7 @@ rule gather_pairwise_tests:
         job_log("gather_pairwise_tests"),
     benchmark:
         job_benchmark("gather_pairwise_tests")
+    priority: 10
     resources:
         **TABLE_JOB,
     conda:
@@ -99,6 +103,7 @@ rule tabulate_discriminative_power:
         job_log("tabulate_discriminative_power"),
     benchmark:
         job_benchmark("tabulate_discriminative_power")
+    priority: 10
     resources:
         **MATRIX_JOB,
     conda:

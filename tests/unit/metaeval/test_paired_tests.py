@@ -422,6 +422,20 @@ def test_bootstrap_counts_equal_each_pairs_own_resamples():
     assert len(set(expected)) > 5
 
 
+def test_bootstrap_exact_ties_survive_the_single_precision_products():
+    """d = k (-2, -2, -2, 0, 2): 15 of the 5^5 resamples have |t*| = |t| exactly, which
+    single-precision sums of c^2 (relative error ~1e-7, far above the 1e-9 tie band)
+    would decide either way; those pairs must be decided again in double precision."""
+    pattern = np.array([-2, -2, -2, 0, 2])
+    everything = np.array(list(itertools.product(range(5), repeat=5)))
+    base = np.random.default_rng(3).uniform(0.3, 0.6, 5)
+    scores = np.vstack([base] + [base - k * pattern for k in (0.1, 1 / 3, 0.0123456789, 0.7)])
+    counts, weights = compositions(5)
+    expected = exact_bootstrap_count(pattern.astype(object), counts, weights) / len(everything)
+    result = paired_bootstrap(scores, resamples=everything)
+    assert result.p_value.tolist() == [expected] * len(result.p_value)
+
+
 def test_draws_are_the_seeded_generators():
     signs, resamples = random_signs(50, 9, 4), bootstrap_resamples(50, 9, 4)
     assert set(np.unique(signs)) == {-1.0, 1.0} and resamples.min() >= 0 and resamples.max() < 9

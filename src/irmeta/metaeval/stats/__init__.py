@@ -1,7 +1,10 @@
 """The statistics of meta-evaluation, on (runs, topics) score matrices: rank
 correlation (:mod:`.correlation`), Tukey HSD three ways (:mod:`.tukey_hsd`),
 Buckley-Voorhees stability (:mod:`.stability_trials`), the swap method
-(:mod:`.swap_trials`), and what the randomised ones share (:mod:`.blocks`).
+(:mod:`.swap_trials`), the paired tests over every run pair (:mod:`.paired_tests`,
+Wilcoxon's in :mod:`.signed_rank`, the randomised ones in :mod:`.resampling_tests`, their
+blocks of pairs in :mod:`.pair_differences`), and what the randomised ones share
+(:mod:`.blocks`).
 
 Run pairs are always listed in ``np.triu_indices(runs, 1)`` order (:func:`.blocks.run_pairs`).
 Run means are exact means (a sorted sum, :func:`irmeta.measures.averaging.exact_mean`),
@@ -9,5 +12,7 @@ so runs with the same multiset of scores get bit-identical means and identical r
 difference of exactly 0 (docs/PROTOCOL.md, Numerical care). Two statistics compare
 means only against thresholds padded by a tolerance (1e-12, far above rounding, far
 below any real difference), and there cheaper sums are used, the verdicts being the
-same: the permutation null and the stability trials' means.
+same: the permutation null and the stability trials' means. The randomised paired tests
+likewise take their per-draw sums from products shared by all pairs, and a pair whose
+verdict the products' rounding bound could change is recomputed from its own differences.
 """

@@ -130,9 +130,10 @@ def paired_bootstrap(scores: np.ndarray, permutations: int = 1000, seed: int = 0
     null-hypothesis bootstrap (z_i = d_i - mean(d)). With c = d - mean(d), w_b the draw
     counts, s_b = w_b.c = n (mean(d*_b) - mean(d)) and Q_b = w_b.c^2, (n - 1) var(d*_b) =
     Q_b - s_b^2 / n, so |t*_b| >= T (T > 0) is s_b^2 >= n T^2 / (n - 1 + T^2) Q_b: no root or
-    division per draw. Q_b is one matrix product a block; s_b comes from the runs' shared
-    product (:class:`_SharedSums`, s_b = w_b.d - n mean(d)), and a pair whose decision
-    that product's rounding could change is summed from its own c.
+    division per draw. Q_b is one single-precision product a block (:func:`_single_squares`),
+    s_b comes from the runs' shared product (:class:`_SharedSums`, s_b = w_b.d - n mean(d));
+    a pair with a draw whose decision their rounding could change is decided again from
+    its own c in double precision.
 
     Zero variances: 0/0 := 0 and x/0 := +-inf, in t and in every t*. So all-zero
     differences give t = 0 and p = 1; constant non-zero differences (all equal, c := 0

@@ -43,6 +43,7 @@ from irmeta.metaeval.stats.paired_tests import (
 )
 from irmeta.metaeval.stats.resampling_tests import bootstrap_resamples, paired_bootstrap, random_signs, randomisation
 from irmeta.metaeval.stats.signed_rank import wilcoxon
+from resampling_reference import all_sign_vectors, compositions, exact_bootstrap_count, exact_randomisation_count
 
 TOL = 1e-12
 # identical rankings (the data's README): all-zero differences
@@ -73,40 +74,6 @@ def integer_scores(scores: np.ndarray, measure: str) -> np.ndarray:
 
 def topic_subset(n_topics: int, seed: int) -> np.ndarray:
     return np.sort(np.random.default_rng(seed).choice(50, size=n_topics, replace=False))
-
-
-def all_sign_vectors(n: int) -> np.ndarray:
-    return np.array(list(itertools.product((1, -1), repeat=n)))
-
-
-def compositions(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Every vector of draw counts of n topics drawn n times, and how many of the n^n
-    index vectors produce it (the multinomial coefficient)."""
-    counts = [np.bincount(c, minlength=n) for c in itertools.combinations_with_replacement(range(n), n)]
-    weights = [math.factorial(n) // math.prod(math.factorial(int(k)) for k in w) for w in counts]
-    return np.array(counts, dtype=np.int64).astype(object), np.array(weights, dtype=object)
-
-
-def exact_randomisation_count(d: np.ndarray) -> int:
-    """#{s in {+-1}^n : |s.d| >= |sum d|}, in integers."""
-    return int(np.count_nonzero(np.abs(all_sign_vectors(len(d)).astype(object) @ d) >= abs(d.sum())))
-
-
-def exact_bootstrap_count(d: np.ndarray, counts: np.ndarray, weights: np.ndarray) -> int:
-    """How many of the n^n resamples have |t*| >= |t| (paired_bootstrap's rules), in
-    integers. With c' = n d - sum d, m' = sum d, C' = sum c'^2, S = w.c' and
-    V = n w.c'^2 - S^2 (n^2 mean* - ..., n^3 (n - 1) var*): |t*| >= |t| iff
-    S^2 C' >= n m'^2 V; t = 0 (m' = 0) counts every resample; t* = +-inf (V = 0 != S)
-    counts; t* = 0/0 := 0 does not unless t = 0."""
-    n = len(d)
-    total = d.sum()
-    c = n * d - total
-    big_c = (c * c).sum()
-    shift = counts @ c
-    spread = n * (counts @ (c * c)) - shift * shift
-    counted = [total == 0 or (v == 0 and s != 0) or (big_c > 0 and v > 0 and s * s * big_c >= n * total * total * v)
-               for s, v in zip(shift, spread)]
-    return int(sum(w for w, k in zip(weights, counted) if k))
 
 
 def scipy_reference(test, x: np.ndarray, y: np.ndarray):
@@ -359,81 +326,6 @@ def test_same_seed_gives_identical_bytes_whatever_the_block_size(trec8):
         changed = not np.array_equal(first.loc[first.method == method, "p_value"],
                                      other.loc[other.method == method, "p_value"])
         assert changed == (method in ("randomisation", "paired_bootstrap")), method
-
-
-def test_randomisation_counts_equal_each_pairs_own_sums():
-    """The flipped sums come from the runs' shared product where its rounding stays far
-    below the tie band, from the pair's differences elsewhere: either way the counts are
-    those of each pair's own sums. Near-identical runs (differences of 1e-13 beside
-    scores near 1) need the pair's own sums."""
-    rng = np.random.default_rng(8)
-    base = rng.uniform(0.5, 1.0, 60)
-    # differences of exactly +-2^-40: many flips tie with the observed sum
-    grid = np.round(base * 64) / 64 + 2.0**-40 * np.where(rng.uniform(size=60) < 0.6, 1.0, -1.0)
-    scores = np.vstack([base, base + 1e-13 * rng.standard_normal(60), base + 1e-13,
-                        np.round(base * 64) / 64, grid,
-                        rng.uniform(size=(5, 60)), np.round(rng.uniform(size=(3, 60)), 1)])
-    signs = random_signs(400, 60, 3)
-    result = randomisation(scores, signs=signs)
-    a, b = run_pairs(len(scores))
-    expected = []
-    for x, y in zip(a, b):
-        d = scores[x] - scores[y]
-        threshold = abs(d.sum()) - 1e-9 * np.abs(d).sum()
-        expected.append(int((np.abs(signs @ d) >= threshold).sum()) / len(signs))
-    assert result.p_value.tolist() == expected
-    # base against base + 1e-13 on every topic: of 400 random flips, none reaches the sum
-    assert result.p_value[0] < 1 and result.p_value[1] == 0.0
-
-
-def direct_bootstrap_count(d: np.ndarray, resamples: np.ndarray) -> int:
-    """paired_bootstrap's count for one pair, resample by resample from the drawn
-    differences themselves (their mean and sd), with its documented rules."""
-    n = len(d)
-    if (d == d[0]).all():
-        return len(resamples) if d[0] == 0 else 0  # t = 0: every t* ties; t = +-inf: none reaches it
-    mean = d.mean()
-    t = mean / (d.std(ddof=1) / math.sqrt(n))
-    noise, threshold = 1e-9 * np.abs(d - mean).max(), abs(t) * (1 - 1e-9) - 1e-9
-    counted = 0
-    for drawn in d[resamples]:
-        shift = drawn.mean() - mean
-        if abs(shift) <= noise:
-            counted += threshold <= 0
-            continue
-        sd = drawn.std(ddof=1)
-        counted += sd == 0 or abs(shift) / (sd / math.sqrt(n)) >= threshold
-    return counted
-
-
-def test_bootstrap_counts_equal_each_pairs_own_resamples():
-    """The resampled shifts come from the runs' shared product unless its rounding could
-    change a decision: the counts are those of each pair's own resampled differences,
-    near-identical runs (differences of 1e-13 beside scores near 1) included."""
-    rng = np.random.default_rng(9)
-    base = rng.uniform(0.5, 1.0, 40)
-    scores = np.vstack([base, base + 1e-13 * rng.standard_normal(40), base + 1e-13, base + 2e-13,
-                        rng.uniform(size=(5, 40)), np.round(rng.uniform(size=(3, 40)), 1)])
-    resamples = bootstrap_resamples(300, 40, 2)
-    result = paired_bootstrap(scores, resamples=resamples)
-    a, b = run_pairs(len(scores))
-    expected = [direct_bootstrap_count(scores[x] - scores[y], resamples) / len(resamples) for x, y in zip(a, b)]
-    assert result.p_value.tolist() == expected
-    assert len(set(expected)) > 5
-
-
-def test_bootstrap_exact_ties_survive_the_single_precision_products():
-    """d = k (-2, -2, -2, 0, 2): 15 of the 5^5 resamples have |t*| = |t| exactly, which
-    single-precision sums of c^2 (relative error ~1e-7, far above the 1e-9 tie band)
-    would decide either way; those pairs must be decided again in double precision."""
-    pattern = np.array([-2, -2, -2, 0, 2])
-    everything = np.array(list(itertools.product(range(5), repeat=5)))
-    base = np.random.default_rng(3).uniform(0.3, 0.6, 5)
-    scores = np.vstack([base] + [base - k * pattern for k in (0.1, 1 / 3, 0.0123456789, 0.7)])
-    counts, weights = compositions(5)
-    expected = exact_bootstrap_count(pattern.astype(object), counts, weights) / len(everything)
-    result = paired_bootstrap(scores, resamples=everything)
-    assert result.p_value.tolist() == [expected] * len(result.p_value)
 
 
 def test_draws_are_the_seeded_generators():

@@ -256,3 +256,28 @@ def test_the_table_is_part_of_the_top_level_api():
     import irmeta
 
     assert irmeta.pairwise_tests_table is api.pairwise_tests_table
+
+
+def test_stored_families_and_curve_blocks_read_only_what_they_need(tmp_path):
+    """A 1,000-run table has 55 M rows: its families are found a row group at a time, and
+    the curves read only the blocks they draw, with the curves of the whole table."""
+    import pyarrow.parquet as pq
+
+    from irmeta.artefacts.figures.pairwise import curve_blocks
+    from irmeta.pipeline.stored_pairwise import read_p_values, stored_keys
+
+    tests = _tests()
+    path = tmp_path / "pairwise_tests.parquet"
+    _parquet(tests, path)
+    assert pq.ParquetFile(path).num_row_groups > 1
+    keys = stored_keys(path)
+    assert keys == list(dict.fromkeys(zip(tests["measure"], tests["alpha"], tests["method"])))
+    blocks = curve_blocks((m, a) for m, a, _ in keys)
+    assert blocks == [("P@100", ""), ("P_rareness@100", "1")]
+    drawn = read_p_values(path, blocks)
+    assert len(drawn) == 2 * len(tests) // 3 and len(read_p_values(path, [])) == 0  # two blocks of three
+    for method in pt.PAIRED_METHODS:
+        whole, part = sorted_pvalues(tests, method), sorted_pvalues(drawn, method)
+        assert [label for label, _ in whole.values()] == [label for label, _ in part.values()]
+        for (_, p), (_, q) in zip(whole.values(), part.values()):
+            np.testing.assert_array_equal(p, q)

@@ -7,7 +7,7 @@ by that test.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +43,16 @@ def curve_alpha(alphas: Sequence[object]) -> str:
     if "" in cells or not numbers:
         return cells[0] if cells else ""
     return numbers[-1]
+
+
+def curve_blocks(blocks: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Of the (measure, alpha) blocks of a pairwise tests table, those the curves draw: each
+    measure at its :func:`curve_alpha`. A reader loads only these."""
+    alphas: dict[str, list[str]] = {}
+    for measure, alpha in blocks:
+        alphas.setdefault(measure, []).append(alpha)
+    chosen = {measure: curve_alpha(found) for measure, found in alphas.items()}
+    return [(m, a) for m, found in alphas.items() for a in dict.fromkeys(found) if alpha_cell(a) == chosen[m]]
 
 
 def sorted_pvalues(tests: pd.DataFrame, method: str) -> dict[str, tuple[str, np.ndarray]]:

@@ -40,4 +40,8 @@ def __getattr__(name: str):
         from irmeta.measures import plugins
 
         return getattr(plugins, name)
+    if name == "register_test":  # a paired significance test of one's own
+        from irmeta.metaeval.stats.own_tests import register_test
+
+        return register_test
     raise AttributeError(f"module 'irmeta' has no attribute {name!r}")

@@ -29,20 +29,20 @@ from typing import Any
 
 import numpy as np
 
+from irmeta import settings as check
 from irmeta.campaign.errors import TrecFormatWarning
 from irmeta.campaign.in_memory import reader, run_sources, to_qrels
 from irmeta.campaign.judge import judge_each
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.campaign.qrels import Qrels
 from irmeta.campaign.runs import DuplicatePolicy, RunNameSource
-from irmeta.measures import settings as check
 from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import AVERAGING_NAMES, Averaging, Scores, score_arrays
 from irmeta.measures.names import depth_read, measure_label, parse_measure
 from irmeta.measures.plugins import refuse_imported
 from irmeta.measures.score_files import COLUMNS, Missing, score_grid, table_labels
-from irmeta.measures.settings import DEFAULT_ALPHAS, ScoreSettings, experiment_parameters, score_settings
 from irmeta.metaeval.score_matrices import ScoreMatrix
+from irmeta.settings import DEFAULT_ALPHAS, ScoreSettings, experiment_parameters, score_settings
 
 DEFAULT_MEASURES = ("P@10", "AP")
 
@@ -67,7 +67,7 @@ def score(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *, 
     deeper than the measures look, which changes no score. ``options`` (``gains``,
     ``beta``, ``asl_unretrieved``) go to the measures that declare them unless a name
     sets its own (``nDCG(gains={1:1,2:3})@10``). Every setting is checked before a file
-    is read (:mod:`irmeta.measures.settings`): an unknown name, or a value out of the
+    is read (:mod:`irmeta.settings`): an unknown name, or a value out of the
     range ``irmeta score`` takes, is refused with one line. A run that shares no topic
     with the qrels is warned about (a :class:`TrecFormatWarning`: it scores 0 on every
     topic); when no run shares one, nothing is scored."""
@@ -77,7 +77,7 @@ def score(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *, 
 
 
 def score_checked(qrels: Any, runs: Any, s: ScoreSettings) -> Scored:
-    """:func:`score` on settings already checked (:func:`~irmeta.measures.settings.score_settings`)."""
+    """:func:`score` on settings already checked (:func:`~irmeta.settings.score_settings`)."""
     refuse_imported(s.measures)  # before the runs are read
     needed = depth_read(s.measures, s.rarity_depth)
     read_depth = s.depth if needed is None else min(s.depth or needed, needed)
@@ -277,26 +277,28 @@ def permutation_null(table, measures: Sequence[str] | None = None, *, trials: in
     return dp.randomised_null_shard(matrices_of(table, measures), p["trials"], p["seed"] + dp.SEED_OFFSET)
 
 
-def pairwise_tests_table(table, measures: Sequence[str] | None = None, *,
-                         methods: Sequence[str] = ("paired_t", "wilcoxon", "sign", "randomisation",
-                                                   "paired_bootstrap"),
+def pairwise_tests_table(table, measures: Sequence[str] | None = None, *, methods: Sequence[str] | None = None,
                          permutations: int = 1000, seed: int = DEFAULT_SEED):
-    """Every paired test of ``methods`` on every run pair of each measure (and alpha):
-    ``tables/pairwise_tests.parquet``'s rows (:mod:`irmeta.metaeval.pairwise_tests`), the
-    randomised tests drawing ``permutations`` sign flips or resamples from ``seed`` plus
-    the experiment's SEED_OFFSET."""
+    """Every paired test of ``methods`` (None: every registered paired test, a plugin's
+    too) on every run pair of each measure (and alpha): ``tables/pairwise_tests.parquet``'s
+    rows (:mod:`irmeta.metaeval.pairwise_tests`), the randomised tests drawing
+    ``permutations`` sign flips or resamples from ``seed`` plus the experiment's SEED_OFFSET."""
     from irmeta.metaeval import pairwise_tests as pt
+    from irmeta.metaeval.stats.registry import registered_tests
 
-    experiment_parameters(methods=methods, permutations=permutations, seed=seed)
-    unknown = [m for m in methods if m not in pt.PAIRED_METHODS]
+    if methods is None:
+        methods = registered_tests(kind="paired")
+    p = experiment_parameters(methods=methods, permutations=permutations, seed=seed)
+    unknown = [m for m in p["methods"] if m not in pt.paired_methods(p["methods"])]
     if unknown:
-        raise ValueError(f"unknown paired tests {unknown}; expected some of {', '.join(pt.PAIRED_METHODS)}")
-    return pt.pairwise_tests_table(matrices_of(table, measures), list(methods), permutations,
+        raise ValueError(f"unknown paired tests {unknown} (not paired tests); the paired tests are "
+                         f"{', '.join(registered_tests(kind='paired'))}")
+    return pt.pairwise_tests_table(matrices_of(table, measures), p["methods"], permutations,
                                    seed + pt.SEED_OFFSET)
 
 
 def discriminative_power_table(table, measures: Sequence[str] | None = None, *,
-                               methods: Sequence[str] = ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd"),
+                               methods: Sequence[str] | None = None,
                                levels: Sequence[float] = (0.05, 0.01), permutations: int = 1000,
                                seed: int = DEFAULT_SEED, null=None, randomised_p: str = "count",
                                corrections: Sequence[str] = ("none", "holm", "bh"), pairwise=None):
@@ -306,13 +308,16 @@ def discriminative_power_table(table, measures: Sequence[str] | None = None, *,
     shards, concatenated) and p-values ``randomised_p``: ``count`` (count / B, as Sakai
     and Carterette) or ``plus_one`` ((count + 1) / (B + 1), then in a ``randomised_p``
     column). The paired tests (``paired_t``, ``wilcoxon``, ``sign``, ``randomisation``,
-    ``paired_bootstrap``) count over :func:`pairwise_tests_table` (or ``pairwise``: its
-    table, or its families by (measure, alpha, method) as ``StoredFamilies`` reads them),
-    once per entry of ``corrections`` (``none``, ``holm``, ``bh``, ``bonferroni``):
-    methods ``paired_t``, ``paired_t+holm``, ..."""
+    ``paired_bootstrap``, a plugin's) count over :func:`pairwise_tests_table` (or
+    ``pairwise``: its table, or its families by (measure, alpha, method) as
+    ``StoredFamilies`` reads them), once per entry of ``corrections`` (``none``, ``holm``,
+    ``bh``, ``bonferroni``): methods ``paired_t``, ``paired_t+holm``, ... ``methods`` None:
+    the paper's three."""
     from irmeta.metaeval import discriminative_power as dp
     from irmeta.metaeval import pairwise_tests as pt
 
+    if methods is None:
+        methods = dp.DP_METHODS
     experiment_parameters(methods=methods, levels=levels, permutations=permutations, seed=seed,
                           corrections=corrections)
     if randomised_p not in dp.RANDOMISED_P:  # before the permutations, not after

@@ -34,8 +34,8 @@ from irmeta.campaign.errors import TrecFormatError, TrecFormatWarning
 from irmeta.campaign.files import resolve_paths
 from irmeta.measures.averaging import AVERAGING_NAMES, Scores
 from irmeta.measures.names import MAX_CUTOFF, measure_label, trec_eval_name
-from irmeta.measures.plugins import load_measure_plugins
 from irmeta.measures.registry import MEASURES
+from irmeta.metaeval.stats.own_tests import load_plugins
 from irmeta.support.arrow import joined_bytes, lean_memory
 from irmeta.support.atomic import atomic_path, existing_regular_or_absent
 
@@ -241,11 +241,12 @@ def _gains(text: str) -> dict[int, float]:
 
 
 def _load_plugins(entries: list[str]) -> None:
-    """Import each ``--plugin``; one whose own code fails (a syntax error, an exception at
-    import) is one line naming it and where it failed, not a traceback through irmeta."""
+    """Import each ``--plugin`` (it may register measures and tests); one whose own code
+    fails (a syntax error, an exception at import) is one line naming it and where it
+    failed, not a traceback through irmeta."""
     for entry in entries:
         try:
-            load_measure_plugins([entry])
+            load_plugins([entry], ".", "--plugin")
         except _INPUT_ERRORS:
             raise
         except Exception as exc:

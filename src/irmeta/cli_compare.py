@@ -22,8 +22,9 @@ from irmeta.cli import (
     _to_stdout,
     _write_output,
 )
-from irmeta.comparison import CORRECTION_CHOICES, FORMATS, TESTS, compare_plan, compare_scores, render
+from irmeta.comparison import FORMATS, compare_plan, compare_scores, compare_tests, render
 from irmeta.measures.names import MAX_CUTOFF
+from irmeta.metaeval.stats.registry import correction_names
 from irmeta.support.arrow import lean_memory
 
 _HELP = """Compare runs: per run and measure the mean (every qrels topic, missing ones
@@ -64,8 +65,10 @@ def add_compare_parser(sub: argparse._SubParsersAction) -> None:
                    help="measure, repeatable, as irmeta score names them (AP@100, P_rareness(alpha=0.5)@100, "
                         "map, ...); default P@10 and AP")
     p.add_argument("--baseline", action=_Once, help="compare every other run with this one (default: every pair)")
-    p.add_argument("--test", action=_Once, choices=TESTS, default="paired_t", help="the paired test (default paired_t)")
-    p.add_argument("--correction", action=_Once, choices=CORRECTION_CHOICES, default=None,
+    # --test is checked once the plugins are in: a --plugin may register tests
+    p.add_argument("--test", action=_Once, default="paired_t",
+                   help=f"the test: {', '.join(compare_tests())} or a --plugin's (default paired_t)")
+    p.add_argument("--correction", action=_Once, choices=correction_names(none=True), default=None,
                    help="multiple-comparison correction per measure (default holm; none for tukey_hsd)")
     p.add_argument("--level", action=_Once, type=_level, default=0.05, help="significance level (default 0.05)")
     p.add_argument("--permutations", action=_Once, type=_bounded_int(1), default=1000,
@@ -78,7 +81,8 @@ def add_compare_parser(sub: argparse._SubParsersAction) -> None:
                    help="write here instead of standard output (a new or regular file, not an input)")
     p.add_argument("--digits", action=_Once, type=_bounded_int(0, 17), default=None,
                    help="decimals (default 4 in markdown and latex, full precision in tsv)")
-    p.add_argument("--plugin", action="append", type=_path, help="a module or .py file that registers measures")
+    p.add_argument("--plugin", action="append", type=_path,
+                   help="a module or .py file that registers measures or tests")
     p.add_argument("--threshold", action=_Once, type=_bounded_int(0), default=1,
                    help="grade at or above which a document is relevant (trec_eval -l)")
     p.add_argument("--depth", action=_Once, type=positive, default=None, help="keep the top N documents (-M)")
@@ -99,9 +103,9 @@ def add_compare_parser(sub: argparse._SubParsersAction) -> None:
 def _compare(args: argparse.Namespace) -> int:
     if args.output:
         _check_output(args)  # before any work, as irmeta score
+    _load_plugins(args.plugin or [])  # before the plan: a plugin may register the --test
     plan = compare_plan(args.test, args.correction, args.level, args.permutations, args.seed)  # before reading
     lean_memory()
-    _load_plugins(args.plugin or [])
     # only what the user gave: a plugin's own option defaults must stand (as irmeta score)
     options = {k: v for k, v in (("beta", args.beta), ("asl_unretrieved", args.asl_unretrieved)) if v is not None}
     if args.gains is not None:

@@ -43,28 +43,29 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irmeta import settings as check
 from irmeta.api import DEFAULT_MEASURES, DEFAULT_SEED, score_checked
 from irmeta.artefacts.tables import latex_escape, markdown_table
-from irmeta.measures import settings as check
 from irmeta.measures.averaging import AVERAGING_NAMES, Scores
 from irmeta.measures.names import measure_label, parse_measure
 from irmeta.metaeval.stats.blocks import run_pairs
-from irmeta.metaeval.stats.multiple_testing import ADJUSTERS, CORRECTIONS
-from irmeta.metaeval.stats.paired_tests import METHODS, pair_summary, run_test
-from irmeta.metaeval.stats.tukey_hsd import tukey_hsd_statistics
+from irmeta.metaeval.stats.paired_tests import pair_summary, run_test
+from irmeta.metaeval.stats.registry import CORRECTIONS, NO_CORRECTION, TESTS, correction_names, resolve
 
-TESTS = (*METHODS, "tukey_hsd")
-CORRECTION_CHOICES = ("none", *CORRECTIONS)
 FORMATS = ("markdown", "latex", "tsv")
 COLUMNS = ("run", "measure", "mean", "baseline", "difference", "p_value", "p_adjusted", "effect_size_dz",
            "ci_low", "ci_high", "significant")
-RANDOMISED = ("randomisation", "paired_bootstrap")
 
-_TEST_TITLES = {"paired_t": "Paired t-test", "wilcoxon": "Wilcoxon signed-rank test", "sign": "Sign test",
-                "randomisation": "Paired randomisation test", "paired_bootstrap": "Paired bootstrap test",
-                "tukey_hsd": "Tukey HSD over all runs (two-way, topic-blocked)"}
-_CORRECTION_TITLES = {"none": "no correction", "holm": "Holm's correction",
-                      "bh": "Benjamini-Hochberg correction", "bonferroni": "Bonferroni correction"}
+
+def compare_tests() -> list[str]:
+    """The tests ``compare`` offers, in the registry's order: every paired test (a
+    plugin's too) and the all-runs tests that give pairs' p-values (``tukey_hsd``)."""
+    return [t.name for t in TESTS.values() if t.in_compare]
+
+
+def _title(test: str) -> str:
+    title = TESTS[test].title
+    return title[:1].upper() + title[1:]
 
 
 @dataclass(frozen=True)
@@ -96,13 +97,16 @@ class Comparison:
 def compare_plan(test: str = "paired_t", correction: str | None = None, level: float = 0.05,
                  permutations: int = 1000, seed: int = DEFAULT_SEED) -> ComparePlan:
     """The comparison's settings checked, one line each refusal; ``correction`` None is
-    the test's own default: ``holm``, or ``none`` for ``tukey_hsd``."""
-    test = check.choice("test", test, TESTS)
+    the test's own default: ``holm``, or ``none`` for a test over all runs (``tukey_hsd``)."""
+    if not isinstance(test, str) or test not in compare_tests():
+        raise ValueError(f"unknown test {check.shown(test)} for compare; expected one of "
+                         f"{', '.join(compare_tests())} (a test of your own: irmeta.register_test, or --plugin)")
+    paired = TESTS[test].paired
     if correction is None:
-        correction = "none" if test == "tukey_hsd" else "holm"
-    correction = check.choice("correction", correction, CORRECTION_CHOICES)
-    if test == "tukey_hsd" and correction != "none":
-        raise ValueError(f"tukey_hsd accounts for every pair of runs itself: its correction is none, "
+        correction = "holm" if paired else NO_CORRECTION
+    correction = check.choice("correction", correction, correction_names(none=True))
+    if not paired and correction != NO_CORRECTION:
+        raise ValueError(f"{test} accounts for every pair of runs itself: its correction is none, "
                          f"not {correction!r}")
     level = check.number("level", level, 0.0, 1.0, open_low=True, open_high=True)
     p = check.experiment_parameters(permutations=permutations, seed=seed)
@@ -114,7 +118,7 @@ def compare(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *
             seed: int = DEFAULT_SEED, **settings: Any) -> pd.DataFrame:
     """The table of ``irmeta compare --format tsv`` as a DataFrame (columns
     :data:`COLUMNS`; see the module's docstring for what each row holds). ``test``: one
-    of :data:`TESTS`; ``correction``: one of :data:`CORRECTION_CHOICES`, None for the
+    of :func:`compare_tests`; ``correction``: ``none`` or one of the registry's, None for the
     test's default (``holm``; ``none`` for ``tukey_hsd``). ``settings``: those of
     :func:`irmeta.score` (``depth``, ``threshold``, ``alphas``, ``gains``...), checked as
     it checks them, before any file is read."""
@@ -173,14 +177,10 @@ def _ordered_pairs(n_runs: int, baseline: int | None) -> tuple[np.ndarray, np.nd
 
 def _pvalues(values: np.ndarray, selected: np.ndarray, plan: ComparePlan) -> np.ndarray:
     """p-values of the unordered pairs ``selected`` (positions in ``run_pairs`` order)."""
-    if plan.test == "tukey_hsd":
-        from scipy import stats  # here, not at the top: it adds a second to every start
-
-        # the studentized range's sf is integrated numerically (ms a value): only the
-        # pairs asked for, each distinct q once, not every pair as tukey_hsd_pvalues does
-        q, k, df = tukey_hsd_statistics(values)
-        distinct, back = np.unique(q[selected], return_inverse=True)
-        return np.minimum(stats.studentized_range.sf(distinct, k, df), 1.0)[back.reshape(-1)]
+    test = TESTS[plan.test]
+    if not test.paired:
+        assert test.pvalues is not None  # compare_plan offers no other
+        return resolve(test.pvalues)(values, selected)
     return run_test(plan.test, values, plan.permutations, plan.seed).p_value[selected]
 
 
@@ -191,7 +191,7 @@ def _measure_rows(label: str, values: np.ndarray, means: np.ndarray, runs: list[
     a, b = run_pairs(n)
     selected = np.arange(len(a)) if baseline is None else np.flatnonzero((a == baseline) | (b == baseline))
     p = _pvalues(values, selected, plan)
-    adjusted = p if plan.correction == "none" else ADJUSTERS[plan.correction](p)
+    adjusted = p if plan.correction == NO_CORRECTION else CORRECTIONS[plan.correction].adjust(p)
     summary = pair_summary(values, 1.0 - plan.level)
     family = np.full((n, n), -1, dtype=np.int64)  # family[r, s]: the pair's place among ``selected``
     family[a[selected], b[selected]] = family[b[selected], a[selected]] = np.arange(len(selected))
@@ -246,12 +246,15 @@ def better_than(c: Comparison) -> dict[tuple[str, str], list[str]]:
 
 def _caption(c: Comparison) -> str:
     p = c.plan
-    draws = f" ({p.permutations} draws, seed {p.seed})" if p.test in RANDOMISED else ""
+    draws = f" ({p.permutations} draws, seed {p.seed})" if TESTS[p.test].randomised else ""
     against = f" against the baseline {c.baseline}" if c.baseline is not None else " between every pair of runs"
     lower = [m for m, h in zip(c.measures, c.higher_is_better) if not h]
     note = f" (lower is better for {', '.join(lower)})" if lower else ""
-    correction = "its own correction for all pairs" if p.test == "tukey_hsd" else _CORRECTION_TITLES[p.correction]
-    return (f"{_TEST_TITLES[p.test]}{draws}{against}, {correction}, level {p.level:g}. "
+    if not TESTS[p.test].paired:
+        correction = "its own correction for all pairs"
+    else:
+        correction = "no correction" if p.correction == NO_CORRECTION else CORRECTIONS[p.correction].caption
+    return (f"{_title(p.test)}{draws}{against}, {correction}, level {p.level:g}. "
             f"Superscripts: the runs a mean is significantly better than{note}.")
 
 

@@ -215,7 +215,7 @@ def test_inputs_as_score_reads_them(capsys, trec8, tmp_path):
 
 @pytest.mark.parametrize("extra,fragment", [
     (["--baseline", "nosuchrun"], "baseline 'nosuchrun' is not one of the runs"),
-    (["--test", "student"], "argument --test: invalid choice: 'student'"),
+    (["--test", "student"], "unknown test 'student' for compare; expected one of"),
     (["--correction", "sidak"], "argument --correction: invalid choice: 'sidak'"),
     (["--level", "0"], "argument --level: 0 must be strictly between 0 and 1"),
     (["--level", "1.5"], "argument --level: 1.5 must be strictly between 0 and 1"),
@@ -244,7 +244,7 @@ def test_api_refusals(trec8):
         irmeta.compare(*trec8, ["AP@100"], treshold=2)
     with pytest.raises(ValueError, match="level must be a finite number in"):
         irmeta.compare(*trec8, ["AP@100"], level=1.0)
-    with pytest.raises(ValueError, match="test must be one of"):
+    with pytest.raises(ValueError, match="unknown test .* for compare"):
         irmeta.compare(*trec8, ["AP@100"], test="t")
     with pytest.raises(ValueError, match="permutations must be an integer >= 1"):
         compare_runs(*trec8, ["AP@100"], test="randomisation", permutations=0)

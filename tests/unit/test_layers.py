@@ -16,7 +16,8 @@ ROOT = Path(irmeta.__file__).parent
 # Rank of each top-level package or module; a module may import only ranks at or below
 # its own, and nothing imports the ones beside the layers (rank None).
 RANK = {"support": 0, "campaign": 1, "measures": 2, "metaeval": 3, "artefacts": 4,
-        "pipeline": None, "simulate": None, "api": None, "cli": None, "comparison": None, "cli_compare": None}
+        "pipeline": None, "simulate": None, "api": None, "cli": None, "comparison": None, "cli_compare": None,
+        "settings": None}
 
 
 def _modules() -> list[tuple[str, Path]]:
@@ -65,6 +66,12 @@ def test_imports_go_down_only(module, path):
 def test_the_registry_imports_no_measure():
     registry = ROOT / "measures" / "registry.py"
     assert not {t for t in _imports(registry, "irmeta.measures.registry") if _top(t) == "measures"}
+
+
+def test_the_test_registry_imports_no_test():
+    # it names the shipped tests' functions as text, imported on first use
+    registry = ROOT / "metaeval" / "stats" / "registry.py"
+    assert not _imports(registry, "irmeta.metaeval.stats.registry")
 
 
 def test_no_module_shadows_the_standard_library():

@@ -7,7 +7,7 @@ alternatives the pipeline computes:
   when tau >= ``tau_threshold`` (default 0.9, the paper's "highly correlated");
 - ``discriminative_power``: it separates more run pairs than its baseline (significant
   pairs at ``level`` minus the baseline's, per ``method`` of ``discriminative_power``
-  among :data:`POWER_PROTOCOLS`: the paper's three and the paired t-test with Holm's
+  among :func:`power_protocols`: the paper's three and the paired t-test with Holm's
   correction, Sakai's paired bootstrap and the randomisation test with Holm's);
   holds when the gain is > 0;
 - ``stability``: it is more stable than its baseline (Buckley-Voorhees stability minus
@@ -39,6 +39,7 @@ import pandas as pd
 from irmeta.artefacts.paper.tables import select_rows, single_value, with_keys
 from irmeta.artefacts.tables import is_missing, write_table
 from irmeta.measures.alpha import alpha_sort_key, alpha_value
+from irmeta.metaeval.stats.registry import claims_methods
 from irmeta.support.atomic import atomic_write_text
 
 #: The claims, in the order they are listed.
@@ -57,11 +58,13 @@ OPTIONAL_TABLES = {"reusability_summary": ("measure", "alpha", "rarity", "kendal
 #: How far below its baseline's the rareness measure's leave-one-out tau may fall.
 REUSABILITY_TOLERANCE = 0.01
 
-#: Discriminative-power methods the claim is judged under, when the table has them: the
-#: paper's three, then one paired test per family of evidence, each over the family of
-#: all pairs (Sakai 2006 and 2014; Smucker, Allan and Carterette 2007).
-POWER_PROTOCOLS = ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd", "paired_t+holm", "paired_bootstrap",
-                   "randomisation+holm")
+def power_protocols() -> list[str]:
+    """Discriminative-power methods the claim is judged under, when the table has them:
+    those the test registry marks (``claims``): the paper's three, then one paired test
+    per family of evidence, each over the family of all pairs (Sakai 2006 and 2014;
+    Smucker, Allan and Carterette 2007), and a plugin's test (Holm-corrected unless it
+    says otherwise)."""
+    return list(claims_methods())
 
 #: Rank-agreement protocols: column of ``kendall_tau`` -> protocol name.
 TAU_PROTOCOLS = {"tau": "kendall_tau", "tau_ap": "tau_ap"}
@@ -81,12 +84,6 @@ AlphaChoice = Literal["largest", "all"]
 _PROTOCOL_NOTES = {
     "kendall_tau": "Kendall's tau-b",
     "tau_ap": "tau_AP, the baseline as reference ranking",
-    "paper_pairwise": "the authors' script, each pair alone by an unpaired test, no correction",
-    "tukey_hsd": "one Tukey HSD over all runs, on the two-way ANOVA residual",
-    "randomised_tukey_hsd": "its permutation form",
-    "paired_t+holm": "the paired t-test on each pair, Holm-corrected over all pairs",
-    "paired_bootstrap": "Sakai's studentised paired bootstrap test, uncorrected",
-    "randomisation+holm": "Fisher's paired randomisation test, Holm-corrected over all pairs",
     "leave_one_out+frozen": "rarity over the runs outside the left-out group",
     "leave_one_out+joined": "rarity over those runs and the run scored",
 }
@@ -162,7 +159,7 @@ def _collection_rows(frames: Mapping[str, pd.DataFrame], measure: str, baseline:
                      threshold: float) -> Iterator[dict]:
     yield from _rank_agreement(frames["kendall_tau"], measure, baseline, key, threshold)
     power = with_keys(frames["discriminative_power"])
-    power = power[np.isclose(power["level"].astype(float), float(level)) & power["method"].isin(POWER_PROTOCOLS)]
+    power = power[np.isclose(power["level"].astype(float), float(level)) & power["method"].isin(power_protocols())]
     yield from _gains("discriminative_power", power, _by_values(power, ["method"], lambda m: str(m[0])),
                       "significant_pairs", measure, baseline, key, f"gain above 0, pairs at p below {level:g}")
     stability = with_keys(frames["stability"])
@@ -311,8 +308,8 @@ def claims_caption(table: pd.DataFrame) -> str:
         rows = table[table["claim"] == claim]
         if rows.empty:
             continue
-        protocols = [p + (f" ({_PROTOCOL_NOTES[p]})" if p in _PROTOCOL_NOTES else "")
-                     for p in dict.fromkeys(rows["protocol"])]
+        notes = {**claims_methods(), **_PROTOCOL_NOTES}
+        protocols = [p + (f" ({notes[p]})" if p in notes else "") for p in dict.fromkeys(rows["protocol"])]
         criteria = " or ".join(dict.fromkeys(rows["criterion"]))
         parts.append(f"{intro[claim]}, by {', '.join(protocols)}; holds if {criteria}.")
     if (table["claim"] == "stability").any():

@@ -9,8 +9,7 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from irmeta.measures.alpha import alpha_cell, alpha_sort_key
-
-_METHODS = {"paper_pairwise": "per-pair", "tukey_hsd": "two-way HSD", "randomised_tukey_hsd": "randomised HSD"}
+from irmeta.metaeval.stats.registry import TESTS
 
 
 def run_summary(collections: Mapping[str, tuple[str, Mapping[str, pd.DataFrame]]], *, paper: str | None,
@@ -94,7 +93,7 @@ def _pairs(frame: pd.DataFrame | None, baseline: str, measure: str, alpha: objec
     if frame is None:
         return []
     cells = []
-    for method, short in _METHODS.items():
+    for method, short in ((t.name, t.short) for t in TESTS.values() if t.short):
         counts = []
         for name, a in ((baseline, ""), (measure, alpha)):
             rows = _rows(frame, name, a)

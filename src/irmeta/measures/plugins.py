@@ -34,16 +34,12 @@ runs is refused.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import inspect
 import math
 import numbers
 import re
-import sys
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,12 +49,10 @@ import numpy as np
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.names import Measure, parse_measure
 from irmeta.measures.registry import MEASURES, MeasureDefinition, register
+from irmeta.support.plugin_import import import_plugins, loading_file, same_file
 
 _FAMILY = re.compile(r"[A-Za-z][A-Za-z0-9_+]*")
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-# The plugin files being imported, innermost last: the source of a function whose own file
-# inspect cannot find (a callable object, a function made by exec).
-_loading: list[str] = []
 
 
 @dataclass(frozen=True)
@@ -133,7 +127,7 @@ def register_imported_measure(name: str, *, higher_is_better: bool = True, descr
         raise ValueError(_no_implementation(str(Measure(name, cutoff))))
 
     return register(ImportedMeasure(name, compute, description or f"{name}, scores from a scores file",
-                                    higher_is_better=higher_is_better, source=_loading[-1] if _loading else ""))
+                                    higher_is_better=higher_is_better, source=loading_file()))
 
 
 def refuse_imported(measures: Iterable[Measure]) -> None:
@@ -186,7 +180,7 @@ def _source(function: Callable[..., Any]) -> str:
             continue
         if path:
             return path
-    return _loading[-1] if _loading else ""
+    return loading_file()
 
 
 # ------------------------------------------------------------------ the guard
@@ -212,7 +206,7 @@ class _Plugin:
 
     def raised(self, exc: BaseException, cutoff: int | None, options: Mapping[str, Any], on: str = "") -> ValueError:
         """The plugin's own exception, with the line of its file it came through."""
-        lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if _same_file(f.filename, self.source)]
+        lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if same_file(f.filename, self.source)]
         return self.fault(cutoff, options, f"{type(exc).__name__}: {exc}" + (f", on {on}" if on else ""),
                           lines[-1] if lines else None)
 
@@ -232,10 +226,6 @@ class _Plugin:
             elif isinstance(default, str):
                 out[key] = np.format_float_positional(value, trim="-")
         return out
-
-
-def _same_file(a: str, b: str) -> bool:
-    return bool(b) and (a == b or Path(a).resolve() == Path(b).resolve())
 
 
 def _vectorised(plugin: _Plugin, function: Callable[..., Any]) -> Callable[..., np.ndarray]:
@@ -336,73 +326,9 @@ def _cell(matrix: RelevanceMatrix, cell: int) -> str:
 
 
 def load_measure_plugins(modules: Sequence[str], base: str | Path = ".") -> None:
-    """Import each module that registers measures: a dotted name (importable, or a module
-    under ``base``) or a ``.py`` file (relative to ``base``). Importing one twice is a no-op.
-    A plugin whose import fails (a syntax error, an exception) is a one-line ValueError
-    naming its file and line, and registers nothing."""
-    for entry in modules:
-        if entry.endswith(".py"):
-            path = (Path(base) / entry).resolve()
-            if not path.is_file():
-                raise FileNotFoundError(f"measure_plugins: {entry}: no such file")
-            name = "irmeta_plugin_" + re.sub(r"\W", "_", str(path))
-            if name in sys.modules:
-                continue
-            spec = importlib.util.spec_from_file_location(name, path)
-            assert spec is not None and spec.loader is not None
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module
-            with _importing(entry, str(path), name):
-                spec.loader.exec_module(module)
-        else:
-            if str(Path(base).resolve()) not in sys.path:
-                sys.path.insert(0, str(Path(base).resolve()))
-            if entry in sys.modules:
-                continue
-            with _importing(entry, ""):  # finding a submodule imports its package
-                spec = importlib.util.find_spec(entry)
-            if spec is None:
-                raise ValueError(f"measure_plugins: cannot import {entry} (no module named {entry!r})")
-            with _importing(entry, spec.origin or ""):
-                importlib.import_module(entry)
-
-
-@contextmanager
-def _importing(entry: str, path: str, module: str | None = None) -> Iterator[None]:
-    """Import a plugin: what it registers is known to come from ``path``; if it fails,
-    the measures it registered are unregistered (a second try starts afresh) and the
-    fault is one line."""
-    before = dict(MEASURES)
-    _loading.append(path)
-    try:
-        yield
-    except MemoryError:
-        raise
-    except (Exception, SystemExit) as exc:
-        MEASURES.clear()
-        MEASURES.update(before)
-        if module is not None:
-            sys.modules.pop(module, None)
-        missing = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
-        if missing and (entry == missing or entry.startswith(missing + ".")):  # not a fault of its code
-            raise ValueError(f"measure_plugins: cannot import {entry} ({exc})") from None
-        raise ValueError(_import_fault(entry, path, exc)) from exc
-    finally:
-        _loading.pop()
-
-
-def _import_fault(entry: str, path: str, exc: BaseException) -> str:
-    """``measure plugin mine.py:3: SyntaxError: invalid syntax``: the line of the plugin
-    the fault came through; for a dotted module, or a fault in another file (a module the
-    plugin imports), that file and line: ``measure plugin mine: /x/mine.py:3: ...``."""
-    if isinstance(exc, SyntaxError):
-        file, line, text = exc.filename or "", exc.lineno, exc.msg
-    else:
-        frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
-        own = [f for f in frames if _same_file(f.filename, path)] or frames[-1:]
-        file, line, text = (own[-1].filename, own[-1].lineno, str(exc)) if own else ("", None, str(exc))
-    if line and entry.endswith(".py") and _same_file(file, path):
-        where = f"{entry}:{line}"
-    else:
-        where = f"{entry}: {file}:{line}" if file and line else entry
-    return f"measure plugin {where}: {type(exc).__name__}: {' '.join(text.split())}"
+    """Import each module that registers measures (:mod:`irmeta.support.plugin_import`):
+    a dotted name or a ``.py`` file, relative to ``base``. A plugin whose import fails is
+    a one-line ValueError naming its file and line, and registers nothing. (A module
+    that may register significance tests too is loaded by
+    :func:`irmeta.metaeval.stats.own_tests.load_plugins`.)"""
+    import_plugins(modules, base, [MEASURES], "measure_plugins")

@@ -7,12 +7,14 @@ randomised Tukey HSD from sharded permutation nulls) and by the paired tests of
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from irmeta.metaeval.pairwise_tests import PAIRED_METHODS, families, paired_power_rows
+from irmeta.metaeval.pairwise_tests import families, paired_power_rows
 from irmeta.metaeval.score_matrices import ScoreMatrix, sort_by_alpha
+from irmeta.metaeval.stats.registry import registered_tests, significance_test
 from irmeta.metaeval.stats.tukey_hsd import (
     count_significant,
     paper_pairwise_pvalues,
@@ -23,7 +25,9 @@ from irmeta.metaeval.stats.tukey_hsd import (
 )
 from irmeta.support.progress import Progress
 
-DP_METHODS = ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd")
+#: The paper's three methods, each deciding every pair from all runs at once: the tests
+#: of kind ``all_runs`` in the registry (:mod:`.stats.registry`).
+DP_METHODS = tuple(registered_tests(kind="all_runs"))
 
 #: The randomised Tukey HSD's p-value (``experiments.discriminative_power.randomised_p``):
 #: ``count``, #{trials with max difference >= observed} / B (Sakai 2014, Carterette 2012;
@@ -56,6 +60,45 @@ def randomised_null_shard(matrices: Sequence[ScoreMatrix], trials: Iterable[int]
         columns=["measure", "alpha", "trial", "max_difference"])
 
 
+@dataclass
+class PowerContext:
+    """What the all-runs methods read beside a matrix: the permutation null, how its
+    p-values are formed, and the Tukey HSD's critical values, computed once per (runs,
+    degrees of freedom) (the studentized range quantile is the slow part)."""
+
+    levels: list[float]
+    null: pd.DataFrame | None = None
+    randomised_p: str = "count"
+    critical: dict[tuple[int, int], dict[float, float]] = field(default_factory=dict)
+
+
+Counts = tuple[dict[float, int], int | None]
+
+
+def paper_pairwise_counts(m: ScoreMatrix, context: PowerContext) -> Counts:
+    """The authors' per-pair Tukey HSD (an unpaired two-sample test of each pair alone)."""
+    return count_significant(paper_pairwise_pvalues(m.values), context.levels), None
+
+
+def tukey_hsd_counts(m: ScoreMatrix, context: PowerContext) -> Counts:
+    """One Tukey HSD over all runs on the two-way ANOVA residual: q above its critical value."""
+    q, k, df = tukey_hsd_statistics(m.values)
+    if (k, df) not in context.critical:
+        context.critical[(k, df)] = tukey_hsd_critical_values(k, df, context.levels)
+    return {lv: int(np.count_nonzero(q > context.critical[(k, df)][lv])) for lv in context.levels}, None
+
+
+def randomised_tukey_hsd_counts(m: ScoreMatrix, context: PowerContext) -> Counts:
+    """The randomised Tukey HSD: p-values from the permutation null's shards."""
+    if context.null is None:
+        raise ValueError("randomised_tukey_hsd needs the permutation null (its shards)")
+    null = context.null
+    mine = null[(null["measure"] == m.measure) & (null["alpha"] == (m.alpha or ""))].sort_values("trial")
+    p = randomised_tukey_hsd_pvalues(m.values, mine["max_difference"].to_numpy(),
+                                     plus_one=context.randomised_p == "plus_one")
+    return {float(k): v for k, v in count_significant(p, context.levels).items()}, int(len(mine))
+
+
 def discriminative_power_table(
     matrices: Sequence[ScoreMatrix],
     *,
@@ -67,7 +110,8 @@ def discriminative_power_table(
     pairwise: pd.DataFrame | Mapping[tuple[str, str, str], pd.DataFrame] | None = None,
     permutations: int | None = None,
 ) -> pd.DataFrame:
-    """Table 1: run pairs significantly different at each level, by each method.
+    """Table 1: run pairs significantly different at each level, by each method of the
+    registry (:mod:`.stats.registry`), in the order given.
 
     - ``paper_pairwise``: each pair alone, Tukey HSD on two independent groups (the
       authors' scripts; equals an unpaired two-sample t-test, no multiplicity correction);
@@ -76,51 +120,33 @@ def discriminative_power_table(
       p-values as ``randomised_p`` says (:data:`RANDOMISED_P`). Any but the default
       ``count`` is written in a ``randomised_p`` column (the method's rows; empty
       elsewhere), so the default table keeps the columns it had before the setting.
-    - the paired tests (:data:`.pairwise_tests.PAIRED_METHODS`), each over all pairs,
-      read from ``pairwise`` (``tables/pairwise_tests.parquet``, or its families by
-      (measure, alpha, method) as :func:`.pairwise_tests.families` gives them), one method name per
+    - every paired test (shipped or a plugin's), each over all pairs, read from
+      ``pairwise`` (``tables/pairwise_tests.parquet``, or its families by (measure,
+      alpha, method) as :func:`.pairwise_tests.families` gives them), one method name per
       entry of ``corrections`` (``paired_t``, ``paired_t+holm``, ...); ``permutations``
       is written in the randomised tests' rows.
     """
-    unknown = set(methods) - set(DP_METHODS) - set(PAIRED_METHODS)
-    if unknown:
-        raise ValueError(f"unknown discriminative-power methods: {sorted(unknown)}")
+    tests = [significance_test(m, "discriminative-power method") for m in methods]
     if randomised_p not in RANDOMISED_P:
         raise ValueError(f"randomised_p must be one of {', '.join(RANDOMISED_P)}, not {randomised_p!r}")
     rows = []
-    critical: dict[tuple[int, int], dict[float, float]] = {}
-    tests = families(pairwise) if isinstance(pairwise, pd.DataFrame) else pairwise
+    context = PowerContext([float(level) for level in levels], null, randomised_p)
+    paired = families(pairwise) if isinstance(pairwise, pd.DataFrame) else pairwise
     for m in matrices:
         n_runs = m.values.shape[0]
         total = n_runs * (n_runs - 1) // 2
-        for method in methods:
-            if method in PAIRED_METHODS:
-                if tests is None:
-                    raise ValueError(f"{method} needs the pairwise tests (tables/pairwise_tests.parquet)")
-                rows += paired_power_rows(m, tests, method, corrections, levels, permutations)
+        for test in tests:
+            if test.paired:
+                if paired is None:
+                    raise ValueError(f"{test.name} needs the pairwise tests (tables/pairwise_tests.parquet)")
+                rows += paired_power_rows(m, paired, test.name, corrections, levels, permutations)
                 continue
-            if method == "paper_pairwise":
-                counts = count_significant(paper_pairwise_pvalues(m.values), levels)
-            elif method == "tukey_hsd":
-                q, k, df = tukey_hsd_statistics(m.values)
-                if (k, df) not in critical:  # the studentized range quantile is the slow part
-                    critical[(k, df)] = tukey_hsd_critical_values(k, df, levels)
-                counts = {lv: int(np.count_nonzero(q > critical[(k, df)][lv])) for lv in map(float, levels)}
-            else:
-                if null is None:
-                    raise ValueError("randomised_tukey_hsd needs the permutation null (its shards)")
-                mine = null[(null["measure"] == m.measure) & (null["alpha"] == (m.alpha or ""))]
-                mine = mine.sort_values("trial")
-                p = randomised_tukey_hsd_pvalues(m.values, mine["max_difference"].to_numpy(),
-                                                 plus_one=randomised_p == "plus_one")
-                counts = count_significant(p, levels)
-                counts = {float(k): v for k, v in counts.items()}
-            randomised = method == "randomised_tukey_hsd"
-            for level in levels:
-                row = {"measure": m.measure, "alpha": m.alpha or "", "method": method,
-                       "level": float(level), "significant_pairs": int(counts[float(level)]),
-                       "total_pairs": total, "permutations": int(len(mine)) if randomised else None}
+            counts, drawn = test.compute()(m, context)
+            for level in context.levels:
+                row = {"measure": m.measure, "alpha": m.alpha or "", "method": test.name,
+                       "level": level, "significant_pairs": int(counts[level]),
+                       "total_pairs": total, "permutations": drawn}
                 if randomised_p != "count":
-                    row["randomised_p"] = randomised_p if randomised else None
+                    row["randomised_p"] = randomised_p if test.randomised else None
                 rows.append(row)
     return sort_by_alpha(pd.DataFrame(rows), ["measure", "alpha"])

@@ -19,41 +19,24 @@ import numpy as np
 import pandas as pd
 
 from irmeta.metaeval.score_matrices import ScoreMatrix
-from irmeta.metaeval.stats.multiple_testing import CORRECTIONS
-from irmeta.metaeval.stats.paired_tests import METHODS, TABLE_COLUMNS, count_significant_pairs, pairwise_tests
-
-#: The paired tests, as ``experiments.discriminative_power.methods`` names them.
-PAIRED_METHODS = METHODS
-
-#: ``experiments.discriminative_power.corrections``: ``none`` keeps the raw p-values.
-CORRECTION_NAMES = ("none", *CORRECTIONS)
+from irmeta.metaeval.stats.paired_tests import TABLE_COLUMNS, count_significant_pairs, pairwise_tests
+from irmeta.metaeval.stats.registry import TESTS, corrected_names
 
 #: The columns of ``tables/pairwise_tests.parquet``, in order.
 COLUMNS = ("measure", "alpha", "run_a", "run_b", "method", *(c for c in TABLE_COLUMNS
                                                              if c not in ("method", "run_a", "run_b")))
 
 #: Added to ``experiments.seed``: the randomisation test's sign flips and the bootstrap
-#: test's topic resamples are drawn from ``PCG64(seed + SEED_OFFSET)``, the same draws for
-#: every pair, measure and alpha (common random numbers). Stability uses 0, the
-#: randomised Tukey HSD 1, system subsampling 2, swaps 3, the Kendall tau bootstrap 4.
+#: test's topic resamples are drawn from ``PCG64(seed + SEED_OFFSET)`` (plus the test's own
+#: ``seed_offset``, 0 for both), the same draws for every pair, measure and alpha (common
+#: random numbers). Stability uses 0, the randomised Tukey HSD 1, system subsampling 2,
+#: swaps 3, the Kendall tau bootstrap 4.
 SEED_OFFSET = 5
-
-#: The tests that draw: their rows carry the number of permutations.
-RANDOMISED = ("randomisation", "paired_bootstrap")
 
 
 def paired_methods(methods: Iterable[str]) -> list[str]:
-    """The paired tests among ``methods`` (a config's list), in its order."""
-    return [m for m in methods if m in PAIRED_METHODS]
-
-
-def method_names(method: str, corrections: Sequence[str]) -> list[str]:
-    """The discriminative-power names of one paired test: ``paired_t`` for ``none``,
-    ``paired_t+holm`` for ``holm``, ..., in the order of ``corrections``."""
-    unknown = [c for c in corrections if c not in CORRECTION_NAMES]
-    if unknown:
-        raise ValueError(f"unknown corrections {unknown}; expected some of {', '.join(CORRECTION_NAMES)}")
-    return [method if c == "none" else f"{method}+{c}" for c in dict.fromkeys(corrections)]
+    """The paired tests of the registry among ``methods`` (a config's list), in its order."""
+    return [m for m in methods if m in TESTS and TESTS[m].paired]
 
 
 def matrix_tests(matrix: ScoreMatrix, methods: Sequence[str], permutations: int, seed: int) -> pd.DataFrame:
@@ -133,8 +116,8 @@ def paired_power_rows(matrix: ScoreMatrix, tests: Mapping[tuple[str, str, str], 
     if len(mine) != total:
         raise ValueError(f"{matrix.measure} alpha {matrix.alpha or '-'}: {len(mine)} {method} pairs in the "
                          f"pairwise tests, expected {total}")
-    counts = count_significant_pairs(mine, method_names(method, corrections), levels)
+    counts = count_significant_pairs(mine, corrected_names(method, corrections), levels)
     return [{"measure": matrix.measure, "alpha": matrix.alpha or "", "method": row.test, "level": float(row.level),
              "significant_pairs": int(row.significant), "total_pairs": total,
-             "permutations": permutations if method in RANDOMISED else None}
+             "permutations": permutations if TESTS[method].randomised else None}
             for row in counts.itertuples(index=False)]

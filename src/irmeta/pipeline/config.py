@@ -28,7 +28,8 @@ import yaml
 from irmeta.campaign.files import resolve_paths
 from irmeta.campaign.runs import DuplicatePolicy, RunNameSource
 from irmeta.measures.names import parse_measure
-from irmeta.measures.plugins import load_measure_plugins
+from irmeta.metaeval.stats.own_tests import load_plugins
+from irmeta.metaeval.stats.registry import TESTS, correction_names, registered_tests, unknown_test
 from irmeta.pipeline.collection_paths import check_collection_paths, missing_runs
 
 #: Where the schemas live: ``workflow/schemas`` of the source tree (``IRMETA_SCHEMA_DIR``
@@ -270,6 +271,27 @@ def check_topic_set_size(config: Mapping[str, Any], source: str | Path = "config
                           f"must exceed alpha_level = {design['alpha_level']:g}")
 
 
+def load_config_plugins(config: Mapping[str, Any]) -> None:
+    """Import the config's ``measure_plugins``, then its ``test_plugins`` (from the working
+    directory, as every job does)."""
+    for key in ("measure_plugins", "test_plugins"):
+        load_plugins(config.get(key) or [], Path.cwd(), key)
+
+
+def check_tests(config: Mapping[str, Any], source: str | Path = "config") -> None:
+    """``experiments.discriminative_power``'s methods and corrections against the test
+    registry (its plugins' tests are in by now); the schema names none of them."""
+    settings = config["experiments"]["discriminative_power"]
+    for i, method in enumerate(settings.get("methods", [])):
+        if method not in TESTS:  # the schema lets any name through: a plugin's test is known only now
+            raise ConfigError(f"{source}: key 'experiments.discriminative_power.methods.{i}': {unknown_test(method)}")
+    known = correction_names(none=True)
+    for i, correction in enumerate(settings["corrections"]):
+        if correction not in known:
+            raise ConfigError(f"{source}: key 'experiments.discriminative_power.corrections.{i}': unknown correction "
+                              f"{correction!r}; expected one of {', '.join(known)}")
+
+
 def validate_config(config: Mapping[str, Any], source: str | Path = "config",
                     schema_dir: str | Path | None = None) -> dict:
     """The workflow configuration checked, defaults filled in (a copy): the schema, as
@@ -280,8 +302,9 @@ def validate_config(config: Mapping[str, Any], source: str | Path = "config",
 def check_config(config: Mapping[str, Any], source: str | Path = "config") -> dict:
     """What a schema cannot say (measure names, alphas, experiments on unscored measures),
     on a configuration the schema has passed; returns it with :func:`with_measure_options`."""
-    load_measure_plugins(config.get("measure_plugins") or [], Path.cwd())
+    load_config_plugins(config)
     register_imported_measures(config.get("imported_measures") or {}, source)
+    check_tests(config, source)
     check_measures(config["measures"], source)
     check_alphas(config["alphas"], config["measures"], source)
     if "all" not in config["averaging"]:
@@ -289,6 +312,8 @@ def check_config(config: Mapping[str, Any], source: str | Path = "config") -> di
                           f"compare means over every qrels topic (the paper's); 'returned' and 'geometric' only add "
                           f"trec_eval's default and gm_map means to scores.parquet")
     named = with_measure_options(config)
+    # the registry's default: every shipped test (the schema names none)
+    named["experiments"]["discriminative_power"].setdefault("methods", registered_tests(default_only=True))
     check_experiment_measures(named, source)
     check_topic_set_size(config, source)
     return named

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from irmeta.campaign.errors import TrecFormatError
-from irmeta.measures.plugins import load_measure_plugins
 
 log = logging.getLogger("irmeta")
 
@@ -40,13 +39,13 @@ def log_to(path: str | Path) -> logging.Logger:
 def run_script(main, smk) -> None:
     """Run a workflow script's ``main``; a known input fault ends it with one line in the
     log (file, line and what is wrong) instead of a traceback."""
-    from irmeta.pipeline.config import register_imported_measures
+    from irmeta.pipeline.config import load_config_plugins, register_imported_measures
     from irmeta.pipeline.download import DownloadError
 
     try:
         if getattr(smk, "log", None):  # a plugin that fails to import says so in the job's log
             log_to(smk.log[0])
-        load_measure_plugins(smk.config.get("measure_plugins") or [], Path.cwd())  # as the workflow read them
+        load_config_plugins(smk.config)  # as the workflow read them
         register_imported_measures(smk.config.get("imported_measures") or {})
         main(smk)
     except (TrecFormatError, OSError, ValueError, DownloadError) as exc:

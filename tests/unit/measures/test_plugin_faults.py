@@ -256,7 +256,7 @@ def test_the_command_line_prints_an_import_fault_on_one_line(registry, tmp_path,
     code = main(["score", "--qrels", str(qrels), "--runs", str(run), "--plugin", str(plugin)])
     err = capsys.readouterr().err
     assert code == 2 and len(err.splitlines()) == 1 and "Traceback" not in err
-    assert re.search(fault.replace("measure plugin bad.py", f"measure plugin {re.escape(str(plugin))}"), err)
+    assert re.search(fault.replace("measure plugin bad.py", f"irmeta: error: plugin {re.escape(str(plugin))}"), err)
 
 
 # ------------------------------------------------------------------ the workflow

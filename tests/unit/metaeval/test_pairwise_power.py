@@ -11,7 +11,7 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 from irmeta import api
-from irmeta.artefacts.claims import POWER_PROTOCOLS, claims_table
+from irmeta.artefacts.claims import claims_table, power_protocols
 from irmeta.artefacts.figures.collection import plot_discriminative_power
 from irmeta.artefacts.figures.pairwise import curve_alpha, plot_p_value_curves, sorted_pvalues
 from irmeta.measures.names import measure_label
@@ -25,6 +25,9 @@ PARQUET_COLUMNS = ["measure", "alpha", "run_a", "run_b", "method", "mean_differe
                    "ci_low", "ci_high"]
 RUNS = ["zeta", "Beta", "alpha", "b\u00e9ta", "gamma", "delta", "eps", "Zeta", "omega", "mu"]
 
+PAIRED = ("paired_t", "wilcoxon", "sign", "randomisation", "paired_bootstrap")  # the shipped paired tests
+RANDOMISED = ("randomisation", "paired_bootstrap")
+
 
 def _matrices(seed: int = 0) -> list[ScoreMatrix]:
     rng = np.random.default_rng(seed)
@@ -36,7 +39,7 @@ def _matrices(seed: int = 0) -> list[ScoreMatrix]:
 
 
 def _tests(seed: int = 5, permutations: int = 300) -> pd.DataFrame:
-    return pt.pairwise_tests_table(_matrices(), list(pt.PAIRED_METHODS), permutations, seed)
+    return pt.pairwise_tests_table(_matrices(), list(PAIRED), permutations, seed)
 
 
 def _parquet(table: pd.DataFrame, path) -> bytes:
@@ -50,7 +53,7 @@ def test_the_table_has_exactly_the_issues_columns_and_pairs_in_byte_order():
     tests = _tests()
     assert list(tests.columns) == PARQUET_COLUMNS
     n_pairs = len(RUNS) * (len(RUNS) - 1) // 2
-    assert len(tests) == 3 * len(pt.PAIRED_METHODS) * n_pairs
+    assert len(tests) == 3 * len(PAIRED) * n_pairs
     assert all(a.encode() < b.encode() for a, b in zip(tests["run_a"], tests["run_b"]))
     # mean_difference is a - b of the per-topic scores
     matrix = _matrices()[1]
@@ -73,10 +76,10 @@ def test_power_rows_are_counts_of_p_below_each_level_in_the_table():
     tests = _tests()
     corrections = ["none", "holm", "bh", "bonferroni"]
     levels = [0.1, 0.05, 0.01]
-    methods = ["tukey_hsd", *pt.PAIRED_METHODS]
+    methods = ["tukey_hsd", *PAIRED]
     table = discriminative_power_table(_matrices(), methods=methods, levels=levels, corrections=corrections,
                                        pairwise=tests, permutations=300)
-    names = [m if c == "none" else f"{m}+{c}" for m in pt.PAIRED_METHODS for c in corrections]
+    names = [m if c == "none" else f"{m}+{c}" for m in PAIRED for c in corrections]
     assert list(dict.fromkeys(table["method"])) == ["tukey_hsd", *names]
     column = {"none": "p_value", "holm": "p_adjusted_holm", "bh": "p_adjusted_bh",
               "bonferroni": "p_adjusted_bonferroni"}
@@ -86,7 +89,7 @@ def test_power_rows_are_counts_of_p_below_each_level_in_the_table():
         p = tests[(tests["measure"] == row.measure) & (tests["alpha"] == row.alpha) & (tests["method"] == method)]
         assert row.significant_pairs == int((p[column[correction or "none"]] < row.level).sum())
         assert row.total_pairs == len(p) == 45
-        assert (row.permutations == 300) if method in pt.RANDOMISED else pd.isna(row.permutations)
+        assert (row.permutations == 300) if method in RANDOMISED else pd.isna(row.permutations)
         checked += 1
     assert checked == 3 * len(names) * len(levels)
     # a correction never finds more pairs than the raw test
@@ -100,10 +103,10 @@ def test_same_seed_same_bytes_other_seed_changes_only_the_randomised_tests(tmp_p
     first, again = _parquet(_tests(seed=5), tmp_path / "a.parquet"), _parquet(_tests(seed=5), tmp_path / "b.parquet")
     assert first == again
     one, other = _tests(seed=5), _tests(seed=6)
-    for method in pt.PAIRED_METHODS:
+    for method in PAIRED:
         same = one[one["method"] == method].reset_index(drop=True).equals(
             other[other["method"] == method].reset_index(drop=True))
-        assert same == (method not in pt.RANDOMISED), method
+        assert same == (method not in RANDOMISED), method
     assert list(pd.read_parquet(tmp_path / "a.parquet").columns) == PARQUET_COLUMNS
 
 
@@ -137,7 +140,7 @@ def test_a_paired_method_without_its_table_or_with_missing_pairs_is_refused():
 
 def test_claims_take_three_paired_protocols_beside_the_papers():
     matrices = _matrices()
-    methods = ["paper_pairwise", "tukey_hsd", *pt.PAIRED_METHODS]
+    methods = ["paper_pairwise", "tukey_hsd", *PAIRED]
     power = discriminative_power_table(matrices, methods=methods, pairwise=_tests(), permutations=300)
     tau = pd.DataFrame({"measure": ["P_rareness@100"] * 2, "baseline": ["P@100"] * 2, "alpha": ["0.5", "1"],
                         "tau": [0.9, 0.8], "tau_ap": [0.85, 0.7]})
@@ -147,7 +150,7 @@ def test_claims_take_three_paired_protocols_beside_the_papers():
                           [{"measure": "P_rareness@100", "baseline": "P@100"}])
     protocols = list(claims.loc[claims["claim"] == "discriminative_power", "protocol"])
     assert protocols == ["paper_pairwise", "tukey_hsd", "paired_t+holm", "randomisation+holm", "paired_bootstrap"]
-    assert set(protocols) <= set(POWER_PROTOCOLS)
+    assert set(protocols) <= set(power_protocols())
     row = claims[claims["protocol"] == "paired_t+holm"].iloc[0]
     at = power[(power["method"] == "paired_t+holm") & (power["level"] == 0.05)].set_index("alpha")
     assert row["value"] == at.loc["1", "significant_pairs"] - at.loc["", "significant_pairs"]
@@ -170,11 +173,11 @@ def test_p_value_curves_sort_each_measures_pvalues_at_its_largest_alpha(tmp_path
 
 
 def test_the_discriminative_power_figure_has_a_panel_per_method_name(tmp_path):
-    methods = ["paper_pairwise", *pt.PAIRED_METHODS]
+    methods = ["paper_pairwise", *PAIRED]
     power = discriminative_power_table(_matrices(), methods=methods, pairwise=_tests(), permutations=300)
     paths = plot_discriminative_power(power, tmp_path / "discriminative_power")
     assert paths[1].read_bytes()[:5] == b"%PDF-"
-    assert power["method"].nunique() == 1 + 3 * len(pt.PAIRED_METHODS)
+    assert power["method"].nunique() == 1 + 3 * len(PAIRED)
 
 
 def _with_duplicates() -> list[ScoreMatrix]:
@@ -187,9 +190,9 @@ def _with_duplicates() -> list[ScoreMatrix]:
 def test_identical_matrices_are_tested_once_and_keep_their_own_names():
     matrices = _with_duplicates()
     assert pt.identical_groups(matrices) == [[0, 1], [2], [3]]
-    tests = pt.pairwise_tests_table(matrices, list(pt.PAIRED_METHODS), 200, 3)
+    tests = pt.pairwise_tests_table(matrices, list(PAIRED), 200, 3)
     assert list(dict.fromkeys(zip(tests["measure"], tests["alpha"]))) == [m.key for m in matrices]
-    alone = pt.pairwise_tests_table([matrices[1]], list(pt.PAIRED_METHODS), 200, 3)
+    alone = pt.pairwise_tests_table([matrices[1]], list(PAIRED), 200, 3)
     pd.testing.assert_frame_equal(tests[(tests["measure"] == "P_rareness@100") & (tests["alpha"] == "0")]
                                   .reset_index(drop=True), alone)
 
@@ -202,12 +205,12 @@ def test_shards_split_the_matrices_without_changing_a_row(tmp_path, shards):
     from irmeta.pipeline.stored_scores import concatenate_parquet
 
     matrices = _with_duplicates()
-    whole = pt.pairwise_tests_table(matrices, list(pt.PAIRED_METHODS), 200, 3)
+    whole = pt.pairwise_tests_table(matrices, list(PAIRED), 200, 3)
     paths = []
     for shard in range(shards):
         path = tmp_path / f"{shard}.parquet"
         blocks = (pa.Table.from_pandas(b, preserve_index=False)
-                  for b in pt.pairwise_test_blocks(matrices, pt.PAIRED_METHODS, 200, 3, shard, shards))
+                  for b in pt.pairwise_test_blocks(matrices, PAIRED, 200, 3, shard, shards))
         write_table_in_blocks(blocks, path, {"seed": 3}, schema=PAIRWISE_SCHEMA)
         paths.append(path)
     assert sum(len(pt.shard_groups(matrices, s, shards)) for s in range(shards)) == 3
@@ -224,7 +227,7 @@ def test_shards_split_the_matrices_without_changing_a_row(tmp_path, shards):
         pd.testing.assert_frame_equal(stored[family].sort_values(["run_a", "run_b"]).reset_index(drop=True),
                                       rows.sort_values(["run_a", "run_b"]).reset_index(drop=True), check_dtype=False)
     assert len(stored) == len(pt.families(whole))
-    counted = [discriminative_power_table(matrices, methods=list(pt.PAIRED_METHODS), pairwise=source,
+    counted = [discriminative_power_table(matrices, methods=list(PAIRED), pairwise=source,
                                           permutations=200) for source in (whole, stored)]
     pd.testing.assert_frame_equal(*counted)
     assert len(read_p_values(gathered)) == len(whole)
@@ -276,7 +279,7 @@ def test_stored_families_and_curve_blocks_read_only_what_they_need(tmp_path):
     assert blocks == [("P@100", ""), ("P_rareness@100", "1")]
     drawn = read_p_values(path, blocks)
     assert len(drawn) == 2 * len(tests) // 3 and len(read_p_values(path, [])) == 0  # two blocks of three
-    for method in pt.PAIRED_METHODS:
+    for method in PAIRED:
         whole, part = sorted_pvalues(tests, method), sorted_pvalues(drawn, method)
         assert [label for label, _ in whole.values()] == [label for label, _ in part.values()]
         for (_, p), (_, q) in zip(whole.values(), part.values()):

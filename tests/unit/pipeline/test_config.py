@@ -111,14 +111,21 @@ def test_load_collections_checks_paths(shared_data, tmp_path):
 ], ids=["empty", "top-level", "nested", "config.yaml", "paper.yaml", "measures.yaml"])
 def test_library_and_snakemake_agree_on_defaults(data):
     """The workflow validates once, with irmeta.pipeline.config, and relies on it filling in
-    exactly what snakemake.utils.validate would."""
+    exactly what snakemake.utils.validate would; then the test registry's default methods."""
     from snakemake.utils import validate
 
-    ours = validate_config(data)
+    from irmeta.pipeline.config import validate as schema_validate
+
+    ours = schema_validate(data, CONFIG_SCHEMA, source="config")
     theirs = copy.deepcopy(data)
     validate(theirs, str(SCHEMA_DIR / CONFIG_SCHEMA))
     assert ours == theirs
     assert ours["experiments"]["stability"]["fuzziness"]  # nested defaults are filled in too
+    checked = validate_config(data)
+    given = ((data.get("experiments") or {}).get("discriminative_power") or {}).get("methods")
+    assert checked["experiments"]["discriminative_power"]["methods"] == given or [
+        "paper_pairwise", "tukey_hsd", "randomised_tukey_hsd", "paired_t", "wilcoxon", "sign", "randomisation",
+        "paired_bootstrap"]
 
 
 # ----------------------------------------------------------------------- defaults
@@ -152,6 +159,7 @@ def test_config_defaults(tmp_path):
         "missing_data": "error",
         "measure_options": {"gains": None, "beta": 1, "asl_unretrieved": "paper"},
         "measure_plugins": [],
+        "test_plugins": [],
         "imported_measures": {},
         "averaging": ["all", "returned"],
         "threads": 2,

@@ -36,6 +36,8 @@ from matplotlib.figure import Figure
 
 from irmeta.artefacts.labels import paper_label, paper_measure
 from irmeta.measures.alpha import alpha_cell, alpha_value
+from irmeta.metaeval.stats.registry import name_order as method_order  # noqa: F401  (the figures' names)
+from irmeta.metaeval.stats.registry import name_title as method_title  # noqa: F401
 from irmeta.support.atomic import atomic_write_bytes
 
 DPI = 150
@@ -81,40 +83,6 @@ FALLBACK_COLOURS = ["#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcb
 
 
 ALPHA_COLOURS = ["#555555", "#e08214", "#542788", "#1b7837", "#b2182b", "#2166ac"]
-
-
-METHOD_TITLES = {
-    "paper_pairwise": "paper pairwise (authors' script)",
-    "tukey_hsd": "Tukey HSD (two-way ANOVA)",
-    "randomised_tukey_hsd": "randomised Tukey HSD",
-    "paired_t": "paired t-test",
-    "wilcoxon": "Wilcoxon signed-rank",
-    "sign": "sign test",
-    "randomisation": "randomisation test",
-    "paired_bootstrap": "paired bootstrap",
-}
-
-
-METHOD_ORDER = ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd", "paired_t", "wilcoxon", "sign",
-                "randomisation", "paired_bootstrap")
-
-
-CORRECTION_TITLES = {"holm": "Holm", "bh": "BH", "bonferroni": "Bonferroni"}
-
-
-def method_title(name: str) -> str:
-    """A discriminative-power method's panel title: ``paired_t+holm`` -> "paired t-test, Holm"."""
-    method, _, correction = name.partition("+")
-    title = METHOD_TITLES.get(method, method)
-    return f"{title}, {CORRECTION_TITLES.get(correction, correction)}" if correction else title
-
-
-def method_order(name: str) -> tuple:
-    """Sort key of method names: the paper's three, then each paired test raw and corrected."""
-    method, _, correction = name.partition("+")
-    corrections = ("", *CORRECTION_TITLES)
-    return (METHOD_ORDER.index(method) if method in METHOD_ORDER else 99,
-            corrections.index(correction) if correction in corrections else 9, name)
 
 
 def parse_paper_measure(measure: str) -> tuple[str, bool, bool] | None:

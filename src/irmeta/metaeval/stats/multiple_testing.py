@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-CORRECTIONS = ("holm", "bh", "bonferroni")
+from irmeta.metaeval.stats.registry import CORRECTIONS
 
 
 def _as_pvalues(pvalues: np.ndarray) -> np.ndarray:
@@ -53,16 +53,7 @@ def benjamini_hochberg(pvalues: np.ndarray) -> np.ndarray:
     return out
 
 
-ADJUSTERS = {"holm": holm, "bh": benjamini_hochberg, "bonferroni": bonferroni}
-
-
-def adjusted_column(correction: str) -> str:
-    """Name of the column that holds p-values adjusted by ``correction``."""
-    if correction not in ADJUSTERS:
-        raise ValueError(f"unknown correction {correction!r}; expected one of {', '.join(CORRECTIONS)}")
-    return f"p_adjusted_{correction}"
-
-
 def adjusted_pvalue_columns(pvalues: np.ndarray) -> dict[str, np.ndarray]:
-    """``p_adjusted_holm``, ``p_adjusted_bh`` and ``p_adjusted_bonferroni`` of one family."""
-    return {adjusted_column(name): ADJUSTERS[name](pvalues) for name in CORRECTIONS}
+    """``p_adjusted_<correction>`` of one family, for each correction of the registry
+    (:data:`.registry.CORRECTIONS`: ``holm``, ``bh``, ``bonferroni``)."""
+    return {c.column: c.adjust(pvalues) for c in CORRECTIONS.values()}

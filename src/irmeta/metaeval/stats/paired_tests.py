@@ -16,7 +16,7 @@ statistics (paired t, bootstrap) are +-inf with p = 0, as scipy's ``ttest_rel`` 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -24,7 +24,7 @@ import pandas as pd
 
 from irmeta.metaeval.stats.anova import residual_variance
 from irmeta.metaeval.stats.blocks import run_pairs
-from irmeta.metaeval.stats.multiple_testing import CORRECTIONS, adjusted_column, adjusted_pvalue_columns
+from irmeta.metaeval.stats.multiple_testing import adjusted_pvalue_columns
 from irmeta.metaeval.stats.pair_differences import (
     PairTest,
     checked_scores,
@@ -33,10 +33,8 @@ from irmeta.metaeval.stats.pair_differences import (
     pair_blocks,
     studentize,
 )
-from irmeta.metaeval.stats.resampling_tests import paired_bootstrap, randomisation
-from irmeta.metaeval.stats.signed_rank import wilcoxon
+from irmeta.metaeval.stats.registry import CORRECTIONS, parse_test_name, registered_tests, significance_test
 
-METHODS = ("paired_t", "wilcoxon", "sign", "randomisation", "paired_bootstrap")
 TABLE_COLUMNS = ("method", "run_a", "run_b", "mean_difference", "statistic", "p_value", "p_adjusted_holm",
                  "p_adjusted_bh", "p_adjusted_bonferroni", "effect_size_dz", "effect_size_e", "ci_low", "ci_high")
 
@@ -125,25 +123,19 @@ def pair_summary(scores: np.ndarray, confidence: float = 0.95, budget: int | Non
                        mean - half_width, mean + half_width)
 
 
-def _run_method(method: str) -> Callable[..., PairTest]:
-    tests: dict[str, Callable[..., PairTest]] = {"paired_t": paired_t, "wilcoxon": wilcoxon, "sign": sign,
-                                                 "randomisation": randomisation,
-                                                 "paired_bootstrap": paired_bootstrap}
-    if method not in tests:
-        raise ValueError(f"unknown test {method!r}; expected one of {', '.join(METHODS)}")
-    return tests[method]
-
-
 def run_test(method: str, scores: np.ndarray, permutations: int = 1000, seed: int = 0,
              budget: int | None = None) -> PairTest:
-    """One of :data:`METHODS` on every pair; ``permutations`` and ``seed`` go to the two
-    randomised tests only."""
-    test = _run_method(method)
-    if method in ("randomisation", "paired_bootstrap"):
+    """The registered paired test ``method`` (:mod:`.registry`) on every pair;
+    ``permutations`` and ``seed`` go to the randomised tests only, the seed plus the
+    test's own ``seed_offset``."""
+    test = significance_test(method, "paired test")
+    if not test.paired:
+        raise ValueError(f"{method} is not a paired test: it decides every pair from all runs at once")
+    if test.randomised:
         if permutations < 1:
             raise ValueError(f"permutations must be at least 1, not {permutations}")
-        return test(scores, permutations, seed, budget=budget)
-    return test(scores, budget=budget)
+        return test.compute()(scores, permutations, seed + test.seed_offset, budget=budget)
+    return test.compute()(scores, budget=budget)
 
 
 def runs_in_byte_order(scores: np.ndarray, runs: Sequence[str]) -> tuple[np.ndarray, list[str]]:
@@ -159,19 +151,22 @@ def runs_in_byte_order(scores: np.ndarray, runs: Sequence[str]) -> tuple[np.ndar
     return m[order], [names[i] for i in order]
 
 
-def pairwise_tests(scores: np.ndarray, runs: Sequence[str], methods: Iterable[str] = METHODS,
+def pairwise_tests(scores: np.ndarray, runs: Sequence[str], methods: Iterable[str] | None = None,
                    permutations: int = 1000, seed: int = 0, *, confidence: float = 0.95,
                    budget: int | None = None) -> pd.DataFrame:
     """Every test of ``methods`` on every pair of runs of one measure's (runs, topics)
     matrix: one row per (method, pair) with :data:`TABLE_COLUMNS`, methods in the order
     given, pairs in ``run_pairs`` order of the byte-sorted names (run_a < run_b,
     mean_difference = a - b). Each method's pairs are one family for the corrections.
-    The caller adds the measure (and alpha). Same inputs and seed: identical bytes."""
+    The caller adds the measure (and alpha). Same inputs and seed: identical bytes.
+    ``methods`` None: every registered paired test."""
     m, names = runs_in_byte_order(scores, runs)
     a, b = run_pairs(len(names))
     run_a, run_b = np.asarray(names, dtype=object)[a], np.asarray(names, dtype=object)[b]
     summary = pair_summary(m, confidence, budget)
     frames = []
+    if methods is None:
+        methods = registered_tests(kind="paired")
     for method in dict.fromkeys(methods):  # each method once, in the order given
         test = run_test(method, m, permutations, seed, budget)
         frames.append(pd.DataFrame({
@@ -185,24 +180,10 @@ def pairwise_tests(scores: np.ndarray, runs: Sequence[str], methods: Iterable[st
     return pd.concat(frames, ignore_index=True)
 
 
-def parse_test_name(name: str) -> tuple[str, str | None]:
-    """``"<method>[+<correction>]"`` -> (method, correction or None): ``paired_t``,
-    ``wilcoxon+holm``, ``sign+bh``, ``randomisation+bonferroni``... The one place the
-    grammar is read."""
-    method, plus, correction = str(name).partition("+")
-    if method not in METHODS:
-        raise ValueError(f"unknown test {method!r} in {name!r}; expected one of {', '.join(METHODS)}")
-    if not plus:
-        return method, None
-    if correction not in CORRECTIONS:
-        raise ValueError(f"unknown correction {correction!r} in {name!r}; expected one of {', '.join(CORRECTIONS)}")
-    return method, correction
-
-
 def pvalue_column(name: str) -> str:
     """The :func:`pairwise_tests` column a test name reads: p_value or an adjusted one."""
     _, correction = parse_test_name(name)
-    return "p_value" if correction is None else adjusted_column(correction)
+    return "p_value" if correction is None else CORRECTIONS[correction].column
 
 
 def count_significant_pairs(table: pd.DataFrame, names: Iterable[str],
@@ -213,7 +194,7 @@ def count_significant_pairs(table: pd.DataFrame, names: Iterable[str],
     rows = []
     level_list = [float(level) for level in levels]
     for name in names:
-        method, _ = parse_test_name(name)
+        method = parse_test_name(name)[0].name
         p = table.loc[table["method"] == method, pvalue_column(name)].to_numpy(dtype=np.float64)
         rows += [(name, level, int(np.count_nonzero(p < level)), len(p)) for level in level_list]
     return pd.DataFrame(rows, columns=["test", "level", "significant", "pairs"])

@@ -185,3 +185,15 @@ def randomised_tukey_hsd_pvalues(scores: np.ndarray, null_max: np.ndarray, *, pl
     if plus_one:
         return (at_least + 1) / (len(null) + 1)
     return at_least / len(null)
+
+
+def tukey_hsd_pair_pvalues(scores: np.ndarray, selected: np.ndarray) -> np.ndarray:
+    """The two-way Tukey HSD's p-values of the pairs ``selected`` (positions in
+    ``run_pairs`` order): the studentized range's sf, integrated numerically (ms a value),
+    so only the pairs asked for, each distinct q once, not every pair as
+    :func:`tukey_hsd_pvalues` does."""
+    from scipy import stats  # here, not at the top: it adds a second to every start
+
+    q, k, df = tukey_hsd_statistics(scores)
+    distinct, back = np.unique(q[selected], return_inverse=True)
+    return np.minimum(stats.studentized_range.sf(distinct, k, df), 1.0)[back.reshape(-1)]

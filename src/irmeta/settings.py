@@ -260,10 +260,32 @@ def fuzziness_of(name: str, value: Any) -> list[dict]:
     return out
 
 
-# irmeta.metaeval.discriminative_power's DP_METHODS and irmeta.metaeval.pairwise_tests'
-# PAIRED_METHODS, spelled out here: this layer imports nothing from metaeval
-DISCRIMINATIVE_POWER_METHODS = ("paper_pairwise", "tukey_hsd", "randomised_tukey_hsd", "paired_t", "wilcoxon",
-                                "sign", "randomisation", "paired_bootstrap")
+def method_list(name: str, value: Any) -> list[str]:
+    """Discriminative-power methods: registered tests (:mod:`irmeta.metaeval.stats.registry`,
+    a plugin's too), none twice."""
+    from irmeta.metaeval.stats.registry import TESTS, unknown_test
+
+    out = []
+    for i, method in enumerate(items(name, value)):
+        if not isinstance(method, str) or method not in TESTS:
+            raise ValueError(f"{name}[{i}]: {unknown_test(method)}")
+        if method in out:
+            raise ValueError(f"{name}[{i}]: {method} is given twice")
+        out.append(method)
+    return out
+
+
+def correction_list(name: str, value: Any) -> list[str]:
+    """Corrections of the paired tests: ``none`` or the registry's, none twice."""
+    from irmeta.metaeval.stats.registry import correction_names
+
+    out = []
+    for i, c in enumerate(items(name, value)):
+        out.append(choice(f"{name}[{i}]", c, correction_names(none=True)))
+        if out[-1] in out[:-1]:
+            raise ValueError(f"{name}[{i}]: {c} is given twice")
+    return out
+
 
 _EXPERIMENT = {
     "permutations": lambda n, v: integer(n, v, 1),
@@ -275,9 +297,8 @@ _EXPERIMENT = {
     "fuzziness": fuzziness_of,
     "sampling": lambda n, v: choice(n, v, SAMPLINGS),
     "bin_width": lambda n, v: number(n, v, MIN_BIN_WIDTH),
-    "methods": lambda n, v: [choice(f"{n}[{i}]", m, DISCRIMINATIVE_POWER_METHODS) for i, m in enumerate(items(n, v))],
-    "corrections": lambda n, v: [choice(f"{n}[{i}]", c, ("none", "holm", "bh", "bonferroni"))
-                                 for i, c in enumerate(items(n, v))],
+    "methods": method_list,
+    "corrections": correction_list,
     "measures": lambda n, v: None if v is None else measure_names(n, v),
     "alphas": lambda n, v: None if v is None else alpha_list(n, v),
 }

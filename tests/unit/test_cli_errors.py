@@ -102,7 +102,8 @@ def test_absurd_measures(campaign, measure, fragment):
 @pytest.mark.parametrize("alpha, measure, fragment", [
     ("2", "P_rareness_norm@2", "outside [0, 1]"), ("-1", "P_rareness@2", "'-1'"),
     ("nan", "P_rareness@2", "'nan'"), ("inf", "AP_rareness@2", "'inf'"), ("x", "P_rareness@2", "neither"),
-    ("1.5", "AP_rareness_norm@2", "1.5"),
+    ("1.5", "AP_rareness_norm@2", "1.5"), ("1e300", "P_rareness@2", "'1e300' is above 1e+100"),
+    ("1e101", "RBP_rareness", "'1e101' is above 1e+100"),
 ])
 def test_alphas_out_of_range_are_refused(campaign, alpha, measure, fragment):
     qrels, run = campaign

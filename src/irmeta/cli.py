@@ -275,6 +275,16 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        """argparse's, but an unknown option points at its subcommand's help (argparse
+        leaves it to the top parser: ``irmeta compare --average`` would say ``irmeta --help``)."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            commands = [a for a in self._actions if isinstance(a, argparse._SubParsersAction)]
+            chosen = commands[0].choices.get(getattr(parsed, commands[0].dest, None)) if commands else None
+            (chosen or self).error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
+
 
 class _Once(argparse.Action):
     """Store an option that takes one value, refusing it given twice: argparse would keep

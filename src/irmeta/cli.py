@@ -263,6 +263,9 @@ def _simulate(args: argparse.Namespace) -> int:
     def progress(stage: str, done: int, total: int) -> None:
         _err(f"irmeta: simulate: {stage} {done}/{total}")
 
+    if args.pool_size < args.depth:  # named as the options are (simulate_campaign names its keywords)
+        raise ValueError(f"--pool-size {args.pool_size} cannot fill --depth {args.depth}: each run ranks --depth "
+                         f"distinct documents per topic out of --pool-size candidates")
     made = simulate_campaign(args.out, seed=args.seed, n_runs=args.runs, n_topics=args.topics, depth=args.depth,
                              pool_size=args.pool_size, threads=args.threads, progress=progress)
     print(f"wrote {made['qrels']} and {len(made['runs'])} runs under {Path(args.out) / 'runs'}")

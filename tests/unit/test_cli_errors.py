@@ -127,6 +127,12 @@ def test_simulate_onto_an_existing_file(tmp_path):
     assert target.read_text() == "x"
 
 
+def test_simulate_refuses_a_pool_that_cannot_fill_the_depth(tmp_path):
+    code, _, err = run_cli("simulate", "--out", str(tmp_path / "c"), "--depth", "100", "--pool-size", "50")
+    assert_one_line_error(code, err, "--pool-size 50 cannot fill --depth 100")
+    assert not (tmp_path / "c").exists()
+
+
 @pytest.mark.parametrize("args, fragment", [
     (["--digits", "-1"], "--digits"), (["--digits", "x"], "--digits"), (["--depth", "0"], "--depth"),
     (["--threshold", "-1"], "--threshold"), (["--beta", "nan"], "--beta"), (["--rarity-depth", "-5"], "--rarity-depth"),

@@ -428,6 +428,7 @@ several settings: --measure 'nDCG(gains={1:1,2:3})@10' --measure nDCG@10
 # What reaches the user as one line: bad input (file, line, fault), a path that cannot
 # be read or written, a setting out of range (a number beyond 64 bits overflows).
 # Anything else is a bug and keeps its traceback.
+_INTERRUPTED_STATUS = 130  # 128 + SIGINT, what a shell reports for a process Ctrl-C stopped
 _INPUT_ERRORS = (TrecFormatError, ValueError, KeyError, OSError, OverflowError)
 
 
@@ -467,10 +468,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             code, error = 2, f"out of memory{f' ({exc})' if str(exc) else ''}"
         except _INPUT_ERRORS as exc:
             code, error = 2, _message(exc)
+        except KeyboardInterrupt:  # Ctrl-C: outputs are atomic, so nothing partial is left
+            code = _INTERRUPTED_STATUS
         for warning in caught:
             _err(f"irmeta: warning: {warning.message}")
     if code == 2:
         _err(f"irmeta: error: {' '.join(error.split())}")
+    elif code == _INTERRUPTED_STATUS:
+        _err("irmeta: interrupted")
     return code
 
 

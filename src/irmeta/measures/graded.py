@@ -266,8 +266,8 @@ def _blended(matrix: RelevanceMatrix, cutoff: int | None, gains: GainMap | None,
     else:
         best = np.zeros(len(hits))
     rank = hits.rank.astype(np.float64)
-    if b > 1.0:  # the same ratio divided through by beta, so that no huge beta overflows b cg
-        return hits, (cg + count / b) / (best + rank / b)
+    if b > 1.0 and b * float(best.max(initial=0.0)) > 1e300:  # cg <= cg*: b cg* is the largest product
+        return hits, (cg + count / b) / (best + rank / b)  # the same ratio divided through by beta: no overflow
     return hits, (b * cg + count) / (b * best + rank)
 
 

@@ -264,6 +264,9 @@ def _simulate(args: argparse.Namespace) -> int:
     def progress(stage: str, done: int, total: int) -> None:
         _err(f"irmeta: simulate: {stage} {done}/{total}")
 
+    if args.pool_size < args.depth:  # named as the options are (simulate_campaign names its keywords)
+        raise ValueError(f"--pool-size {args.pool_size} cannot fill --depth {args.depth}: each run ranks --depth "
+                         f"distinct documents per topic out of --pool-size candidates")
     made = simulate_campaign(args.out, seed=args.seed, n_runs=args.runs, n_topics=args.topics, depth=args.depth,
                              pool_size=args.pool_size, threads=args.threads, progress=progress)
     print(f"wrote {made['qrels']} and {len(made['runs'])} runs under {Path(args.out) / 'runs'}")
@@ -275,6 +278,16 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):  # type: ignore[override]
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        """argparse's, but an unknown option points at its subcommand's help (argparse
+        leaves it to the top parser: ``irmeta compare --average`` would say ``irmeta --help``)."""
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            commands = [a for a in self._actions if isinstance(a, argparse._SubParsersAction)]
+            chosen = commands[0].choices.get(getattr(parsed, commands[0].dest, None)) if commands else None
+            (chosen or self).error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
 
 
 class _Once(argparse.Action):
@@ -416,6 +429,7 @@ several settings: --measure 'nDCG(gains={1:1,2:3})@10' --measure nDCG@10
 # What reaches the user as one line: bad input (file, line, fault), a path that cannot
 # be read or written, a setting out of range (a number beyond 64 bits overflows).
 # Anything else is a bug and keeps its traceback.
+_INTERRUPTED_STATUS = 130  # 128 + SIGINT, what a shell reports for a process Ctrl-C stopped
 _INPUT_ERRORS = (TrecFormatError, ValueError, KeyError, OSError, OverflowError)
 
 
@@ -455,10 +469,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             code, error = 2, f"out of memory{f' ({exc})' if str(exc) else ''}"
         except _INPUT_ERRORS as exc:
             code, error = 2, _message(exc)
+        except KeyboardInterrupt:  # Ctrl-C: outputs are atomic, so nothing partial is left
+            code = _INTERRUPTED_STATUS
         for warning in caught:
             _err(f"irmeta: warning: {warning.message}")
     if code == 2:
         _err(f"irmeta: error: {' '.join(error.split())}")
+    elif code == _INTERRUPTED_STATUS:
+        _err("irmeta: interrupted")
     return code
 
 

@@ -22,7 +22,7 @@ from irmeta.cli import (
     _to_stdout,
     _write_output,
 )
-from irmeta.comparison import FORMATS, compare_plan, compare_scores, compare_tests, render
+from irmeta.comparison import FORMATS, SMALLEST_LEVEL, compare_plan, compare_scores, compare_tests, render
 from irmeta.measures.names import MAX_CUTOFF
 from irmeta.metaeval.stats.registry import correction_names
 from irmeta.support.arrow import lean_memory
@@ -43,13 +43,14 @@ seed prints the same bytes.
 
 
 def _level(text: str) -> float:
-    """An argparse type: a significance level, strictly between 0 and 1."""
+    """An argparse type: a significance level in [SMALLEST_LEVEL, 1)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"{text} must be strictly between 0 and 1")
+    if not SMALLEST_LEVEL <= value < 1.0:  # also refuses NaN
+        why = " (below it the interval's 1 - level/2 rounds to 1)" if 0.0 < value < SMALLEST_LEVEL else ""
+        raise argparse.ArgumentTypeError(f"{text} is not a significance level in [{SMALLEST_LEVEL:g}, 1){why}")
     return value
 
 

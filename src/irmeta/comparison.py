@@ -94,6 +94,11 @@ class Comparison:
     plan: ComparePlan
 
 
+# The interval at confidence 1 - level takes t's quantile at 1 - level / 2, which is 1 (an
+# infinite interval) once level / 2 is below the spacing of doubles next to 1 (2^-53).
+SMALLEST_LEVEL = 1e-15
+
+
 def compare_plan(test: str = "paired_t", correction: str | None = None, level: float = 0.05,
                  permutations: int = 1000, seed: int = DEFAULT_SEED) -> ComparePlan:
     """The comparison's settings checked, one line each refusal; ``correction`` None is
@@ -108,7 +113,7 @@ def compare_plan(test: str = "paired_t", correction: str | None = None, level: f
     if not paired and correction != NO_CORRECTION:
         raise ValueError(f"{test} accounts for every pair of runs itself: its correction is none, "
                          f"not {correction!r}")
-    level = check.number("level", level, 0.0, 1.0, open_low=True, open_high=True)
+    level = check.number("level", level, SMALLEST_LEVEL, 1.0, open_high=True)
     p = check.experiment_parameters(permutations=permutations, seed=seed)
     return ComparePlan(test, correction, level, p["permutations"], p["seed"])
 
@@ -126,6 +131,9 @@ def compare(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *
                         permutations=permutations, seed=seed, **settings).table
 
 
+_OWN_KEYWORDS = ("baseline", "test", "correction", "level", "permutations", "seed")  # beside score's
+
+
 def compare_runs(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *,
                  baseline: str | None = None, test: str = "paired_t", correction: str | None = None,
                  level: float = 0.05, permutations: int = 1000, seed: int = DEFAULT_SEED,
@@ -134,7 +142,7 @@ def compare_runs(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASUR
     plan = compare_plan(test, correction, level, permutations, seed)
     if baseline is not None and not isinstance(baseline, str):
         raise TypeError(f"baseline must be a run name (str) or None, not {type(baseline).__name__}")
-    s = check.score_settings("compare", measures, settings)
+    s = check.score_settings("compare", measures, settings, own=_OWN_KEYWORDS)
     if s.average != "all":
         raise ValueError("compare pairs runs on every qrels topic (average 'all'): the paired tests need both "
                          f"runs' scores on the same topics, so average {s.average!r} is refused")

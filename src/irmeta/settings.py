@@ -184,9 +184,10 @@ def _option_value(name: str, value: Any) -> Any:
     return value  # a plugin's option: its function checks it
 
 
-def score_settings(caller: str, measures: Any, given: Mapping[str, Any]) -> ScoreSettings:
+def score_settings(caller: str, measures: Any, given: Mapping[str, Any], own: Iterable[str] = ()) -> ScoreSettings:
     """Every keyword of ``score``/``evaluate`` checked (``given``: those passed; the
-    others take :data:`SCORE_DEFAULTS`) and the measures parsed."""
+    others take :data:`SCORE_DEFAULTS`) and the measures parsed; ``own``: the caller's
+    own keywords, listed among the known ones when a name is unknown."""
     parsed = measure_names("measures", measures)
     read = {o for m in parsed for o in m.definition.options}
     options = {}
@@ -199,7 +200,7 @@ def score_settings(caller: str, measures: Any, given: Mapping[str, Any]) -> Scor
         readers = sorted(f for f, d in MEASURES.items() if name in d.options)
         if not readers:
             known = [*SCORE_DEFAULTS, *(o for d in MEASURES.values() for o in d.options)]
-            raise unknown_name(caller, name, known + (["per_topic"] if caller == "evaluate" else []))
+            raise unknown_name(caller, name, known + list(own) + (["per_topic"] if caller == "evaluate" else []))
         if not _option_default(name, value):
             raise ValueError(f"{name} is read by none of the measures asked for "
                              f"({', '.join(map(str, parsed))}); {', '.join(readers)} read it")

@@ -341,8 +341,8 @@ def simulate_campaign(
 
     Files: ``qrels.txt``, ``runs/<run_name>.gz`` (``.txt`` if ``gzip_runs`` is
     false) and ``run_groups.tsv``.  ``pool_size`` is the number of candidate
-    documents per topic that runs retrieve from; runs return at most
-    ``min(depth, pool_size)`` documents per topic.
+    documents per topic that runs retrieve from, at least ``depth`` (a smaller one is
+    refused: it could not fill the runs).
 
     ``out_dir`` must be new, empty, or a folder this function made (its marker
     ``.irmeta-simulated`` lists the files it wrote): only those files are replaced or,
@@ -368,6 +368,9 @@ def simulate_campaign(
     pool_size = _check_int("pool_size", pool_size, 1)
     if pool_size > np.iinfo(np.int16).max:
         raise ValueError(f"pool_size must be <= {np.iinfo(np.int16).max}, got {pool_size}")
+    if pool_size < depth:  # silently shorter runs would not be what was asked for
+        raise ValueError(f"pool_size {pool_size} cannot fill depth {depth}: a run of depth d ranks d distinct "
+                         f"documents per topic, drawn from the pool_size candidates (pool_size >= depth)")
     out = Path(out_dir)
     keep = min(depth, pool_size)
     _check_fits(out, n_runs, n_topics, keep, pool_size, max(1, threads), gzip_runs)

@@ -102,7 +102,8 @@ def test_absurd_measures(campaign, measure, fragment):
 @pytest.mark.parametrize("alpha, measure, fragment", [
     ("2", "P_rareness_norm@2", "outside [0, 1]"), ("-1", "P_rareness@2", "'-1'"),
     ("nan", "P_rareness@2", "'nan'"), ("inf", "AP_rareness@2", "'inf'"), ("x", "P_rareness@2", "neither"),
-    ("1.5", "AP_rareness_norm@2", "1.5"),
+    ("1.5", "AP_rareness_norm@2", "1.5"), ("1e300", "P_rareness@2", "'1e300' is above 1e+100"),
+    ("1e101", "RBP_rareness", "'1e101' is above 1e+100"),
 ])
 def test_alphas_out_of_range_are_refused(campaign, alpha, measure, fragment):
     qrels, run = campaign
@@ -124,6 +125,12 @@ def test_simulate_onto_an_existing_file(tmp_path):
     code, _, err = run_cli("simulate", "--out", str(target))
     assert_one_line_error(code, err, str(target))
     assert target.read_text() == "x"
+
+
+def test_simulate_refuses_a_pool_that_cannot_fill_the_depth(tmp_path):
+    code, _, err = run_cli("simulate", "--out", str(tmp_path / "c"), "--depth", "100", "--pool-size", "50")
+    assert_one_line_error(code, err, "--pool-size 50 cannot fill --depth 100")
+    assert not (tmp_path / "c").exists()
 
 
 @pytest.mark.parametrize("args, fragment", [

@@ -18,7 +18,7 @@ from statsmodels.stats.multitest import multipletests
 import irmeta
 from irmeta.api import score
 from irmeta.cli import main
-from irmeta.comparison import COLUMNS, compare_runs, run_letters
+from irmeta.comparison import COLUMNS, SMALLEST_LEVEL, compare_runs, run_letters
 from irmeta.metaeval.stats.tukey_hsd import tukey_hsd_pvalues
 
 RUNS = ("INQ601", "ok8alx", "CL99XT", "Dm8Nbn", "READWARE", "AntHoc1")
@@ -217,8 +217,10 @@ def test_inputs_as_score_reads_them(capsys, trec8, tmp_path):
     (["--baseline", "nosuchrun"], "baseline 'nosuchrun' is not one of the runs"),
     (["--test", "student"], "unknown test 'student' for compare; expected one of"),
     (["--correction", "sidak"], "argument --correction: invalid choice: 'sidak'"),
-    (["--level", "0"], "argument --level: 0 must be strictly between 0 and 1"),
-    (["--level", "1.5"], "argument --level: 1.5 must be strictly between 0 and 1"),
+    (["--level", "0"], "argument --level: 0 is not a significance level in [1e-15, 1) (see irmeta compare --help)"),
+    (["--level", "1.5"], "argument --level: 1.5 is not a significance level in [1e-15, 1)"),
+    (["--level", "1e-300"], "argument --level: 1e-300 is not a significance level in [1e-15, 1) (below it"),
+    (["--average", "geometric"], "unrecognized arguments: --average geometric (see irmeta compare --help)"),
     (["--measure", "AP@x"], "cannot read measure 'AP@x'"),
     (["--measure", "Nope@10"], "unknown measure 'Nope@10'"),
     (["--test", "tukey_hsd", "--correction", "holm"], "tukey_hsd accounts for every pair of runs itself"),
@@ -244,10 +246,22 @@ def test_api_refusals(trec8):
         irmeta.compare(*trec8, ["AP@100"], treshold=2)
     with pytest.raises(ValueError, match="level must be a finite number in"):
         irmeta.compare(*trec8, ["AP@100"], level=1.0)
+    with pytest.raises(ValueError, match=r"level must be a finite number in \[1e-15, 1\), not 1e-300"):
+        irmeta.compare(*trec8, ["AP@100"], level=1e-300)
+    with pytest.raises(TypeError) as unknown:
+        irmeta.compare(*trec8, ["AP@100"], bogus=1)
+    for keyword in ("baseline", "test", "correction", "level", "permutations", "seed", "threshold", "alphas",
+                    "depth", "gains", "beta", "rarity"):
+        assert f" {keyword}," in str(unknown.value) or f" {keyword})" in str(unknown.value), keyword
     with pytest.raises(ValueError, match="unknown test .* for compare"):
         irmeta.compare(*trec8, ["AP@100"], test="t")
     with pytest.raises(ValueError, match="permutations must be an integer >= 1"):
         compare_runs(*trec8, ["AP@100"], test="randomisation", permutations=0)
+
+
+def test_the_smallest_level_gives_a_finite_interval(trec8):
+    table = irmeta.compare(*trec8, ["AP@100"], level=SMALLEST_LEVEL)
+    assert np.isfinite(table[["ci_low", "ci_high"]].to_numpy()).all()
 
 
 def test_run_letters():

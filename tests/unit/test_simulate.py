@@ -200,6 +200,7 @@ def test_stale_run_files_removed(tmp_path: Path) -> None:
         ({"n_topics": 0}, "n_topics"),
         ({"depth": 0}, "depth"),
         ({"pool_size": 0}, "pool_size"),
+        ({"pool_size": 50, "depth": 100}, r"^pool_size 50 cannot fill depth 100: .*\(pool_size >= depth\)$"),
         ({"seed": -1}, "seed"),
     ],
 )

@@ -13,9 +13,17 @@ PER_TOPIC_ALPHA = "1/R"  # the authors' "document importance": alpha = 1 / N_R p
 
 Alpha = float | str
 
+# The largest alpha: a rareness score is at most about (1 + alpha) times its measure's
+# largest value (every rarity is in [0, 1], R' at most 2), and the statistics square
+# scores and sum the squares (variances, t intervals); at 1e100 those stay below 1e210,
+# far from the largest double (1.8e308), while rarity already outweighs relevance a
+# googol to one. At 1e300 the squares overflow: p = 1 and an infinite interval.
+ALPHA_LIMIT = 1e100
+
 
 def parse_alpha(value: Alpha) -> Alpha:
-    """A rarity weight: a number >= 0, or ``"1/R"`` for alpha = 1/N_R per topic.
+    """A rarity weight: a number in [0, 1e100] (``ALPHA_LIMIT``), or ``"1/R"`` for alpha =
+    1/N_R per topic.
 
     Eq. 1 and 3, Rel (1 + alpha R), take any alpha >= 0 (above 1, rarity weighs more
     than relevance; eq. 4 at alpha in [0, 1) is eq. 1 at alpha S / ((1 - alpha)(S - 1))).
@@ -36,6 +44,9 @@ def parse_alpha(value: Alpha) -> Alpha:
     alpha = float(value)
     if not 0.0 <= alpha < np.inf:  # also refuses NaN
         raise ValueError(f"alpha {given!r} is not a finite number >= 0")
+    if alpha > ALPHA_LIMIT:
+        raise ValueError(f"alpha {given!r} is above {ALPHA_LIMIT:g}, the largest irmeta takes: "
+                         f"the squares of its scores would overflow the statistics")
     return alpha
 
 

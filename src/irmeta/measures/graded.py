@@ -45,8 +45,10 @@ documents (grade >= the threshold) only, as their relevance flags count them. Ne
 grades (spam) and unjudged documents gain nothing. A mapping ``{grade: gain}`` (e.g.
 ``{1: 1, 2: 3}``) sets the gain of judged documents by grade instead, 0 for grades it
 does not name (trec_eval's ``ndcg.1=1,2=3`` keeps gain = grade for levels it does not
-name); gains must be finite and >= 0. The relevance flags that Q, O, P, RR and the R
-of Q use stay ``grade >= threshold`` whatever the gains.
+name); gains must be in [0, 1e300] (``GAIN_LIMIT``: their sums stay finite). Grades
+are int64 (the qrels reader refuses larger ones, naming file and line), and a huge grade
+is a huge gain whose sums stay finite; ERR's 2^g is never formed (``rank_biased``). The
+relevance flags that Q, O, P, RR and the R of Q use stay ``grade >= threshold`` whatever the gains.
 """
 
 from __future__ import annotations
@@ -62,12 +64,16 @@ from irmeta.measures.registry import MeasureDefinition, register
 
 GainMap = Mapping[int, float]
 
+# The largest gain a map may give: sums of up to 10^8 such gains (any topic's ideal list)
+# stay below the largest double (1.8e308), so no DCG, cg or ideal overflows.
+GAIN_LIMIT = 1e300
+
 
 def normalise_gains(gains: GainMap | None) -> dict[int, float] | None:
     """A gain map with int grades and float gains, checked; None stays None.
 
     Keys may be ints or integer strings (as a YAML config gives them); values must be
-    finite and non-negative (every measure here is bounded by its ideal only then).
+    in [0, GAIN_LIMIT] (every measure here is bounded by its ideal only then).
     """
     if gains is None:
         return None
@@ -85,8 +91,8 @@ def normalise_gains(gains: GainMap | None) -> dict[int, float] | None:
             gain = float(value)
         except (TypeError, ValueError):
             raise ValueError(f"gains: the gain of grade {key!r} is not a number: {value!r}") from None
-        if not np.isfinite(gain) or gain < 0:
-            raise ValueError(f"gains: the gain of grade {key!r} must be finite and >= 0, not {value!r}")
+        if not 0 <= gain <= GAIN_LIMIT:  # NaN fails too
+            raise ValueError(f"gains: the gain of grade {key!r} must be in [0, {GAIN_LIMIT:g}], not {value!r}")
         if grade in out and out[grade] != gain:
             raise ValueError(f"gains: grade {grade} is given twice with different gains")
         out[grade] = gain
@@ -259,8 +265,10 @@ def _blended(matrix: RelevanceMatrix, cutoff: int | None, gains: GainMap | None,
         best = ideal_cg[matrix.topic_of(hits), np.minimum(hits.rank, ideal_cg.shape[1]) - 1]
     else:
         best = np.zeros(len(hits))
-    br = (b * cg + count) / (b * best + hits.rank.astype(np.float64))
-    return hits, br
+    rank = hits.rank.astype(np.float64)
+    if b > 1.0 and b * float(best.max(initial=0.0)) > 1e300:  # cg <= cg*: b cg* is the largest product
+        return hits, (cg + count / b) / (best + rank / b)  # the same ratio divided through by beta: no overflow
+    return hits, (b * cg + count) / (b * best + rank)
 
 
 def q_measure(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None,

@@ -36,7 +36,6 @@ from irmeta.measures.graded import (
     _gain_postings,
     _last,
     _log2_denominators,
-    dcg,
     ideal_gains,
     judgment_gains,
     ndcg,
@@ -87,16 +86,25 @@ def ndcg_rareness(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap
     return ndcg(matrix, cutoff, gains=gains)[None] + a * term[None]
 
 
+def unit_scaled(gain: np.ndarray) -> np.ndarray:
+    """``gain`` times the power of 2 that brings its largest into [0.5, 1): a ratio of sums
+    of gains is unchanged bit for bit (scaling by 2^e is exact), and alpha (at most 1e100)
+    times a gain can no longer overflow, as it could for gains near 1e300."""
+    _, exponent = np.frexp(gain.max(initial=0.0))
+    return np.ldexp(gain, -int(exponent))
+
+
 def ndcg_rareness_norm(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None,
                        rarity: str = LINEAR, alphas: Sequence[Alpha] = (0.0,), rarity_counts: Rarity | None = None,
                        rarity_depth: int | None = None, **_: object) -> np.ndarray:
     """(DCG@k + alpha sum g R / log2(i + 1)) / IDCG@k of g (1 + alpha R), in [0, 1]; (A, S, Q)."""
     check_rarity_function(rarity, "nDCG_rareness_norm")
     _check_cutoff(cutoff)
-    gain = judgment_gains(matrix, gains, below_threshold=True)
+    gain = unit_scaled(judgment_gains(matrix, gains, below_threshold=True))
     rare = rarity_by_row(matrix, cutoff, rarity, rarity_counts, rarity_depth)
     a = alpha_weights(alphas, matrix.n_relevant)  # (A, 1, Q)
-    numerator = dcg(matrix, cutoff, gains=gains)[None] + a * _rarity_dcg(matrix, cutoff, gain, rare)[None]
+    plain = _rarity_dcg(matrix, cutoff, gain, np.ones_like(gain))  # DCG@k of the scaled gains, as dcg() sums it
+    numerator = plain[None] + a * _rarity_dcg(matrix, cutoff, gain, rare)[None]
     # the ideal list re-sorts with alpha: one sort per alpha, over the qrels rows only
     best = np.stack([ideal_dcg(ideal_gains(matrix, gain * (1.0 + row[matrix.qrels_topic] * rare)), cutoff)
                      for row in a[:, 0, :]]) if len(a) else np.zeros((0, matrix.n_topics))

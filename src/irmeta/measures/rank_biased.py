@@ -15,7 +15,8 @@
 ``ERR@k``
     Chapelle et al. (CIKM 2009): R_i = (2^g(d_i) - 1) / 2^g_max, g the grade of a judged
     document with a positive grade (or the ``gains`` map), g_max the largest over the
-    collection's qrels; ERR = sum_{i<=k} R_i / i prod_{j<i} (1 - R_j).
+    collection's qrels; ERR = sum_{i<=k} R_i / i prod_{j<i} (1 - R_j). Any grade works
+    (R is computed without forming 2^g: :func:`stopping_probabilities`).
 """
 
 from __future__ import annotations
@@ -114,12 +115,44 @@ def products_before(postings: Postings, factors: np.ndarray) -> np.ndarray:
     return out
 
 
+# 2^1000 and 2^-1000 are finite normal doubles: shifting every exponent down by
+# g_max - 1000 keeps each power finite, and exact (the division is by a power of 2).
+_LARGEST_EXPONENT = 1000.0
+
+
+def _two_to(exponent: np.ndarray) -> np.ndarray:
+    """2^e exactly for integer e <= 0 of any size (0 below 2^-1100, past the subnormals)."""
+    return np.ldexp(1.0, np.maximum(exponent, -1100).astype(np.int32))
+
+
+def grade_stopping_probabilities(gain: np.ndarray) -> np.ndarray:
+    """(J,) ERR's R = (2^g - 1) / 2^g_max = 2^(g - g_max) - 2^-g_max for integer gains g
+    (int64 grades, 0 for none), g_max the largest (Chapelle et al. 2009): exponents taken
+    in integers, so any int64 grade works and grades past 2^53 stay apart. Each power is
+    exact and so is their difference for g <= 53: bit for bit the textbook formula."""
+    g_max = gain.max(initial=0)
+    return np.where(gain > 0, _two_to(gain - g_max) - _two_to(np.asarray(-g_max)), 0.0)
+
+
+def stopping_probabilities(gain: np.ndarray) -> np.ndarray:
+    """(J,) ERR's R = (2^g - 1) / 2^g_max for float gains g (a gain map's), finite for
+    any finite gain: (2^(g - s) - 2^-s) / 2^(g_max - s) with s = max(0, g_max - 1000), so
+    no power overflows. s = 0 below g_max = 1000: the textbook formula, bit for bit; above
+    it the lowest gains underflow to R = 0, their R < 2^-1000 being lost beside 1 anyway."""
+    g_max = float(gain.max(initial=0.0))
+    shift = max(0.0, g_max - _LARGEST_EXPONENT)
+    return (np.power(2.0, gain - shift) - np.power(2.0, -shift)) / np.power(2.0, g_max - shift)  # 0 where g = 0
+
+
 def err(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None) -> np.ndarray:
     """ERR@k = sum_{i<=k} R_i / i prod_{j<i} (1 - R_j), R = (2^g - 1) / 2^g_max (Chapelle et al. 2009)."""
     _check_cutoff(cutoff)
-    gain = judgment_gains(matrix, gains, below_threshold=True)
-    g_max = float(gain.max(initial=0.0))
-    stop = (np.power(2.0, gain) - 1.0) / np.power(2.0, g_max)  # 0 where the gain is 0
+    if normalise_gains(gains) is None:  # the grades, where positive (as judgment_gains's)
+        gain = np.where(matrix.qrels_grade >= 1, matrix.qrels_grade, 0)
+        stop = grade_stopping_probabilities(gain)
+    else:
+        gain = judgment_gains(matrix, gains, below_threshold=True)
+        stop = stopping_probabilities(gain)
     postings = _gain_postings(matrix, gain, cutoff)  # documents without a gain stop no one
     s = stop[postings.judgment]
     reach = products_before(postings, 1.0 - s)

@@ -38,7 +38,8 @@ def log_to(path: str | Path) -> logging.Logger:
 
 def run_script(main, smk) -> None:
     """Run a workflow script's ``main``; a known input fault ends it with one line in the
-    log (file, line and what is wrong) instead of a traceback."""
+    log (file, line and what is wrong) instead of a traceback, exit status 1; Ctrl-C with
+    ``irmeta: interrupted``, exit status 130."""
     from irmeta.pipeline.config import load_config_plugins, register_imported_measures
     from irmeta.pipeline.download import DownloadError
 
@@ -51,6 +52,13 @@ def run_script(main, smk) -> None:
     except (TrecFormatError, OSError, ValueError, DownloadError) as exc:
         report_failure(error_line(exc, list(getattr(smk, "output", []))))
         sys.exit(1)
+    except KeyboardInterrupt:  # Ctrl-C (SIGINT): one line, and the shell's 128 + SIGINT
+        report_failure(INTERRUPTED)
+        sys.exit(INTERRUPTED_STATUS)
+
+
+INTERRUPTED = "irmeta: interrupted"
+INTERRUPTED_STATUS = 130  # 128 + SIGINT, as a shell reports a process Ctrl-C stopped
 
 
 def error_line(exc: BaseException, outputs: Sequence[str] = ()) -> str:

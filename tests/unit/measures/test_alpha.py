@@ -7,7 +7,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from irmeta.measures.alpha import PER_TOPIC_ALPHA, alpha_cell, alpha_label, alpha_sort_key, alpha_value, parse_alpha
+from irmeta.measures.alpha import (
+    ALPHA_LIMIT,
+    PER_TOPIC_ALPHA,
+    alpha_cell,
+    alpha_label,
+    alpha_sort_key,
+    alpha_value,
+    parse_alpha,
+)
 
 
 @pytest.mark.parametrize("cell,text", [
@@ -35,3 +43,40 @@ def test_values_and_order():
 
 def test_text_that_is_no_alpha_is_kept_for_the_caller():
     assert alpha_cell("abc") == "abc" and alpha_value("abc") is None
+
+
+# --------------------------------------------------------- alphas too large to score
+
+
+def test_an_alpha_past_the_limit_is_refused_in_one_line():
+    assert parse_alpha("1e100") == 1e100 == ALPHA_LIMIT
+    for bad in (1e300, "1e101", np.float64(1e200)):
+        with pytest.raises(ValueError, match=r"is above 1e\+100, the largest irmeta takes") as caught:
+            parse_alpha(bad)
+        assert "\n" not in str(caught.value)
+
+
+def test_api_and_config_refuse_a_huge_alpha_alike(tmp_path):
+    import irmeta
+    from irmeta.pipeline.config import ConfigError, check_alphas
+
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 a 1\n1 0 b 1\n")
+    run.write_text("1 Q0 a 1 2 r\n")
+    with pytest.raises(ValueError, match=r"alpha 1e\+300 is above 1e\+100"):
+        irmeta.score(qrels, [run], ["P_rareness@10"], alphas=[1e300])
+    with pytest.raises(ValueError, match=r"alpha 1e\+300 is above 1e\+100"):
+        irmeta.compare(qrels, [run], ["P_rareness@10"], alphas=[0, 1e300])
+    with pytest.raises(ConfigError, match=r"c\.yaml: key 'alphas': alpha 1e\+300 is above 1e\+100"):
+        check_alphas([0, 1e300], ["P_rareness@10"], "c.yaml")
+
+
+def test_the_largest_alpha_leaves_every_comparison_finite(shared_data):
+    import irmeta
+
+    runs = shared_data / "trec8_adhoc" / "runs"
+    table = irmeta.compare(shared_data / "trec8_adhoc" / "qrels.txt", [runs / "INQ601.gz", runs / "ok8alx.gz"],
+                           ["P_rareness@10", "AP_rareness@100"], alphas=[ALPHA_LIMIT])
+    numbers = table.select_dtypes("number")
+    assert len(table) == 4 and np.isfinite(numbers.to_numpy(dtype=float)).all()
+    assert (table["p_value"] < 1).all()

@@ -607,3 +607,22 @@ def test_score_table_rows(figure1):
     q0 = evaluate(m, ["Q"], beta=0.0)[Measure("Q")]
     assert np.array_equal(q0, average_precision(m, None))
     assert np.array_equal(evaluate(m, ["P@2"], gains={1: 5})[Measure("P", 2)], precision(m, 2))
+
+
+def test_huge_gains_and_beta_stay_finite(two_grades):
+    with pytest.raises(ValueError, match=r"gain of grade 1 must be in \[0, 1e\+300\], not 1e\+308"):
+        normalise_gains({1: 1e308})  # two of them would sum past the largest double
+    for name in SAKAI + ("DCG", "nDCG"):
+        huge = scores(two_grades, name, gains={1: 1e300, 2: 1e300})
+        assert np.isfinite(huge).all(), name
+    # beta -> infinity: BR(r) -> cg(r) / cg*(r), finite however large beta is
+    assert one(two_grades, "O(beta=1e308)", "A") == pytest.approx(1 / 3, rel=1e-15)
+    assert one(two_grades, "Pmeasure(beta=1e308)", "A") == pytest.approx(3 / 3, rel=1e-15)
+    assert one(two_grades, "O(beta=4)", "A") == pytest.approx((4 * 1 + 1) / (4 * 3 + 2), rel=1e-15)
+
+
+def test_huge_grades_stay_finite(tmp_path):
+    top = 2 ** 63 - 1
+    m = campaign_matrix(tmp_path, {"1": {"a": top, "b": top - 1, "c": 1}}, {"r": {"1": ["c", "a", "b"]}})
+    for name in GRADED:
+        assert np.isfinite(scores(m, name)).all(), name

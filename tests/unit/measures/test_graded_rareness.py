@@ -111,3 +111,16 @@ def test_irmeta_score_names_the_rareness_forms(tmp_path, shared_data):
     code = main(["score", "--qrels", str(qrels), "--runs", str(runs[0]), "--measure", "nDCG_rareness(rarity=idf)@10",
                  "--output", str(bad)])
     assert code != 0
+
+
+def test_the_largest_gains_and_alpha_stay_finite_and_scale_free(tmp_path):
+    """Gains near 1e300 times alpha 1e100 overflowed the normalised form's ideal (NaN);
+    both forms are unchanged by scaling every gain by a power of 2 (1e300 is near 2^997)."""
+    qrels = {"1": {"a": 1, "b": 2, "c": 1}}
+    runs = {"r": {"1": ["a", "c"]}, "s": {"1": ["b", "x", "a"]}}
+    m = ref.campaign_matrix(tmp_path, qrels, runs)
+    for form in ("nDCG_rareness", "nDCG_rareness_norm"):
+        huge, small = (f"{form}(gains={{1:{g},2:{2 * g}}})@10" for g in (2.0 ** 995, 1))
+        got = evaluate(m, [huge, small], alphas=[0, 1, 1e100])
+        assert np.isfinite(got[parse_measure(huge)]).all(), form
+        assert np.array_equal(got[parse_measure(huge)], got[parse_measure(small)]), form

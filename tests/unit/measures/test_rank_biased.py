@@ -125,3 +125,43 @@ def test_rbp_equals_ir_measures_on_dl2020_passage(shared_data):
     assert compared == int(matrix.returned.sum())
     binary = ir_measures.evaluator([ir_measures.RBP(p=0.8, rel=1)], ir_qrels(qrels))  # cwl_eval, threshold 1
     assert compare(binary, runs, matrix, rbp(matrix, None), every=4) > 0
+
+
+# ------------------------------------------------------------------ ERR, huge grades
+
+
+def exact_err(ranking: list[str], grades: dict[str, int], k: int) -> float:
+    """ERR@k in exact fractions, R = (2^g - 1) / 2^g_max over positive grades."""
+    from fractions import Fraction
+
+    g_max = max(max(grades.values()), 0)
+    total, reach = Fraction(0), Fraction(1)
+    for i, d in enumerate(ranking[:k], start=1):
+        g = max(grades.get(d, 0), 0)
+        stop = Fraction(2 ** g - 1, 2 ** g_max)
+        total += reach * stop / i
+        reach *= 1 - stop
+    return float(total)
+
+
+@pytest.mark.parametrize("top", [1023, 1024, 1025, 2000, 5000])
+def test_err_with_grades_past_2_to_the_1024_equals_exact_fractions(tmp_path, top):
+    grades = {"a": top, "b": top - 1, "c": top - 3, "d": 1, "e": 0, "f": -2}
+    runs = {"r": {"1": ["d", "b", "a", "x"]}, "s": {"1": ["c", "b", "e", "f", "a"]}, "t": {"1": ["f", "d"]}}
+    m = ref.campaign_matrix(tmp_path, {"1": grades}, runs)
+    got = evaluate(m, ["ERR@10"])[parse_measure("ERR@10")]
+    assert np.isfinite(got).all()
+    for s, run in enumerate(m.runs):
+        assert got[s, 0] == pytest.approx(exact_err(runs[run]["1"], grades, 10), rel=1e-15), run
+
+
+def test_err_keeps_int64_grades_past_2_to_the_53_apart(tmp_path):
+    top = 2 ** 63 - 1  # float64 would merge top and top - 1
+    m = ref.campaign_matrix(tmp_path, {"1": {"a": top, "b": top - 1, "c": 5}}, {"r": {"1": ["b", "a", "c"]}})
+    assert evaluate(m, ["ERR"])[parse_measure("ERR")][0, 0] == 0.5 + 0.5 * 1 / 2  # R_b = 1/2, R_a = 1
+
+
+def test_err_with_huge_gains_in_a_map_is_finite(tmp_path):
+    m = ref.campaign_matrix(tmp_path, {"1": {"a": 2, "b": 1}}, {"r": {"1": ["b", "a"]}})
+    got = evaluate(m, ["ERR(gains={1:1e300,2:5000})"])[parse_measure("ERR(gains={1:1e300,2:5000})")]
+    assert got[0, 0] == 1.0  # b's R = (2^1e300 - 1) / 2^1e300 = 1

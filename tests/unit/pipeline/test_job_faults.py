@@ -94,3 +94,25 @@ def test_a_nearly_full_disk_is_named_once_by_the_run(tmp_path, monkeypatch):
     lines = job_errors(tmp_path / "logs").splitlines()
     assert lines == [f"irmeta: error: no space left on the device holding {tmp_path / 'logs'} (4096 bytes free): "
                      f"free some and run again"]
+
+
+_INTERRUPTED_JOB = """
+import os, signal, sys, time
+from types import SimpleNamespace
+from irmeta.pipeline.scripts import log_to, run_script
+
+def main(smk):
+    log_to(smk.log[0])
+    os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C, as Snakemake passes it on to its jobs
+    time.sleep(30)
+
+run_script(main, SimpleNamespace(config={{}}, log=[{log!r}], output=["results/c/scores.npz"]))
+"""
+
+
+def test_ctrl_c_in_a_job_is_one_line_and_exit_130(tmp_path):
+    log = tmp_path / "job.log"
+    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(_INTERRUPTED_JOB.format(log=str(log)))],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 130, proc.stderr
+    assert log.read_text() == "irmeta: interrupted\n" and proc.stderr == ""

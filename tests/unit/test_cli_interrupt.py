@@ -1,0 +1,61 @@
+"""Ctrl-C on ``irmeta score``, ``compare`` and ``simulate``: SIGINT while working ends the
+command with exit status 130 and one line, ``irmeta: interrupted``, no traceback, and no
+partial output (every output is written aside and moved in when complete)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+# The command, run as the console script runs it, saying when its imports are done:
+# Ctrl-C is delivered while it works, not while Python loads numpy.
+_LAUNCH = ("import sys; from irmeta.cli import main; print('ready', file=sys.stderr, flush=True); "
+           "sys.exit(main(sys.argv[1:]))")
+
+
+def _interrupted(argv: list[str], cwd: Path, *, wait_for: str = "ready", after: float = 1.0) -> tuple[int, list[str]]:
+    """Exit status and the standard-error lines after ``wait_for`` of ``irmeta argv``,
+    interrupted ``after`` seconds once it printed ``wait_for``."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+    proc = subprocess.Popen([sys.executable, "-c", _LAUNCH, *argv], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        seen = ""
+        while wait_for not in seen:
+            seen = proc.stderr.readline()
+            assert seen, "the command ended before it was interrupted"
+        time.sleep(after)
+        assert proc.poll() is None, "the command ended before it was interrupted"
+        proc.send_signal(signal.SIGINT)
+        rest = proc.stderr.read()
+        code = proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return code, [line for line in rest.splitlines() if not line.startswith("irmeta: simulate:")]
+
+
+@pytest.mark.parametrize("command", ["score", "compare"])
+def test_ctrl_c_while_scoring_trec8_exits_130_in_one_line(shared_data, tmp_path, command):
+    trec8 = shared_data / "trec8_adhoc"
+    out = tmp_path / "out" / "table.tsv"
+    out.parent.mkdir()
+    code, lines = _interrupted([command, "--qrels", str(trec8 / "qrels.txt"), "--runs", str(trec8 / "runs"),
+                                "--measure", "P_rareness@100", "--output", str(out)], tmp_path)
+    assert code == 130 and lines == ["irmeta: interrupted"], lines
+    assert list(out.parent.iterdir()) == []  # no partial output, no temporary file
+
+
+def test_ctrl_c_while_simulating_exits_130_and_leaves_no_folder(tmp_path):
+    out = tmp_path / "campaign"
+    code, lines = _interrupted(["simulate", "--out", str(out), "--runs", "200", "--topics", "2000", "--depth", "500",
+                                "--pool-size", "1000", "--threads", "1"], tmp_path,
+                               wait_for="irmeta: simulate:", after=0.5)
+    assert code == 130 and lines == ["irmeta: interrupted"], lines
+    assert not out.exists() or list(out.iterdir()) == []

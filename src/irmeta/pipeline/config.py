@@ -405,9 +405,22 @@ def load_collection(
         listing_topics=tuple(data["listing_topics"]),
         pool_depth=data["pool_depth"],
         **_given_scores(data, root, base, path),
-        alternative_qrels={name: Path(_resolve(spec, f"alternative_qrels.{name}", root, base, path))
-                           for name, spec in (data.get("alternative_qrels") or {}).items()},
+        alternative_qrels=_alternative_qrels(data, root, base, path),
     )
+
+
+def _alternative_qrels(data: Mapping[str, Any], root: Path, base: Path, source: Path) -> dict[str, Path]:
+    """The other judgment sets, by name; a name the results already use is refused."""
+    from irmeta.metaeval.judgment_reduction import check_alternative_name
+
+    out = {}
+    for name, spec in (data.get("alternative_qrels") or {}).items():
+        try:
+            check_alternative_name(name)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: key 'alternative_qrels.{name}': {exc}") from None
+        out[name] = Path(_resolve(spec, f"alternative_qrels.{name}", root, base, source))
+    return out
 
 
 def _given_scores(data: Mapping[str, Any], root: Path, base: Path, source: Path) -> dict[str, Any]:

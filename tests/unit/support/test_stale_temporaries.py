@@ -13,7 +13,6 @@ from pathlib import Path
 import irmeta
 from irmeta.support.atomic import atomic_path, is_atomic_temporary, remove_stale_temporaries
 
-
 _KILLED_WRITER = """
 import os, signal, sys
 from irmeta.support.atomic import atomic_path

@@ -30,6 +30,7 @@ from irmeta.campaign.runs import DuplicatePolicy, RunNameSource
 from irmeta.measures.names import parse_measure
 from irmeta.measures.plugins import load_measure_plugins
 from irmeta.pipeline.collection_paths import check_collection_paths, missing_runs
+from irmeta.pipeline.config_values import check_alternative_names, check_measure_options
 
 #: Where the schemas live: ``workflow/schemas`` of the source tree (``IRMETA_SCHEMA_DIR``
 #: overrides it, for an installation without the workflow beside it).
@@ -288,6 +289,10 @@ def check_config(config: Mapping[str, Any], source: str | Path = "config") -> di
         raise ConfigError(f"{source}: key 'averaging': {list(config['averaging'])} lacks 'all': the experiments "
                           f"compare means over every qrels topic (the paper's); 'returned' and 'geometric' only add "
                           f"trec_eval's default and gm_map means to scores.parquet")
+    try:
+        check_measure_options(config)
+    except ValueError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
     named = with_measure_options(config)
     check_experiment_measures(named, source)
     check_topic_set_size(config, source)
@@ -411,16 +416,12 @@ def load_collection(
 
 def _alternative_qrels(data: Mapping[str, Any], root: Path, base: Path, source: Path) -> dict[str, Path]:
     """The other judgment sets, by name; a name the results already use is refused."""
-    from irmeta.metaeval.judgment_reduction import check_alternative_name
-
-    out = {}
-    for name, spec in (data.get("alternative_qrels") or {}).items():
-        try:
-            check_alternative_name(name)
-        except ValueError as exc:
-            raise ConfigError(f"{source}: key 'alternative_qrels.{name}': {exc}") from None
-        out[name] = Path(_resolve(spec, f"alternative_qrels.{name}", root, base, source))
-    return out
+    given = data.get("alternative_qrels") or {}
+    try:
+        check_alternative_names(given)
+    except ValueError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    return {name: Path(_resolve(spec, f"alternative_qrels.{name}", root, base, source)) for name, spec in given.items()}
 
 
 def _given_scores(data: Mapping[str, Any], root: Path, base: Path, source: Path) -> dict[str, Any]:

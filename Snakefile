@@ -41,6 +41,14 @@ localrules:
     all,
 
 
+# A job killed while it wrote leaves irmeta's temporary beside its output: remove those
+# under results/ before this run's jobs start (no job runs yet; the lock keeps others out).
+onstart:
+    from irmeta.pipeline.summary import remove_killed_writes
+
+    print(remove_killed_writes("results"), end="")
+
+
 # Where the tables, figures and report are, and the headline numbers of each collection;
 # the job listing stays in .snakemake/log (the default profile keeps it off the screen).
 onsuccess:

@@ -60,7 +60,7 @@ def _score(args: argparse.Namespace) -> int:
                    threshold=args.threshold, average=args.average,
                    alphas=args.alpha or DEFAULT_ALPHAS, rarity_depth=args.rarity_depth,
                    duplicates=args.duplicates, run_name=args.run_name, **options)
-    _report_reading(scored)
+    _report_reading(scored, args.qrels)
     if args.format == "trec_eval":
         digits = 4 if args.digits is None else args.digits  # trec_eval prints 4 decimals
         text = scores_trec_eval(scored.scores, per_topic=args.per_topic, digits=digits)
@@ -73,13 +73,15 @@ def _score(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report_reading(scored: Scored) -> None:
+def _report_reading(scored: Scored, qrels: str = "the qrels file") -> None:
     """One line per run with topics the qrels lack, or with duplicates dropped."""
-    alone = {run for run, n in zip(scored.matrix.runs, scored.matrix.length.sum(axis=1)) if n == 0}
-    for run, topics in sorted(scored.matrix.ignored_topics.items()):
-        if run in alone:  # the API's warning says it: it shares no topic and scores 0
-            continue
-        _err(f"irmeta: {run}: {len(topics)} topic(s) not in the qrels ignored: {' '.join(topics)}")
+    from irmeta.campaign.judge import ignored_topics_warnings
+
+    matrix = scored.matrix
+    alone = [run for run, n in zip(matrix.runs, matrix.length.sum(axis=1)) if n == 0]
+    # a run alone sharing no topic: the API's warning says it, and that it scores 0
+    for line in ignored_topics_warnings(matrix, scored.reading["files"], qrels, skip=alone):
+        _err(f"irmeta: warning: {line}")
     for run, n in scored.reading["dropped_duplicates"].items():
         _err(f"irmeta: {run}: {n} duplicate document(s) dropped (kept the best-ranked copy)")
 

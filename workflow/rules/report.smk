@@ -170,6 +170,7 @@ rule tabulate_paper:
         names=RANKED,
         settings=irsettings.paper_settings(config, {name: COLLECTIONS[name] for name in RANKED}),
         swap=bool(EXPERIMENTS["swap"]["measures"]),
+        synthetic_measure=EXPERIMENTS["synthetic"]["measure"],
     log:
         job_log("tabulate_paper", "paper"),
     benchmark:

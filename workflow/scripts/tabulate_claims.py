@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from irmeta.artefacts.claims import claims_table, write_claims
+from irmeta.artefacts.claims_unfilled import unfilled_claims
 from irmeta.artefacts.figures.claims import plot_claims
 from irmeta.pipeline.paper_inputs import read_collection_tables
 from irmeta.pipeline.properties import read_properties
@@ -18,7 +19,8 @@ def main(smk) -> None:
     table = claims_table(tables, list(smk.params.comparisons), tau_threshold=smk.params.tau_threshold)
     labels = list(collections.values())
     write_claims(table, Path(smk.output.csv).with_suffix(""), collections=labels,
-                 properties=read_properties(smk.input.properties))
+                 properties=read_properties(smk.input.properties),
+                 unfilled=unfilled_claims(table, tables, list(smk.params.comparisons)))
     plot_claims(table, smk.output.figure, smk.output.pdf, collections=labels)
     log.info("wrote %s: %d claims over %d collections", smk.output.md, len(table), len(labels))
 

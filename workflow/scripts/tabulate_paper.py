@@ -19,7 +19,8 @@ def main(smk) -> None:
     frames = read_paper_frames(smk.input, collections)
     write_paper_tables(frames, out, swap=read_swap_tables(smk.input, collections) if smk.params.swap else None)
     plot_kendall_tau({label: f["kendall_tau"] for label, f in frames.items()}, out / "figure2")
-    text = published_vs_reproduced(load_published(smk.input.published), frames, dict(smk.params.settings))
+    text = published_vs_reproduced(load_published(smk.input.published), frames, dict(smk.params.settings),
+                                   synthetic_measure=smk.params.synthetic_measure)
     atomic_write_bytes(smk.output.comparison, text.encode("utf-8"))
     log.info("wrote the paper's tables for %s", ", ".join(frames))
 

@@ -327,11 +327,19 @@ PROPERTIES_CAPTION = ("Collection properties: runs, groups, qrels topics, judged
                       "known (no run groups; scores without rankings).")
 
 
+#: The caption of the list of claims not filled under the claims table.
+UNFILLED_CAPTION = "Not filled: the claims these tables could not fill, and why."
+
+
 def write_claims(table: pd.DataFrame, out: str | Path, collections: Sequence[str] | None = None,
-                 properties: pd.DataFrame | None = None) -> list[Path]:
+                 properties: pd.DataFrame | None = None, unfilled: pd.DataFrame | None = None) -> list[Path]:
     """Write ``claims.csv`` (``table``, tidy, full precision), ``claims.md`` and
     ``claims.tex`` (:func:`claims_wide` under :func:`claims_caption`, then the collection
     ``properties`` when given, one row per collection); return the paths.
+
+    ``unfilled`` (:func:`irmeta.artefacts.claims_unfilled.unfilled_claims`), when it has
+    rows: the CSV gets them after the claims, values empty, with a last column ``note``
+    saying why (empty for the filled rows); the Markdown and LaTeX a list after the claims.
 
     ``out``: an existing directory (the files go in it) or the stem to write. Every file
     is written atomically, and the same table gives the same bytes.
@@ -344,15 +352,41 @@ def write_claims(table: pd.DataFrame, out: str | Path, collections: Sequence[str
         written = write_table(claims_wide(table, collections), Path(scratch) / "claims",
                               caption=claims_caption(table))
         texts = {path.suffix: path.read_text(encoding="utf-8") for path in written}
+        if unfilled is not None and len(unfilled):
+            from irmeta.artefacts.claims_unfilled import unfilled_lines
+
+            listed = write_table(pd.DataFrame({"not filled": unfilled_lines(unfilled)}), Path(scratch) / "unfilled",
+                                 caption=UNFILLED_CAPTION)
+            for path in listed:
+                if path.suffix in (".md", ".tex"):
+                    texts[path.suffix] += "\n" + path.read_text(encoding="utf-8")
         if properties is not None:
             extra = write_table(properties, Path(scratch) / "properties", caption=PROPERTIES_CAPTION)
             for path in extra:
                 if path.suffix in (".md", ".tex"):
                     texts[path.suffix] += "\n" + path.read_text(encoding="utf-8")
-    texts[".csv"] = table.to_csv(index=False, lineterminator="\n")
+    texts[".csv"] = _with_unfilled(table, unfilled).to_csv(index=False, lineterminator="\n")
     paths = []
     for suffix in (".csv", ".md", ".tex"):
         path = stem.with_name(stem.name + suffix)
         atomic_write_text(path, texts[suffix])
         paths.append(path)
     return paths
+
+
+def _with_unfilled(table: pd.DataFrame, unfilled: pd.DataFrame | None) -> pd.DataFrame:
+    """The claims, then the unfilled rows with their ``note`` (only when there are some,
+    so a complete table keeps its columns)."""
+    if unfilled is None or not len(unfilled):
+        return table
+    notes = unfilled.reindex(columns=[*COLUMNS, "note"])
+    return pd.concat([table.assign(note=""), notes.astype({c: float for c in _FLOATS})], ignore_index=True)
+
+
+def filled_claims(table: pd.DataFrame) -> pd.DataFrame:
+    """``claims.csv`` as read back, without the unfilled rows :func:`write_claims` lists
+    after the claims (those with a ``note``) and without that column."""
+    if "note" not in table.columns:
+        return table
+    filled = table["note"].isna() | (table["note"].astype(str) == "")
+    return table[filled].drop(columns="note").reset_index(drop=True).infer_objects()

@@ -209,3 +209,21 @@ def judge_each(sources: Sequence[Any], read: Callable[[Any], RunFile], qrels: Qr
 def _cut_depth(read: int | None, kept: int | None) -> int | None:
     """The depth the runs are cut to: at reading (``-M``) and again when joined."""
     return min((d for d in (read, kept) if d is not None), default=None)
+
+
+def ignored_topics_warnings(matrix: RelevanceMatrix, files: Sequence[str | Path], qrels: str | Path, *,
+                            skip: Sequence[str] = ()) -> list[str]:
+    """One line per run whose file has topics the qrels (``qrels``, its file) lack: the
+    run's file, the run, how many topics were ignored and which (the first five), as
+    ``irmeta score`` and the workflow's ingest both report it after ``irmeta: warning:``.
+    ``files``: the run files in ``matrix.runs`` order (``reading["files"]``); ``skip``:
+    runs another message covers."""
+    where = dict(zip(matrix.runs, map(str, files)))
+    lines = []
+    for run in (r for r in matrix.runs if r not in set(skip)):
+        topics = matrix.ignored_topics.get(run) or []
+        if topics:
+            shown = " ".join(topics[:5]) + (" ..." if len(topics) > 5 else "")
+            lines.append(f"{where.get(run, run)}: run {run}: {len(topics)} topic(s) not in the qrels ({qrels}) "
+                         f"ignored: {shown}")
+    return lines

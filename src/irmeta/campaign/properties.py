@@ -31,18 +31,13 @@ RANKING_COLUMNS = ("unique_run_relevant_share", "unique_group_relevant_share", "
 
 
 def groups_of_runs(path: str | Path, runs: Sequence[str]) -> dict[str, str]:
-    """Run -> group of each of ``runs``, from a groups file as
-    :func:`irmeta.campaign.run_groups.read_run_groups` reads it (a header line, the run
-    first, the group column ``group``, ``participant`` or the second; e.g. TREC-8's
-    ``runs_participants.tsv``). The file may name runs the collection lacks (a run left
-    out of the data); a run of ``runs`` it does not name is a ValueError naming both."""
-    from irmeta.campaign.run_groups import read_run_groups as read_groups_file
+    """Run -> group of each of ``runs``: :func:`irmeta.campaign.run_groups.groups_for_runs`,
+    the reader reusability uses too (a header line, the run first, the group column
+    ``group``, ``participant`` or the second, e.g. TREC-8's ``runs_participants.tsv``;
+    every run named, no other run)."""
+    from irmeta.campaign.run_groups import groups_for_runs
 
-    groups = read_groups_file(path)
-    missing = [run for run in runs if run not in groups]
-    if missing:
-        raise ValueError(f"{path}: no group for run {missing[0]} ({len(missing)} of the {len(runs)} runs have none)")
-    return {run: groups[run] for run in runs}
+    return groups_for_runs(path, runs)
 
 
 def judgment_properties(qrels_topic: np.ndarray, qrels_grade: np.ndarray, threshold: int,

@@ -5,7 +5,9 @@ group is the column named ``group`` (irmeta's simulated campaigns), else ``parti
 (TREC's ``runs_participants.tsv``: run, participant, task, type), else the second column.
 A run TREC pooled but a group did not submit would make a unit of nothing, and a run
 without a group would escape its group's removal, so both are errors naming the file and
-the run (issue 19).
+the run (issue 19). Blank lines are skipped, a UTF-8 byte order mark is read past, a run
+listed twice or with an empty group is an error. :func:`groups_for_runs` is the one
+reader of a collection's groups file: its properties and its reusability both call it.
 """
 
 from __future__ import annotations
@@ -28,7 +30,11 @@ def read_run_groups(path: str | Path) -> dict[str, str]:
     """Run name -> group name, from a groups file (module docstring); a malformed line, or a
     run listed twice, is a ValueError naming the file and the line."""
     path = Path(path)
-    lines = [line.rstrip("\r\n") for line in path.read_text(encoding="utf-8").splitlines()]
+    try:
+        text = path.read_text(encoding="utf-8-sig")  # a spreadsheet's byte order mark is no part of 'run'
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    lines = [line.rstrip("\r\n") for line in text.splitlines()]
     lines = [line for line in lines if line.strip()]
     if not lines:
         raise ValueError(f"{path}: empty groups file (expected a header line 'run<TAB>group')")
@@ -47,6 +53,16 @@ def read_run_groups(path: str | Path) -> dict[str, str]:
             raise ValueError(f"{path}: line {number}: run {fields[0]} is listed twice")
         groups[fields[0]] = fields[column]
     return groups
+
+
+def groups_for_runs(path: str | Path, runs: Sequence[str]) -> dict[str, str]:
+    """Run -> group of each of ``runs`` (in their order), from the groups file ``path``
+    (:func:`read_run_groups`), which must name exactly ``runs``: a run it names that
+    ``runs`` lack, or one of ``runs`` it does not name, is a ValueError naming the file
+    and the run (:func:`irmeta.campaign.runs.check_same_runs`)."""
+    groups = read_run_groups(path)
+    check_same_runs(groups, runs, path, "group")
+    return {run: groups[run] for run in runs}
 
 
 @dataclass(frozen=True)

@@ -216,11 +216,28 @@ def _check_kind(text: str, key: str, value: object, parsed: object, default: obj
                          f"not {shown if len(shown) <= 40 else shown[:37] + '...'}")
 
 
+def _grade(key: str, grade: object) -> int:
+    """A map's key as a grade: an integer, or its text (YAML keys may be either); 1.5 or
+    'a' are refused rather than truncated or misread."""
+    if isinstance(grade, (int, np.integer)) and not isinstance(grade, (bool, np.bool_)):
+        return int(grade)
+    if isinstance(grade, str) and re.fullmatch(r"\s*[+-]?\d+\s*", grade):
+        return int(grade)
+    raise ValueError(f"{key}: grade {grade!r} is not an integer")
+
+
+def _gain(key: str, grade: object, gain: object) -> float:
+    try:
+        return float(gain)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"{key}: the gain of grade {grade!r} is not a number: {gain!r}") from None
+
+
 def _value(key: str, value: object) -> object:
     """A parameter's value from its text (or from config's YAML value): ``{1:1,2:3}`` a
     gain map, a number a float, anything else a word."""
     if isinstance(value, Mapping):
-        return {int(g): float(v) for g, v in value.items()}
+        return {_grade(key, g): _gain(key, g, v) for g, v in value.items()}
     if value is None or isinstance(value, (int, float)) and not isinstance(value, bool):
         return None if value is None else float(value)
     text = str(value).strip()

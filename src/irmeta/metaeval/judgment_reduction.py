@@ -140,6 +140,23 @@ def parse_set_name(name: str) -> GeneratedSet:
     raise ValueError(f"{name!r} names no generated judgment set (pool_depth_<d> or fraction_<f>_trial_<t>)")
 
 
+#: The reference judgment set's name in judgment_agreement.csv (its ``reference`` column).
+REFERENCE_NAME = "qrels"
+
+# Prefixes of generated sets' names (and of the trials' means, ``fraction_<f>``, in the figures).
+_GENERATED_PREFIXES = (POOL_DEPTH + "_", FRACTION + "_")
+
+
+def check_alternative_name(name: str) -> None:
+    """An alternative judgment set's name leaves the reference's name and the generated
+    sets' prefixes free: its rows, figures and ``judgments/<name>/`` would merge with theirs."""
+    if name.casefold() == REFERENCE_NAME:
+        raise ValueError(f"{name!r} is the reference judgment set's name (the collection's qrels); rename it")
+    if name.casefold().startswith(_GENERATED_PREFIXES):
+        raise ValueError(f"{name!r} starts like a generated judgment set's name "
+                         f"({', '.join(p + '...' for p in _GENERATED_PREFIXES)}); rename it")
+
+
 def check_set_names(alternatives: Iterable[str], generated: Iterable[str], source: str = "alternative_qrels") -> None:
     """An alternative judgment set may not take a generated set's name: their rows would merge."""
     clash = sorted(set(alternatives) & set(generated))
@@ -219,7 +236,7 @@ def reduced_scores(matrix: RelevanceMatrix, keep: np.ndarray, measures: Sequence
 
 def generated_agreement_rows(matrix: RelevanceMatrix, reference: Scores, names: Sequence[str], *,
                              measures: Sequence[str], seed: int, level: float = 0.05,
-                             reference_name: str = "qrels", options: Mapping | None = None) -> pd.DataFrame:
+                             reference_name: str = REFERENCE_NAME, options: Mapping | None = None) -> pd.DataFrame:
     """The rows of ``judgment_agreement.csv`` of the generated sets ``names``: each set's
     scores (:func:`reduced_scores`) against ``reference`` (the runs' scores under the full
     qrels), by :func:`~irmeta.metaeval.judgment_agreement.judgment_agreement_table`, one

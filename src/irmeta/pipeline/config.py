@@ -31,6 +31,7 @@ from irmeta.measures.names import parse_measure
 from irmeta.metaeval.stats.own_tests import load_plugins
 from irmeta.metaeval.stats.registry import TESTS, correction_names, registered_tests, unknown_test
 from irmeta.pipeline.collection_paths import check_collection_paths, missing_runs
+from irmeta.pipeline.config_values import check_alternative_names, check_measure_options
 
 #: Where the schemas live: ``workflow/schemas`` of the source tree (``IRMETA_SCHEMA_DIR``
 #: overrides it, for an installation without the workflow beside it).
@@ -311,6 +312,10 @@ def check_config(config: Mapping[str, Any], source: str | Path = "config") -> di
         raise ConfigError(f"{source}: key 'averaging': {list(config['averaging'])} lacks 'all': the experiments "
                           f"compare means over every qrels topic (the paper's); 'returned' and 'geometric' only add "
                           f"trec_eval's default and gm_map means to scores.parquet")
+    try:
+        check_measure_options(config)
+    except ValueError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
     named = with_measure_options(config)
     # the registry's default: every shipped test (the schema names none)
     named["experiments"]["discriminative_power"].setdefault("methods", registered_tests(default_only=True))
@@ -430,9 +435,18 @@ def load_collection(
         listing_topics=tuple(data["listing_topics"]),
         pool_depth=data["pool_depth"],
         **_given_scores(data, root, base, path),
-        alternative_qrels={name: Path(_resolve(spec, f"alternative_qrels.{name}", root, base, path))
-                           for name, spec in (data.get("alternative_qrels") or {}).items()},
+        alternative_qrels=_alternative_qrels(data, root, base, path),
     )
+
+
+def _alternative_qrels(data: Mapping[str, Any], root: Path, base: Path, source: Path) -> dict[str, Path]:
+    """The other judgment sets, by name; a name the results already use is refused."""
+    given = data.get("alternative_qrels") or {}
+    try:
+        check_alternative_names(given)
+    except ValueError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    return {name: Path(_resolve(spec, f"alternative_qrels.{name}", root, base, source)) for name, spec in given.items()}
 
 
 def _given_scores(data: Mapping[str, Any], root: Path, base: Path, source: Path) -> dict[str, Any]:

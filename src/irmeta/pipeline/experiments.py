@@ -61,6 +61,20 @@ def swap_topic_set_size(settings: Mapping[str, Any], n_topics: int) -> int:
     return n_topics if settings["sampling"] == "bootstrap" else n_topics // 2
 
 
+def check_swap_topic_set_size(settings: Mapping[str, Any], n_topics: int, collection: str) -> None:
+    """``experiments.swap.topic_set_size`` within what ``sampling`` can draw from the
+    collection's ``n_topics`` topics; a ValueError naming the key, the range and the
+    collection otherwise (the config cannot know the topics before the collection is read)."""
+    from irmeta.metaeval.stats.swap_trials import topic_set_limit
+
+    c, sampling = settings["topic_set_size"], settings["sampling"]
+    limit, why = topic_set_limit(n_topics, sampling)
+    if c is not None and not 1 <= c <= limit:
+        raise ValueError(f"experiments.swap.topic_set_size must be at most {limit} ({why} of {collection}) "
+                         f"with sampling {sampling}, not {c}: lower it, or set null for "
+                         f"{'n' if sampling == 'bootstrap' else 'n // 2'}")
+
+
 def synthetic_topic(matrix: RelevanceMatrix, configured: str | None) -> str:
     """Figure 1's topic: the collection's ``synthetic_topic``, or the topic with the most
     relevant documents (the first such in topic order)."""

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from irmeta.campaign.run_groups import UnitKind, read_run_groups, run_units
+from irmeta.campaign.run_groups import UnitKind, Units, groups_for_runs, run_units
 from irmeta.campaign.store import load_matrix
 from irmeta.measures.alpha import Alpha
 from irmeta.measures.names import parse_measure
@@ -33,8 +33,7 @@ def assess_reusability(*, judged: str | Path, scores: str | Path, run_groups: st
     from irmeta.artefacts.figures.reusability import plot_reusability
 
     matrix = load_matrix(judged)
-    groups = read_run_groups(run_groups) if run_groups is not None and unit == "group" else None
-    units = run_units(matrix.runs, groups, kind=unit, source=str(run_groups))
+    units = reusability_units(run_groups, matrix.runs, unit)
     # Every alpha of these measures: a name may fix one the grid lacks (P_rareness(alpha=0.3)@100).
     full = load_scores(scores, [str(parse_measure(m).without_alpha()) for m in measures])
     log.info("leave-one-%s-out: %d units of %d runs, pool depth %d, rules %s", units.kind, units.n_units,
@@ -47,6 +46,14 @@ def assess_reusability(*, judged: str | Path, scores: str | Path, run_groups: st
     write_csv(reusability_summary(table), summary_out)
     plot_reusability(table, figure_stem, title=f"{label}: leave one {units.kind} out" if label else None)
 
+
+
+def reusability_units(run_groups: str | Path | None, runs: Sequence[str], unit: UnitKind = "group") -> Units:
+    """The units left out: the groups of ``run_groups`` read as the collection's properties
+    read them (:func:`~irmeta.campaign.run_groups.groups_for_runs`), or each run alone
+    (``unit`` run, or no groups file)."""
+    groups = groups_for_runs(run_groups, runs) if run_groups is not None and unit == "group" else None
+    return run_units(runs, groups, kind=unit, source=str(run_groups))
 
 
 def add_reusability_summaries(tables: dict[str, dict[str, pd.DataFrame]], inputs: Mapping[str, Any],

@@ -8,13 +8,14 @@ the Parquet metadata and in the tables' own columns.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from irmeta.campaign.judge import judge_runs
+from irmeta.campaign.judge import ignored_topics_warnings, judge_runs
 from irmeta.campaign.qrels import read_qrels
 from irmeta.campaign.rarity import rarity_listing
 from irmeta.campaign.runs import DuplicatePolicy, RunNameSource, check_same_runs
@@ -68,6 +69,8 @@ def ingest_collection(
         "dropped_duplicates": reading["dropped_duplicates"],
     }
     save_matrix(matrix, out, dict(reading, qrels=str(qrels), relevance_threshold=threshold))
+    for line in ignored_topics_warnings(matrix, reading["files"], qrels):
+        print(f"irmeta: warning: {line}", file=sys.stderr, flush=True)  # the job's log, as the CLI says it
     log.info("ingested %s", json.dumps(summary))
     return summary
 

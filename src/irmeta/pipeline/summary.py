@@ -52,3 +52,17 @@ def job_errors(logs: str | Path = "results/logs", since: float = 0.0) -> str:
             if at >= 0:
                 found.append(f"{line[at:]}  [{log}]")
     return "\n".join(dict.fromkeys(found)) + ("\n" if found else "")
+
+
+def remove_killed_writes(results: str | Path = "results") -> str:
+    """What the workflow says when it starts: the temporaries of writes that a killed job
+    never finished (:func:`irmeta.support.atomic.remove_stale_temporaries`) removed from
+    ``results``, one line, or nothing when there were none. Run by the Snakefile's
+    ``onstart``, before any job of this run, under Snakemake's lock."""
+    from irmeta.support.atomic import remove_stale_temporaries
+
+    removed = remove_stale_temporaries(results) if Path(results).is_dir() else []
+    if not removed:
+        return ""
+    shown = ", ".join(str(p) for p in removed[:3]) + (", ..." if len(removed) > 3 else "")
+    return f"irmeta: removed {len(removed)} temporary file(s) of writes a killed job left unfinished: {shown}\n"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -45,6 +46,39 @@ def existing_regular_or_absent(path: str | Path) -> None:
         raise IsADirectoryError(errno.EISDIR, "is a directory, not a file to write", str(path))
     what = next((name for test, name in _KINDS if test(mode)), "not a regular file")
     raise NotRegularFileError(errno.EEXIST, f"is {what}, not a regular file irmeta would replace", str(path))
+
+
+# The temporary :func:`atomic_path` makes: ``.<target name>.<mkstemp's 8 characters>.tmp``.
+_TEMPORARY_NAME = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
+
+
+def is_atomic_temporary(name: str) -> bool:
+    """Whether a file name is one :func:`atomic_path` gives its temporaries."""
+    return _TEMPORARY_NAME.fullmatch(name) is not None
+
+
+def remove_stale_temporaries(root: str | Path) -> list[Path]:
+    """Remove the temporaries :func:`atomic_path` left under ``root`` (a job killed while
+    it wrote leaves one beside its target); return them, sorted. Only regular files named
+    as :func:`is_atomic_temporary` says are removed, symbolic links are neither followed
+    nor removed. Call it only while no irmeta writer runs under ``root`` (the workflow's
+    ``onstart``: Snakemake's lock keeps other runs out, no job has started yet), since a
+    live writer's temporary looks the same."""
+    removed = []
+    for folder, _, files in os.walk(root):
+        for name in files:
+            path = Path(folder) / name
+            if is_atomic_temporary(name) and _regular_file(path):
+                path.unlink(missing_ok=True)
+                removed.append(path)
+    return sorted(removed)
+
+
+def _regular_file(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return False
 
 
 @contextmanager

@@ -105,15 +105,18 @@ def test_trec8_against_brute_force(trec8_runs, trec8_qrels, trec8_matrix, shared
 def test_run_groups_refusals(tmp_path):
     path = write(tmp_path / "groups.tsv", "run\tgroup\nA\tg1\nB\tg2\n")
     assert groups_of_runs(path, ["B", "A"]) == {"B": "g2", "A": "g1"}
-    with pytest.raises(ValueError, match="no group for run C"):
-        groups_of_runs(path, ["A", "C"])
+    with pytest.raises(ValueError, match="run C has no group"):
+        groups_of_runs(path, ["A", "B", "C"])
     with pytest.raises(ValueError, match=r"groups.tsv: line 3: run A is listed twice"):
         groups_of_runs(write(tmp_path / "groups.tsv", "run\tgroup\nA\tg1\nA\tg2\n"), ["A"])
     with pytest.raises(ValueError, match=r"groups.tsv: line 2: expected a run and its group"):
         groups_of_runs(write(tmp_path / "groups.tsv", "run\tgroup\nA\n"), ["A"])
     # TREC's participants file: the participant column, whatever its place
     trec = write(tmp_path / "participants.tsv", "run\ttask\tparticipant\nA\tadhoc\tg1\nZ\tadhoc\tg9\n")
-    assert groups_of_runs(trec, ["A"]) == {"A": "g1"}  # Z: a run the collection lacks
+    assert groups_of_runs(trec, ["A", "Z"]) == {"A": "g1", "Z": "g9"}
+    # a run the collection lacks is refused, as reusability refuses it (one reader)
+    with pytest.raises(ValueError, match="run Z is not among the collection's runs"):
+        groups_of_runs(trec, ["A"])
 
 
 def test_rarity_depth_of_config():

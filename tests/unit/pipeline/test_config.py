@@ -238,6 +238,9 @@ def test_unknown_config_key_is_named(tmp_path):
     ({"name": "c", "qrels": "q", "runs": "r", "alternative_qrels": {"bad name": "x"}}, "alternative_qrels"),
     ({"name": "c", "qrels": "q", "runs": "r", "alternative_qrels": {}}, "alternative_qrels"),
     ({"name": "c", "scores": {"path": "s.tsv"}, "alternative_qrels": {"x": "x"}}, "not allowed"),
+    ({"name": "c", "qrels": "q", "runs": "r", "alternative_qrels": {"a/b": "x"}}, "'a/b'"),
+    ({"name": "c", "qrels": "q", "runs": "r", "alternative_qrels": {"..": "x"}}, "'..'"),
+    ({"name": "c", "qrels": "q", "runs": "r", "alternative_qrels": {"": "x"}}, "''"),
 ])
 def test_bad_collection_values_are_named(tmp_path, data, key):
     path = _write(tmp_path / "c.yaml", data)
@@ -480,3 +483,20 @@ def test_paired_tests_and_corrections_are_configured(tmp_path):
     paper_only = load_config(_write(tmp_path / "paper.yaml", {"experiments": {"discriminative_power": {
         "methods": ["paper_pairwise"]}}}))
     assert paired_tests(paper_only) == []
+
+
+@pytest.mark.parametrize("name", ["qrels", "QRELS", "pool_depth_10", "pool_depth_7", "fraction_0.5_trial_0",
+                                  "fraction_0.5"])
+def test_alternative_judgments_may_not_take_a_name_the_results_use(tmp_path, name):
+    data = {"name": "c", "qrels": "q", "runs": "r", "alternative_qrels": {"other": "o", name: "x"}}
+    path = _write(tmp_path / "c.yaml", data)
+    with pytest.raises(ConfigError) as exc:
+        load_collection(path, tmp_path)
+    message = _one_line(exc)
+    assert f"{path}: key 'alternative_qrels.{name}': {name!r}" in message and "rename it" in message
+
+
+def test_alternative_judgments_of_other_names_are_read(tmp_path):
+    data = {"name": "c", "qrels": "q", "runs": "r", "alternative_qrels": {"qrels2": "x", "depth_10": "y"}}
+    collection = load_collection(_write(tmp_path / "c.yaml", data), tmp_path, base_dir=tmp_path)
+    assert collection.alternative_qrels == {"qrels2": tmp_path / "x", "depth_10": tmp_path / "y"}

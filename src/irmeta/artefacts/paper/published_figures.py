@@ -17,12 +17,18 @@ from irmeta.artefacts.paper.tables import FIGURE1_COLLECTION, with_keys
 from irmeta.measures.alpha import alpha_value
 
 
-def figure1_section(report: Report, published: Mapping, reproduced, order: list[str], topic: str) -> None:
+def figure1_section(report: Report, published: Mapping, reproduced, order: list[str], topic: str,
+                    measure: str = "P_rareness@100", cutoff: int = 100) -> None:
+    """Figure 1's rows: S_rare ranked by ``measure`` (``experiments.synthetic.measure``)
+    against the paper's, which ranked by P_rareness@``cutoff``; another measure's numbers
+    are listed without a difference, as they answer another question."""
     data = published.get("figure1_s_rare_docs_to_rank_first") or {}
     collection = FIGURE1_COLLECTION
     rows = report.section(f"Figure 1: relevant documents S_rare needs to rank first ({collection} topic {topic})")
     notes = report.notes("Figure 1")
-    metric = _FIGURE1_METRIC
+    metric = figure1_metric(measure)
+    paper_measure = f"P_rareness@{cutoff}"
+    other_measure = "" if measure == paper_measure else f"; the paper ranked by {paper_label(paper_measure)}"
     frames = frames_by_key(reproduced, collection)
     synthetic = None if frames is None else frames.get("synthetic_rare_common")
     has_topic = synthetic is not None and (synthetic["topic"].astype(str) == str(topic)).any()
@@ -43,15 +49,18 @@ def figure1_section(report: Report, published: Mapping, reproduced, order: list[
             method = "rank among the real runs, ties averaged"
             if variant is not None:
                 method += f"; rare_systems = {variant}"
-            rows.append(base + [text, "" if d is None else diff_int(d, int(pub)), method])
+            comparable = d is not None and not other_measure
+            rows.append(base + [text, diff_int(d, int(pub)) if comparable else "", method + other_measure])
     if frames is None:
         notes.append(WHY["figure1_missing"].format(collection=collection))
-    seen_variants |= _figure1_other_topics(rows, notes, reproduced, order, collection)
+    seen_variants |= _figure1_other_topics(rows, notes, reproduced, order, collection, metric)
     if seen_variants:
         notes.append(WHY["figure1_variants"])
 
 
-_FIGURE1_METRIC = "P@100_rareness: smallest D with S_rare ranked 1"
+def figure1_metric(measure: str) -> str:
+    """The metric column of Figure 1's rows: what ranks S_rare, in the paper's spelling."""
+    return f"{paper_label(measure)}: smallest D with S_rare ranked 1"
 
 
 def _variants(frame: pd.DataFrame) -> list[tuple[str | None, pd.DataFrame]]:
@@ -73,7 +82,8 @@ def _first_rank_text(frame: pd.DataFrame, alpha: float) -> tuple[str, int | None
     return f"not reached for D <= {int(sel['n_relevant'].max())} (best rank {best:g} at D = {at})", None
 
 
-def _figure1_other_topics(rows: list, notes: list, reproduced, order: list[str], collection: str) -> bool:
+def _figure1_other_topics(rows: list, notes: list, reproduced, order: list[str], collection: str,
+                          metric: str) -> bool:
     """The experiment on the other collections' topics, for reference (nothing published
     to compare); True when a table had several variants."""
     seen_variants = False
@@ -93,7 +103,7 @@ def _figure1_other_topics(rows: list, notes: list, reproduced, order: list[str],
                     method = "rank among the real runs, ties averaged"
                     if variant is not None:
                         method += f"; rare_systems = {variant}"
-                    rows.append(["Figure 1 (other topic)", _FIGURE1_METRIC, alpha_display(alpha),
+                    rows.append(["Figure 1 (other topic)", metric, alpha_display(alpha),
                                  f"{other} topic {t}", "n/a", text, "", method])
                     summary.append(f"alpha {alpha_display(alpha)}{'' if variant is None else f' ({variant})'}: {text}")
             notes.append(WHY["figure1_other"].format(collection=other, topic=t, summary="; ".join(summary)))

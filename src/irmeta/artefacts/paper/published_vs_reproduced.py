@@ -41,6 +41,7 @@ def published_vs_reproduced(
     cutoff: int = 100,
     figure1_topic: str = FIGURE1_TOPIC,
     table4_depth: int = 1000,
+    synthetic_measure: str | None = None,
 ) -> str:
     """A Markdown document setting every published figure against the reproduced one.
 
@@ -59,6 +60,8 @@ def published_vs_reproduced(
     and Figure 2 (taus, and the published facts checked where they can be). A collection
     missing from ``reproduced`` shows "not run". Then a "Why they differ" section of
     generated notes. The output depends only on the inputs (no dates, sorted keys).
+    ``synthetic_measure``: what ranked the synthetic systems (``experiments.synthetic.measure``;
+    None: the paper's, P_rareness@``cutoff``), as Figure 1's rows name it.
     """
     order = collections_of(published)
     report = Report()
@@ -66,7 +69,8 @@ def published_vs_reproduced(
     table2_section(report, published, reproduced, order, cutoff)
     table3_section(report, published, reproduced, cutoff)
     table4_section(report, published, reproduced, table4_depth)
-    figure1_section(report, published, reproduced, order, str(figure1_topic))
+    figure1_section(report, published, reproduced, order, str(figure1_topic),
+                    synthetic_measure or f"P_rareness@{cutoff}", cutoff)
     figure2_section(report, published, reproduced, order, cutoff)
     return _markdown(report, order, reproduced, settings)
 

@@ -16,6 +16,27 @@ from irmeta.metaeval.stats.blocks import Trials, as_score_matrix, block_size, ru
 SwapSampling = Literal["bootstrap", "disjoint"]
 
 
+def topic_set_limit(n_topics: int, sampling: SwapSampling) -> tuple[int, str]:
+    """The largest c a trial's sets may have, and why: the n topics (``bootstrap``
+    resamples them; more would claim more topics than were judged), or n // 2
+    (``disjoint``: two sets that share no topic)."""
+    if sampling == "disjoint":
+        return n_topics // 2, f"half of the {n_topics} topics: two sets that share no topic"
+    return n_topics, f"the {n_topics} topics"
+
+
+def checked_topic_set_size(n_topics: int, sampling: SwapSampling, topic_set_size: int | None) -> int:
+    """c for :func:`draw_topic_pairs`: ``topic_set_size``, or n (bootstrap) or n // 2
+    (disjoint) when None; a ValueError naming the allowed range when out of it."""
+    if sampling not in ("bootstrap", "disjoint"):
+        raise ValueError(f"sampling must be 'bootstrap' or 'disjoint', not {sampling!r}")
+    limit, why = topic_set_limit(n_topics, sampling)
+    c = (n_topics if sampling == "bootstrap" else n_topics // 2) if topic_set_size is None else topic_set_size
+    if not 1 <= c <= limit:
+        raise ValueError(f"topic_set_size must be between 1 and {limit} ({why}) with sampling {sampling}, not {c}")
+    return int(c)
+
+
 def draw_topic_pairs(n_topics: int, trials: Trials, seed: int, sampling: SwapSampling = "bootstrap",
                      topic_set_size: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Two topic sets per trial, (trials, c) each.
@@ -25,8 +46,8 @@ def draw_topic_pairs(n_topics: int, trials: Trials, seed: int, sampling: SwapSam
     topics, c <= n / 2 (default n // 2). Trial t draws from ``default_rng([seed, t])``.
     """
     trial_ids = trial_indices(trials)
+    c = checked_topic_set_size(n_topics, sampling, topic_set_size)
     if sampling == "bootstrap":
-        c = n_topics if topic_set_size is None else topic_set_size
         first = np.empty((len(trial_ids), c), dtype=np.intp)
         second = np.empty_like(first)
         for i, trial in enumerate(trial_ids):
@@ -35,9 +56,6 @@ def draw_topic_pairs(n_topics: int, trials: Trials, seed: int, sampling: SwapSam
             second[i] = rng.integers(0, n_topics, c)
         return first, second
     if sampling == "disjoint":
-        c = n_topics // 2 if topic_set_size is None else topic_set_size
-        if not 1 <= c <= n_topics // 2:
-            raise ValueError(f"disjoint topic sets need 1 <= c <= {n_topics // 2}, got {c}")
         order = np.stack([trial_rng(seed, t).permutation(n_topics) for t in trial_ids]) if len(trial_ids) else \
             np.zeros((0, n_topics), dtype=np.intp)
         return order[:, :c], order[:, c:2 * c]

@@ -16,7 +16,8 @@ ROOT = Path(irmeta.__file__).parent
 # Rank of each top-level package or module; a module may import only ranks at or below
 # its own, and nothing imports the ones beside the layers (rank None).
 RANK = {"support": 0, "campaign": 1, "measures": 2, "metaeval": 3, "artefacts": 4,
-        "pipeline": None, "simulate": None, "api": None, "cli": None, "comparison": None, "cli_compare": None}
+        "pipeline": None, "simulate": None, "api": None, "cli": None, "comparison": None, "cli_compare": None,
+        "cli_args": None}
 
 
 def _modules() -> list[tuple[str, Path]]:

@@ -1,6 +1,7 @@
 """One DataFrame as ``<stem>.csv`` (full precision), ``<stem>.md`` (GitHub Markdown) and
 ``<stem>.tex`` (a LaTeX ``table``/``tabular``, written here, no jinja2), atomically and
-byte for byte deterministic.
+byte for byte deterministic. Names are escaped by :mod:`irmeta.support.formats`, the one
+writer per format every table and report shares.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from irmeta.support.atomic import atomic_write_text
+from irmeta.support.formats import latex_escape, markdown_escape, refuse_infinite
 
 
 def is_missing(value: object) -> bool:
@@ -37,26 +39,48 @@ def _numeric_column(series: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
 
 
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-}
-
-
-def latex_escape(text: str) -> str:
-    """Escape LaTeX's special characters (``_``, ``%``, ``&``, ``#``, ``$``, braces, ...)."""
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in str(text))
-
-
-def _markdown_escape(text: str) -> str:
-    return str(text).replace("|", r"\|").replace("\n", " ")
-
-
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> list[str]:
-    lines = ["| " + " | ".join(_markdown_escape(h) for h in header) + " |",
+    """A GitHub Markdown table's lines, every cell escaped (:func:`~irmeta.support.formats.markdown_escape`;
+    a :class:`~irmeta.support.formats.Markup` cell passes as it is)."""
+    lines = ["| " + " | ".join(markdown_escape(h) for h in header) + " |",
              "| " + " | ".join("---:" if r else ":---" for r in right) + " |"]
-    lines += ["| " + " | ".join(_markdown_escape(c) for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(markdown_escape(c) for c in row) + " |" for row in rows]
     return lines
+
+
+def latex_table(header: Sequence[str], rows: Sequence[Sequence[str]], spec: str, caption: str = "") -> list[str]:
+    """A LaTeX ``table`` environment's lines (``\\caption``, a ``tabular`` with ``\\hline``
+    rules, no package needed), every cell escaped (:func:`~irmeta.support.formats.latex_escape`;
+    a :class:`~irmeta.support.formats.Markup` cell passes as it is)."""
+    lines = [r"\begin{table}[htbp]", r"\centering"]
+    if caption:
+        lines.append(r"\caption{" + latex_escape(caption) + "}")
+    lines += [r"\begin{tabular}{" + spec + "}", r"\hline", " & ".join(latex_escape(h) for h in header) + r" \\",
+              r"\hline"]
+    lines += [" & ".join(latex_escape(c) for c in row) + r" \\" for row in rows]
+    lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
+    return lines
+
+
+def refuse_infinite_cells(frame: pd.DataFrame, table: str) -> None:
+    """No table holds +-infinity (:mod:`irmeta.support.formats`' rule; NaN is a missing
+    entry, an empty cell): one line naming the table, the column and, when the table has
+    them, the row's run and measure."""
+    for column in frame.columns:
+        series = frame[column]
+        if series.dtype.kind in "fc":
+            values = series.to_numpy()
+        elif series.dtype == object:
+            values = np.array([v if isinstance(v, (float, np.floating)) else 0.0 for v in series], dtype=np.float64)
+        else:
+            continue
+        refuse_infinite(values, lambda i, column=column: _where(frame, table, column, i))
+
+
+def _where(frame: pd.DataFrame, table: str, column: object, i: int) -> str:
+    row = frame.iloc[i]
+    named = ", ".join(f"{key} {row[key]}" for key in ("measure", "run") if key in frame.columns)
+    return f"table {table}, column {column}, row {i}" + (f" ({named})" if named else "")
 
 
 def write_table(frame: pd.DataFrame, stem: str | Path, caption: str = "",
@@ -66,15 +90,17 @@ def write_table(frame: pd.DataFrame, stem: str | Path, caption: str = "",
     - CSV: ``DataFrame.to_csv(index=False)`` with ``\\n`` line ends, full precision
       (reads back to the same values).
     - Markdown: the caption on a line of its own, a blank line, then a GitHub table
-      (numeric columns right-aligned).
+      (numeric columns right-aligned); names escaped.
     - LaTeX: a ``table`` environment with ``\\caption`` and a ``tabular`` (``\\hline``
-      rules, no package needed); special characters (``_``, ``%``, ...) escaped.
+      rules, no package needed); every special character escaped.
 
     Floats are printed with ``float_format`` in the Markdown and LaTeX files, integers
-    as integers, missing values as empty cells. Each file is written atomically; the
-    same frame gives the same bytes.
+    as integers, missing values (None, NaN) as empty cells; +-infinity is refused, one line
+    naming the table and column (:mod:`irmeta.support.formats`). Each file is written
+    atomically; the same frame gives the same bytes.
     """
     stem = Path(stem)
+    refuse_infinite_cells(frame, stem.name)
     stem.parent.mkdir(parents=True, exist_ok=True)
     header = [str(c) for c in frame.columns]
     right = [_numeric_column(frame[c]) for c in frame.columns]
@@ -82,21 +108,9 @@ def write_table(frame: pd.DataFrame, stem: str | Path, caption: str = "",
 
     csv_text = frame.to_csv(index=False, lineterminator="\n")
 
-    md_lines = []
-    if caption:
-        md_lines += [_markdown_escape(caption), ""]
-    md_lines += markdown_table(header, rows, right)
-    md_text = "\n".join(md_lines) + "\n"
-
-    spec = "".join("r" if r else "l" for r in right)
-    tex_lines = [r"\begin{table}[htbp]", r"\centering"]
-    if caption:
-        tex_lines.append(r"\caption{" + latex_escape(caption) + "}")
-    tex_lines += [r"\begin{tabular}{" + spec + "}", r"\hline",
-                  " & ".join(latex_escape(h) for h in header) + r" \\", r"\hline"]
-    tex_lines += [" & ".join(latex_escape(c) for c in row) + r" \\" for row in rows]
-    tex_lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
-    tex_text = "\n".join(tex_lines) + "\n"
+    md_lines = [markdown_escape(caption), ""] if caption else []
+    md_text = "\n".join(md_lines + markdown_table(header, rows, right)) + "\n"
+    tex_text = "\n".join(latex_table(header, rows, "".join("r" if r else "l" for r in right), caption)) + "\n"
 
     paths = []
     for ext, text in (("csv", csv_text), ("md", md_text), ("tex", tex_text)):

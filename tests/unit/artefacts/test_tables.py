@@ -3,6 +3,8 @@ reproduced report, on small synthetic inputs (no campaign data)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,8 +14,9 @@ from irmeta.artefacts.labels import measure_from_paper_label, paper_label
 from irmeta.artefacts.paper.published_vs_reproduced import published_vs_reproduced
 from irmeta.artefacts.paper.report import load_published
 from irmeta.artefacts.paper.tables import paper_swap_table, paper_table1, paper_table2, paper_table3
-from irmeta.artefacts.tables import latex_escape, write_table
+from irmeta.artefacts.tables import write_table
 from irmeta.measures.alpha import alpha_cell
+from irmeta.support.formats import latex_escape
 
 ROOT = REPO
 
@@ -42,11 +45,11 @@ def test_write_table_outputs(tmp_path):
     assert b"0.123456789012345" in raw  # full precision in the CSV
 
     md = paths[1].read_text(encoding="utf-8").splitlines()
-    assert md[0] == "Table 1: 95% of P_rareness" and md[1] == ""
+    assert md[0] == r"Table 1: 95% of P\_rareness" and md[1] == ""
     assert md[2] == "| Metric | alpha | score | pairs |"
     assert md[3] == "| :--- | :--- | ---: | ---: |"
-    assert md[4] == "| P@100_rareness | 0.5 | 0.123 | 12 |"
-    assert md[5] == "| AP_rareness | 1.0 | 0.667 |  |"
+    assert md[4] == r"| P@100\_rareness | 0.5 | 0.123 | 12 |"
+    assert md[5] == r"| AP\_rareness | 1.0 | 0.667 |  |"
     assert md[6] == r"| x\|y | 1/R |  | 7 |"
 
     tex = paths[2].read_text(encoding="utf-8")
@@ -233,10 +236,11 @@ def reproduced_trec8() -> dict:
 
 
 def rows_of(markdown: str, prefix: str) -> list[list[str]]:
+    """The cells of a Markdown table's rows, as a reader sees them (backslash escapes undone)."""
     out = []
     for line in markdown.splitlines():
         if line.startswith(f"| {prefix} |"):
-            out.append([c.strip() for c in line.strip("|").split(" | ")])
+            out.append([re.sub(r"\\(.)", r"\1", c.strip()) for c in line.strip("|").split(" | ")])
     return out
 
 

@@ -50,7 +50,7 @@ from irmeta.measures.averaging import AVERAGING_NAMES, Scores
 from irmeta.measures.names import MAX_CUTOFF, measure_label, trec_eval_name
 from irmeta.measures.registry import MEASURES
 from irmeta.support.arrow import joined_bytes, lean_memory
-from irmeta.support.formats import check_tsv_names, refuse_non_finite
+from irmeta.support.formats import check_tsv_names, refuse_non_finite_scores
 
 
 def _score(args: argparse.Namespace) -> int:
@@ -122,14 +122,8 @@ def check_scores_writable(scores: Scores, *, per_topic: bool, trec_eval: bool = 
     labels = [measure_label(m, a) for m, a in zip(scores.measures, scores.alphas)]
     check_tsv_names("measure", [trec_eval_name(x) for x in labels] if trec_eval else labels, trec_eval=trec_eval)
     check_tsv_names("topic", scores.topics, trec_eval=trec_eval)
-    n_topics = len(scores.topics)
-    for i, label in enumerate(labels):
-        if per_topic:
-            refuse_non_finite(scores.per_topic[i], lambda k, label=label: (
-                f"{label} of run {scores.runs[k // n_topics]} on topic {scores.topics[k % n_topics]}"))
-        for name, means in scores.means.items():
-            refuse_non_finite(means[i], lambda k, label=label, name=name: f"{label} of run {scores.runs[k]} "
-                                                                           f"(mean over {name})")
+    refuse_non_finite_scores(scores.per_topic if per_topic else None, scores.means, scores.runs, scores.topics,
+                             labels)
 
 
 def scores_trec_eval(scores: Scores, *, per_topic: bool, digits: int = 4, returned: np.ndarray | None = None) -> bytes:

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from irmeta.support.atomic import atomic_write_text
-from irmeta.support.formats import latex_escape, markdown_escape, refuse_infinite
+from irmeta.support.formats import latex_escape, markdown_escape, refuse_infinite_cells
 
 
 def is_missing(value: object) -> bool:
@@ -60,27 +60,6 @@ def latex_table(header: Sequence[str], rows: Sequence[Sequence[str]], spec: str,
     lines += [" & ".join(latex_escape(c) for c in row) + r" \\" for row in rows]
     lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
     return lines
-
-
-def refuse_infinite_cells(frame: pd.DataFrame, table: str) -> None:
-    """No table holds +-infinity (:mod:`irmeta.support.formats`' rule; NaN is a missing
-    entry, an empty cell): one line naming the table, the column and, when the table has
-    them, the row's run and measure."""
-    for column in frame.columns:
-        series = frame[column]
-        if series.dtype.kind in "fc":
-            values = series.to_numpy()
-        elif series.dtype == object:
-            values = np.array([v if isinstance(v, (float, np.floating)) else 0.0 for v in series], dtype=np.float64)
-        else:
-            continue
-        refuse_infinite(values, lambda i, column=column: _where(frame, table, column, i))
-
-
-def _where(frame: pd.DataFrame, table: str, column: object, i: int) -> str:
-    row = frame.iloc[i]
-    named = ", ".join(f"{key} {row[key]}" for key in ("measure", "run") if key in frame.columns)
-    return f"table {table}, column {column}, row {i}" + (f" ({named})" if named else "")
 
 
 def write_table(frame: pd.DataFrame, stem: str | Path, caption: str = "",

@@ -34,13 +34,17 @@ a writer is a bug upstream, and the writer stops the job with one line naming wh
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterable
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = ["Markup", "check_tsv_names", "html_escape", "latex_escape", "markdown_escape", "refuse_infinite",
-           "refuse_non_finite", "tsv_fault"]
+           "refuse_infinite_cells", "refuse_non_finite", "refuse_non_finite_scores", "tsv_fault"]
 
 
 class Markup(str):
@@ -150,6 +154,42 @@ def refuse_infinite(values: np.ndarray, where: Callable[[int], str]) -> None:
         raise ValueError(f"{where(i)}: {value!r} is not a finite number; irmeta writes none (a bug: please report it)")
 
 
-def is_infinite(value: object) -> bool:
-    """Whether a single cell is +-infinity."""
-    return isinstance(value, (float, np.floating)) and math.isinf(float(value))
+def refuse_non_finite_scores(per_topic: np.ndarray | None, means: Mapping[str, np.ndarray], runs: Sequence[str],
+                             topics: Sequence[str], labels: Sequence[str]) -> None:
+    """Refuse NaN and +-infinity in scores: ``per_topic`` (blocks, runs, topics; None: not
+    written) and each averaging's ``means`` (blocks, runs), block ``i`` the measure
+    ``labels[i]``; one line naming the measure, the run and the topic or averaging."""
+    n_topics = len(topics)
+
+    def topic_place(label: str) -> Callable[[int], str]:
+        return lambda k: f"{label} of run {runs[k // n_topics]} on topic {topics[k % n_topics]}"
+
+    def mean_place(label: str, name: str) -> Callable[[int], str]:
+        return lambda k: f"{label} of run {runs[k]} (mean, {name})"
+
+    for i, label in enumerate(labels):
+        if per_topic is not None:
+            refuse_non_finite(per_topic[i], topic_place(label))
+        for name, values in means.items():
+            refuse_non_finite(values[i], mean_place(label, name))
+
+
+def refuse_infinite_cells(frame: pd.DataFrame, table: str) -> None:
+    """No table holds +-infinity (NaN is a missing entry, written as an empty cell): one
+    line naming the table, the column, the row and, when the table has them, the row's
+    measure and run."""
+    for column in frame.columns:
+        series = frame[column]
+        if series.dtype.kind in "fc":
+            values = series.to_numpy()
+        elif series.dtype == object:
+            values = np.array([v if isinstance(v, (float, np.floating)) else 0.0 for v in series], dtype=np.float64)
+        else:
+            continue
+        refuse_infinite(values, functools.partial(_cell_place, frame, table, column))
+
+
+def _cell_place(frame: pd.DataFrame, table: str, column: object, i: int) -> str:
+    row = frame.iloc[i]
+    named = ", ".join(f"{key} {row[key]}" for key in ("measure", "run") if key in frame.columns)
+    return f"table {table}, column {column}, row {i}" + (f" ({named})" if named else "")

@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from irmeta.artefacts.tables import markdown_table
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.metaeval.stats.stability_trials import topics_per_trial_default
 from irmeta.support.formats import markdown_escape
@@ -43,10 +42,10 @@ def skipped_experiments(has_runs: bool, wanted: Sequence[str]) -> dict[str, str]
 def experiments_listing(collection: str, ran: Mapping[str, str], skipped: Mapping[str, str]) -> str:
     """``experiments.md``: what ran on a collection (with its table) and what was skipped and
     why; names escaped as every Markdown irmeta writes (:mod:`irmeta.support.formats`)."""
-    rows = [[name, "ran", table] for name, table in ran.items()]
-    rows += [[name, "skipped", reason] for name, reason in skipped.items()]
-    lines = [f"# Experiments on {markdown_escape(collection)}", ""]
-    lines += markdown_table(["experiment", "status", "table or reason"], rows, [False] * 3)
+    e = markdown_escape
+    lines = [f"# Experiments on {e(collection)}", "", "| experiment | status | table or reason |", "|---|---|---|"]
+    lines += [f"| {e(name)} | ran | {e(table)} |" for name, table in ran.items()]
+    lines += [f"| {e(name)} | skipped | {e(reason)} |" for name, reason in skipped.items()]
     return "\n".join(lines) + "\n"
 
 

@@ -305,9 +305,9 @@ def test_why_section_numbers_come_from_inputs():
     md = published_vs_reproduced(PUBLISHED, {"TREC-8": reproduced_trec8()}, {})
     why = md.split("## Why they differ")[1]
     assert "TREC-8: 3 of 4 cells equal the published count; differences range from 0 to +10." in why
-    assert "+0 pairs by paper_pairwise" not in why
+    assert r"+0 pairs by paper\_pairwise" not in why and "+0 pairs" not in why
     # gain of AP_rareness at alpha 1 over AP at 95%: 500 - 200 (paper_pairwise), same by tukey_hsd
-    assert "+300 pairs by paper_pairwise; +300 pairs by tukey_hsd" in why
+    assert r"+300 pairs by paper\_pairwise; +300 pairs by tukey\_hsd" in why  # names escaped as text
     assert "Counted at depth 100 the same documents give 0.950, 0.100" in why
 
 
@@ -327,3 +327,10 @@ def test_swap_table_orders_measures_by_sensitivity():
     out = paper_swap_table({"TREC-8": frame})
     assert list(out["Metric"]) == ["AP", "P@100_rareness", "RR"]
     assert list(out["absolute diff. required"]) == [0.04, 0.06, 0.17] and list(out["alpha"]) == ["", "1.0", ""]
+
+
+def test_published_vs_reproduced_names_are_text():
+    hostile = "<img src=x onerror=alert(1)>_[a]"
+    md = published_vs_reproduced(PUBLISHED, {hostile: reproduced_trec8()}, {hostile: {"run_groups": "<b>x|y</b>"}})
+    assert not re.search(r"(?<!\\)[<>]", md)  # every angle bracket escaped: no HTML
+    assert r"\<img src=x onerror=alert(1)\>\_\[a\]" in md and r"\<b\>x\|y\</b\>" in md

@@ -62,6 +62,22 @@ def latex_table(header: Sequence[str], rows: Sequence[Sequence[str]], spec: str,
     return lines
 
 
+def table_texts(frame: pd.DataFrame, caption: str = "", float_format: str = "{:.3f}",
+                name: str = "table") -> dict[str, str]:
+    """``frame`` as the texts :func:`write_table` writes, by extension (``csv``, ``md``,
+    ``tex``); +-infinity refused, one line naming ``name`` and the column."""
+    refuse_infinite_cells(frame, name)
+    header = [str(c) for c in frame.columns]
+    right = [_numeric_column(frame[c]) for c in frame.columns]
+    rows = [[_format_cell(v, float_format) for v in row] for row in frame.itertuples(index=False, name=None)]
+    md_lines = [markdown_escape(caption), ""] if caption else []
+    return {
+        "csv": frame.to_csv(index=False, lineterminator="\n"),
+        "md": "\n".join(md_lines + markdown_table(header, rows, right)) + "\n",
+        "tex": "\n".join(latex_table(header, rows, "".join("r" if r else "l" for r in right), caption)) + "\n",
+    }
+
+
 def write_table(frame: pd.DataFrame, stem: str | Path, caption: str = "",
                 float_format: str = "{:.3f}") -> list[Path]:
     """Write ``frame`` as ``<stem>.csv``, ``<stem>.md`` and ``<stem>.tex``; return the paths.
@@ -79,21 +95,11 @@ def write_table(frame: pd.DataFrame, stem: str | Path, caption: str = "",
     atomically; the same frame gives the same bytes.
     """
     stem = Path(stem)
-    refuse_infinite_cells(frame, stem.name)
+    texts = table_texts(frame, caption, float_format, stem.name)
     stem.parent.mkdir(parents=True, exist_ok=True)
-    header = [str(c) for c in frame.columns]
-    right = [_numeric_column(frame[c]) for c in frame.columns]
-    rows = [[_format_cell(v, float_format) for v in row] for row in frame.itertuples(index=False, name=None)]
-
-    csv_text = frame.to_csv(index=False, lineterminator="\n")
-
-    md_lines = [markdown_escape(caption), ""] if caption else []
-    md_text = "\n".join(md_lines + markdown_table(header, rows, right)) + "\n"
-    tex_text = "\n".join(latex_table(header, rows, "".join("r" if r else "l" for r in right), caption)) + "\n"
-
     paths = []
-    for ext, text in (("csv", csv_text), ("md", md_text), ("tex", tex_text)):
+    for ext in ("csv", "md", "tex"):
         path = stem.with_name(stem.name + "." + ext)
-        atomic_write_text(path, text)
+        atomic_write_text(path, texts[ext])
         paths.append(path)
     return paths

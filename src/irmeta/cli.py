@@ -18,139 +18,79 @@ rule, its mean rows named ``gm_<measure>`` as trec_eval names ``gm_map``).
 from __future__ import annotations
 
 import argparse
-import errno
 import os
 import sys
-import traceback
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from irmeta import __version__
-from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, Scored, score
-from irmeta.campaign.errors import TrecFormatError, TrecFormatWarning
-from irmeta.campaign.files import resolve_paths
+from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, score
+from irmeta.campaign.errors import TrecFormatWarning
+from irmeta.cli_args import (
+    INPUT_ERRORS,
+    Once,
+    Parser,
+    bounded_int,
+    check_output,
+    check_run_file_names,
+    err,
+    finite_non_negative,
+    gains_map,
+    load_plugins,
+    path_text,
+    report_reading,
+    to_stdout,
+    write_output,
+)
+from irmeta.cli_compare import add_compare_parser
 from irmeta.measures.averaging import AVERAGING_NAMES, Scores
 from irmeta.measures.names import MAX_CUTOFF, measure_label, trec_eval_name
 from irmeta.measures.registry import MEASURES
-from irmeta.metaeval.stats.own_tests import load_plugins
 from irmeta.support.arrow import joined_bytes, lean_memory
-from irmeta.support.atomic import atomic_path, existing_regular_or_absent
-
-
-def _err(line: str) -> None:
-    """One line to standard error; nothing if it is closed (``2>&-``), where ``print``
-    would write to standard output instead, into the scores."""
-    if sys.stderr is not None:
-        print(line, file=sys.stderr, flush=True)
+from irmeta.support.formats import check_tsv_names, refuse_non_finite_scores
 
 
 def _score(args: argparse.Namespace) -> int:
     if args.output:
-        _check_output(args)  # before any work: a refusal should not wait for the scores
+        check_output(args)  # before any work: a refusal should not wait for the scores
+    check_run_file_names(args.runs, args.run_name, trec_eval=args.format == "trec_eval")
     lean_memory()
-    _load_plugins(args.plugin or [])
+    load_plugins(args.plugin or [])
     # Only what the user gave: a plugin's own option defaults (its beta) must stand
     options = {k: v for k, v in (("beta", args.beta), ("asl_unretrieved", args.asl_unretrieved)) if v is not None}
     if args.gains is not None:  # an empty --gains is an error, not the default map
-        options["gains"] = _gains(args.gains)
+        options["gains"] = gains_map(args.gains)
     scored = score(args.qrels, args.runs, args.measure or DEFAULT_MEASURES, depth=args.depth,
                    threshold=args.threshold, average=args.average,
                    alphas=args.alpha or DEFAULT_ALPHAS, rarity_depth=args.rarity_depth,
                    duplicates=args.duplicates, run_name=args.run_name, **options)
-    _report_reading(scored, args.qrels)
+    report_reading(scored, args.qrels)
     if args.format == "trec_eval":
         digits = 4 if args.digits is None else args.digits  # trec_eval prints 4 decimals
-        text = scores_trec_eval(scored.scores, per_topic=args.per_topic, digits=digits)
+        returned = scored.matrix.returned if args.average == "returned" else None  # as trec_eval -q without -c
+        text = scores_trec_eval(scored.scores, per_topic=args.per_topic, digits=digits, returned=returned)
     else:
         text = scores_tsv(scored.scores, per_topic=args.per_topic, digits=args.digits)
     if args.output:
-        _write_output(args.output, text)
+        write_output(args.output, text)
     else:
-        _to_stdout(text)
+        to_stdout(text)
     return 0
-
-
-def _report_reading(scored: Scored, qrels: str = "the qrels file") -> None:
-    """One line per run with topics the qrels lack, or with duplicates dropped."""
-    from irmeta.campaign.judge import ignored_topics_warnings
-
-    matrix = scored.matrix
-    alone = [run for run, n in zip(matrix.runs, matrix.length.sum(axis=1)) if n == 0]
-    # a run alone sharing no topic: the API's warning says it, and that it scores 0
-    for line in ignored_topics_warnings(matrix, scored.reading["files"], qrels, skip=alone):
-        _err(f"irmeta: warning: {line}")
-    for run, n in scored.reading["dropped_duplicates"].items():
-        _err(f"irmeta: {run}: {n} duplicate document(s) dropped (kept the best-ranked copy)")
-
-
-def _check_output(args: argparse.Namespace) -> None:
-    """Refuse an ``--output`` that is not a regular file (a folder, a symbolic link, a FIFO,
-    a device: renaming the scores over it would destroy it), whose folder is missing, or
-    that is one of the inputs (the qrels, a run once folders and globs are resolved, a
-    plugin file), compared as files (``os.path.samefile``), not as spellings."""
-    target = Path(args.output)
-    existing_regular_or_absent(target)
-    if not target.parent.is_dir():
-        raise FileNotFoundError(errno.ENOENT, "its directory does not exist", args.output)
-    if not target.exists():
-        return  # every input exists, so a new file is none of them
-    inputs = [Path(args.qrels), *resolve_paths(args.runs), *map(Path, args.plugin or [])]
-    for given in inputs:
-        try:
-            same = os.path.samefile(target, given)
-        except OSError:  # a plugin named as a module, say: not a file, so not this one
-            continue
-        if same:
-            raise FileExistsError(errno.EEXIST, f"is one of the inputs ({given}); give --output another path",
-                                  args.output)
-
-
-def _to_stdout(text: bytes) -> None:
-    """Write ``text`` to standard output; a failure (closed, full disk) names standard
-    output. A reader gone (``| head``) raises :class:`BrokenPipeError` for :func:`main`."""
-    if sys.stdout is None:  # started with it closed (irmeta ... >&-)
-        raise OSError(errno.EBADF, "is closed; give --output FILE", "standard output")
-    try:
-        if hasattr(sys.stdout, "buffer"):
-            # a pipe whose reader closed mid-write takes part of the bytes and BufferedWriter
-            # says how many, silently: write the rest, so that the loss surfaces as EPIPE
-            view = memoryview(text)
-            while view:
-                written = sys.stdout.buffer.write(view)
-                if not written:
-                    raise OSError(errno.EIO, "took no bytes")
-                view = view[written:]
-        else:  # a text stream (captured, in tests)
-            sys.stdout.write(text.decode())
-        sys.stdout.flush()
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror or str(exc), "standard output") from None
-
-
-def _write_output(path: str, text: bytes) -> None:
-    """Write ``text`` to the user's ``--output`` path atomically; a failure names that
-    path (not the temporary one) and leaves nothing behind."""
-    target = Path(path)
-    try:
-        with atomic_path(target) as tmp:
-            tmp.write_bytes(text)
-    except OSError as exc:
-        raise OSError(exc.errno, f"cannot write ({exc.strerror or exc})", path) from None
 
 
 def scores_tsv(scores: Scores, *, per_topic: bool, digits: int | None) -> bytes:
     """TSV ``run, measure, qid, value``: per measure (and alpha, in ir_measures' notation
     ``P_rareness(alpha=0.5)@100``) the per-topic rows when asked, then the means (qid
     ``all``); values at full precision (shortest round trip) or ``digits`` decimals.
-    Built column-wise, not line by line."""
+    Built column-wise, not line by line. A name TSV cannot carry and a value that is not
+    finite are refused (:func:`check_scores_writable`)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    check_scores_writable(scores, per_topic=per_topic)
     n_runs, n_topics = len(scores.runs), len(scores.topics)
     runs, qids = pa.array(scores.runs, pa.string()), pa.array(scores.topics + ["all"], pa.string())
     if per_topic:
@@ -172,15 +112,32 @@ def scores_tsv(scores: Scores, *, per_topic: bool, digits: int | None) -> bytes:
     return b"".join(chunks)
 
 
-def scores_trec_eval(scores: Scores, *, per_topic: bool, digits: int = 4) -> bytes:
+def check_scores_writable(scores: Scores, *, per_topic: bool, trec_eval: bool = False) -> None:
+    """What a scores output must hold to be read back (:mod:`irmeta.measures.score_files`):
+    run, measure and topic names a TSV field can carry (no tab, newline, carriage return;
+    in ``trec_eval``'s format no whitespace in a run's name either), and finite values
+    only: NaN or infinity is a bug upstream, refused naming the measure, run and topic
+    (:mod:`irmeta.support.formats`)."""
+    check_tsv_names("run", scores.runs, trec_eval=trec_eval)
+    labels = [measure_label(m, a) for m, a in zip(scores.measures, scores.alphas)]
+    check_tsv_names("measure", [trec_eval_name(x) for x in labels] if trec_eval else labels, trec_eval=trec_eval)
+    check_tsv_names("topic", scores.topics, trec_eval=trec_eval)
+    refuse_non_finite_scores(scores.per_topic if per_topic else None, scores.means, scores.runs, scores.topics,
+                             labels)
+
+
+def scores_trec_eval(scores: Scores, *, per_topic: bool, digits: int = 4, returned: np.ndarray | None = None) -> bytes:
     """What ``trec_eval [-q]`` prints: per run, with ``per_topic`` its lines ``measure qid
     value`` topic by topic, then ``runid all <run>`` and its means (qid ``all``); names in
     trec_eval's spelling where it has one (:func:`~irmeta.measures.names.trec_eval_name`),
-    padded as trec_eval pads them, values at ``digits`` decimals. Built column-wise: every
-    line in one array, put in trec_eval's order by one permutation."""
+    padded as trec_eval pads them, values at ``digits`` decimals. ``returned`` (runs,
+    topics): the topics each run returned, whose lines alone are printed, as ``trec_eval
+    -q`` without ``-c`` prints them (None: every qrels topic, as with ``-c``). Built
+    column-wise: every line in one array, put in trec_eval's order by one permutation."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    check_scores_writable(scores, per_topic=per_topic, trec_eval=True)
     n_runs, n_topics, n_blocks = len(scores.runs), len(scores.topics), len(scores.measures)
     names = [trec_eval_name(measure_label(m, a)).ljust(22) for m, a in zip(scores.measures, scores.alphas)]
     averaging, means = next(iter(scores.means.items()), ("", np.zeros((n_blocks, n_runs))))
@@ -202,7 +159,12 @@ def scores_trec_eval(scores: Scores, *, per_topic: bool, digits: int = 4) -> byt
     first_runid, first_mean = n_runs * per_run, n_runs * per_run + n_runs
     run = np.arange(n_runs)[:, None]
     order = np.concatenate([run * per_run + np.arange(per_run), first_runid + run,
-                            first_mean + run * n_blocks + np.arange(n_blocks)], axis=1).reshape(-1)
+                            first_mean + run * n_blocks + np.arange(n_blocks)], axis=1)
+    if returned is not None and per_topic:  # a topic the run did not return has no line
+        shown = np.ones(order.shape, bool)
+        shown[:, :per_run] = np.repeat(np.asarray(returned, bool), n_blocks, axis=1)
+        order = order[shown]
+    order = order.reshape(-1)
     return joined_bytes(pc.binary_join_element_wise(lines.take(pa.array(order)), "\n", ""))
 
 
@@ -225,46 +187,11 @@ def _fixed(values: np.ndarray, digits: int):
     return pa.array(list(map(f"{{:.{digits}f}}".format, values.tolist())), pa.string())
 
 
-def _gains(text: str) -> dict[int, float]:
-    """``"1:1,2:3"`` -> {1: 1.0, 2: 3.0}; a grade twice (which gain?) or beyond int64 (what
-    qrels grades are) refused."""
-    try:
-        pairs = [(int(g), float(v)) for g, v in (pair.split(":") for pair in text.split(","))]
-    except ValueError:
-        raise ValueError(f"--gains {text!r}: write grade:gain pairs, e.g. 1:1,2:3") from None
-    gains: dict[int, float] = {}
-    for grade, gain in pairs:
-        if grade in gains:
-            raise ValueError(f"--gains {text!r}: grade {grade} given twice")
-        if not -2**63 <= grade < 2**63:
-            raise ValueError(f"--gains {text!r}: grade {grade} is out of the int64 range of qrels grades")
-        gains[grade] = gain
-    return gains
-
-
-def _load_plugins(entries: list[str]) -> None:
-    """Import each ``--plugin`` (it may register measures and tests); one whose own code
-    fails (a syntax error, an exception at import) is one line naming it and where it
-    failed, not a traceback through irmeta."""
-    for entry in entries:
-        try:
-            load_plugins([entry], ".", "--plugin")
-        except _INPUT_ERRORS:
-            raise
-        except Exception as exc:
-            if isinstance(exc, SyntaxError):
-                where = f"{exc.filename}:{exc.lineno}: "
-            else:
-                frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
-                where = f"{frames[-1].filename}:{frames[-1].lineno}: " if frames else ""
-            raise ValueError(f"--plugin {entry}: {where}{type(exc).__name__}: {exc}") from exc
-
-
 def _simulate(args: argparse.Namespace) -> int:
     from irmeta.simulate import simulate_campaign
 
     def progress(stage: str, done: int, total: int) -> None:
-        _err(f"irmeta: simulate: {stage} {done}/{total}")
+        err(f"irmeta: simulate: {stage} {done}/{total}")
 
     if args.pool_size < args.depth:  # named as the options are (simulate_campaign names its keywords)
         raise ValueError(f"--pool-size {args.pool_size} cannot fill --depth {args.depth}: each run ranks --depth "
@@ -275,137 +202,71 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (with where to look), exit status 2."""
-
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
-        """argparse's, but an unknown option points at its subcommand's help (argparse
-        leaves it to the top parser: ``irmeta compare --average`` would say ``irmeta --help``)."""
-        parsed, extras = self.parse_known_args(args, namespace)
-        if extras:
-            commands = [a for a in self._actions if isinstance(a, argparse._SubParsersAction)]
-            chosen = commands[0].choices.get(getattr(parsed, commands[0].dest, None)) if commands else None
-            (chosen or self).error(f"unrecognized arguments: {' '.join(extras)}")
-        return parsed
-
-
-class _Once(argparse.Action):
-    """Store an option that takes one value, refusing it given twice: argparse would keep
-    the last one silently (``--qrels A --qrels B`` would score against B)."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        given = namespace.__dict__.setdefault("_given_once", set())
-        if self.dest in given:
-            parser.error(f"{max(self.option_strings, key=len)} given twice")
-        given.add(self.dest)
-        setattr(namespace, self.dest, values)
-
-
-def _bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
-    """An argparse type: an integer in [low, high]."""
-
-    def read(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-        if value < low or (high is not None and value > high):
-            where = f">= {low}" if high is None else f"between {low} and {high}"
-            raise argparse.ArgumentTypeError(f"{text} must be {where}")
-        return value
-
-    read.__name__ = "integer"
-    return read
-
-
-def _path(text: str) -> str:
-    """An argparse type: a non-empty path. "" would mean the current folder (read as a
-    folder of runs, simulated into) or, for --output, standard output: never meant."""
-    if not text:
-        raise argparse.ArgumentTypeError("an empty path")
-    return text
-
-
-def _finite_non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text} must be a finite number >= 0")
-    return value
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="irmeta", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(prog="irmeta", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"irmeta {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    positive = _bounded_int(1, MAX_CUTOFF)
+    positive = bounded_int(1, MAX_CUTOFF)
 
     score = sub.add_parser("score", help="score runs against qrels (TSV: run, measure, qid, value)",
                            description=_SCORE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    score.add_argument("--qrels", action=_Once, type=_path, required=True,
+    score.add_argument("--qrels", action=Once, type=path_text, required=True,
                        help="qrels file (qid iter docid grade), plain or .gz")
-    score.add_argument("--runs", required=True, nargs="+", action="extend", type=_path,
+    score.add_argument("--runs", required=True, nargs="+", action="extend", type=path_text,
                        help="run files, directories or globs; repeatable (each adds runs)")
     score.add_argument("--measure", action="append",
                        help=f"measure, repeatable, e.g. P@100, AP@100, nDCG(gains={{1:1,2:3}})@10, or trec_eval's "
                             f"names (P_100, map, ndcg, bpref, ...); families: {', '.join(sorted(MEASURES))}")
-    score.add_argument("--plugin", action="append", type=_path,
+    score.add_argument("--plugin", action="append", type=path_text,
                        help="a module or .py file that registers measures (irmeta.register_measure), repeatable")
     score.add_argument("--per-topic", action="store_true", help="also print one row per topic")
-    score.add_argument("--output", action=_Once, type=_path,
+    score.add_argument("--output", action=Once, type=path_text,
                        help="write the TSV here instead of standard output (a new or regular file, not an input)")
-    score.add_argument("--format", action=_Once, choices=["irmeta", "trec_eval"], default="irmeta",
+    score.add_argument("--format", action=Once, choices=["irmeta", "trec_eval"], default="irmeta",
                        help="irmeta's TSV (run, measure, qid, value; default) or trec_eval's output (measure "
                             "qid value per run, its runid line, trec_eval's names where it has them, "
                             "4 decimals unless --digits); irmeta.measures.score_files reads both back")
-    score.add_argument("--average", action=_Once, choices=["all", "returned", "geometric"], default="all",
+    score.add_argument("--average", action=Once, choices=["all", "returned", "geometric"], default="all",
                        help="mean over every qrels topic (default, trec_eval -c), over returned topics, or the "
                             "geometric mean over every qrels topic (trec_eval's gm_map rule: scores below 1e-5 "
                             "count as 1e-5; mean rows named gm_<measure>)")
-    score.add_argument("--threshold", action=_Once, type=_bounded_int(0), default=1,
+    score.add_argument("--threshold", action=Once, type=bounded_int(0), default=1,
                        help="grade at or above which a document is relevant (trec_eval -l)")
-    score.add_argument("--depth", action=_Once, type=positive, default=None,
+    score.add_argument("--depth", action=Once, type=positive, default=None,
                        help="keep the top N documents of each topic (trec_eval -M)")
-    score.add_argument("--duplicates", action=_Once, choices=["error", "first"], default="error",
+    score.add_argument("--duplicates", action=Once, choices=["error", "first"], default="error",
                        help="a docid twice for a topic: refuse (trec_eval) or keep the best-ranked copy")
-    score.add_argument("--run-name", action=_Once, choices=["file", "tag"], default="file",
+    score.add_argument("--run-name", action=Once, choices=["file", "tag"], default="file",
                        help="name runs by file name (minus .gz) or by their tag column")
     score.add_argument("--alpha", action="append",
                        help="rarity weight of the rareness measures, repeatable: a number >= 0 (<= 1 for the "
                             "*_norm forms) or 1/R (1/N_R per topic); default 0, 0.25, 0.5, 0.75, 1")
-    score.add_argument("--rarity-depth", action=_Once, type=positive, default=None,
+    score.add_argument("--rarity-depth", action=Once, type=positive, default=None,
                        help="depth at which S_d (runs retrieving a document) is counted; default: the cutoff")
-    score.add_argument("--gains", action=_Once, help="grade:gain pairs of the graded measures (nDCG, Q, O, Pmeasure, "
+    score.add_argument("--gains", action=Once, help="grade:gain pairs of the graded measures (nDCG, Q, O, Pmeasure, "
                                         "Pplus), e.g. 1:1,2:3; grades not named gain 0; default gain = grade")
-    score.add_argument("--beta", action=_Once, type=_finite_non_negative, default=None,
+    score.add_argument("--beta", action=Once, type=finite_non_negative, default=None,
                        help="Sakai's blended-ratio beta (Q, O, Pmeasure, Pplus; default 1)")
-    score.add_argument("--asl-unretrieved", action=_Once, choices=["paper", "plus_one", "depth"], default=None,
+    score.add_argument("--asl-unretrieved", action=Once, choices=["paper", "plus_one", "depth"], default=None,
                        help="ASL of a relevant document not returned: eq. 3 as printed (default), +1, or padded "
                             "to the depth")
-    score.add_argument("--digits", action=_Once, type=_bounded_int(0, 17), default=None,
+    score.add_argument("--digits", action=Once, type=bounded_int(0, 17), default=None,
                        help="round values to this many decimals (0 to 17)")
     score.set_defaults(func=_score)
-
-    from irmeta.cli_compare import add_compare_parser  # here: it reuses this module's helpers
 
     add_compare_parser(sub)
 
     sim = sub.add_parser("simulate", help="write a synthetic campaign (qrels and runs)")
-    sim.add_argument("--out", action=_Once, type=_path, required=True,
+    sim.add_argument("--out", action=Once, type=path_text, required=True,
                      help="output folder: new, empty, or one irmeta simulate made (it replaces only its own files)")
-    sim.add_argument("--seed", action=_Once, type=_bounded_int(0), default=42)
-    sim.add_argument("--runs", action=_Once, type=_bounded_int(2, 100_000), default=24, help="number of runs")
-    sim.add_argument("--topics", action=_Once, type=_bounded_int(1, 1_000_000), default=25, help="number of topics")
-    sim.add_argument("--depth", action=_Once, type=_bounded_int(1, 100_000), default=100,
+    sim.add_argument("--seed", action=Once, type=bounded_int(0), default=42)
+    sim.add_argument("--runs", action=Once, type=bounded_int(2, 100_000), default=24, help="number of runs")
+    sim.add_argument("--topics", action=Once, type=bounded_int(1, 1_000_000), default=25, help="number of topics")
+    sim.add_argument("--depth", action=Once, type=bounded_int(1, 100_000), default=100,
                      help="documents per topic in each run")
-    sim.add_argument("--pool-size", action=_Once, type=_bounded_int(1, 32767), default=400,
+    sim.add_argument("--pool-size", action=Once, type=bounded_int(1, 32767), default=400,
                      help="candidate documents per topic (runs retrieve from them)")
-    sim.add_argument("--threads", action=_Once, type=_bounded_int(1, 256), default=2,
+    sim.add_argument("--threads", action=Once, type=bounded_int(1, 256), default=2,
                      help="threads drawing topics and writing runs")
     sim.set_defaults(func=_simulate)
     return parser
@@ -428,11 +289,7 @@ several settings: --measure 'nDCG(gains={1:1,2:3})@10' --measure nDCG@10
 """
 
 
-# What reaches the user as one line: bad input (file, line, fault), a path that cannot
-# be read or written, a setting out of range (a number beyond 64 bits overflows).
-# Anything else is a bug and keeps its traceback.
 _INTERRUPTED_STATUS = 130  # 128 + SIGINT, what a shell reports for a process Ctrl-C stopped
-_INPUT_ERRORS = (TrecFormatError, ValueError, KeyError, OSError, OverflowError)
 
 
 def _message(exc: BaseException) -> str:
@@ -469,16 +326,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = _reader_gone()
         except MemoryError as exc:  # what no machine can hold: one line, not a traceback
             code, error = 2, f"out of memory{f' ({exc})' if str(exc) else ''}"
-        except _INPUT_ERRORS as exc:
+        except INPUT_ERRORS as exc:
             code, error = 2, _message(exc)
         except KeyboardInterrupt:  # Ctrl-C: outputs are atomic, so nothing partial is left
             code = _INTERRUPTED_STATUS
         for warning in caught:
-            _err(f"irmeta: warning: {warning.message}")
+            err(f"irmeta: warning: {warning.message}")
     if code == 2:
-        _err(f"irmeta: error: {' '.join(error.split())}")
+        err(f"irmeta: error: {' '.join(error.split())}")
     elif code == _INTERRUPTED_STATUS:
-        _err("irmeta: interrupted")
+        err("irmeta: interrupted")
     return code
 
 

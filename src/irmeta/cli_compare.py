@@ -1,6 +1,6 @@
 """``irmeta compare``: which of my runs differ (:mod:`irmeta.comparison`), on the command
 line. It reads its inputs as ``irmeta score`` does (files, folders, globs, gzip) and keeps
-its conventions (:mod:`irmeta.cli`): a single-valued option given twice is a usage error,
+its conventions (:mod:`irmeta.cli_args`): a single-valued option given twice is a usage error,
 ``--runs`` is repeatable, ``--output`` is checked before any work and written atomically,
 every failure is one line with exit status 2.
 """
@@ -10,17 +10,18 @@ from __future__ import annotations
 import argparse
 
 from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, DEFAULT_SEED, score
-from irmeta.cli import (
-    _bounded_int,
-    _check_output,
-    _finite_non_negative,
-    _gains,
-    _load_plugins,
-    _Once,
-    _path,
-    _report_reading,
-    _to_stdout,
-    _write_output,
+from irmeta.cli_args import (
+    Once,
+    bounded_int,
+    check_output,
+    check_run_file_names,
+    finite_non_negative,
+    gains_map,
+    load_plugins,
+    path_text,
+    report_reading,
+    to_stdout,
+    write_output,
 )
 from irmeta.comparison import FORMATS, SMALLEST_LEVEL, compare_plan, compare_scores, compare_tests, render
 from irmeta.measures.names import MAX_CUTOFF
@@ -58,66 +59,67 @@ def add_compare_parser(sub: argparse._SubParsersAction) -> None:
     """The ``compare`` subcommand, its options named and checked as ``score``'s."""
     p = sub.add_parser("compare", help="which runs differ: means, paired tests, corrections (Markdown, LaTeX, TSV)",
                        description=_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    positive = _bounded_int(1, MAX_CUTOFF)
-    p.add_argument("--qrels", action=_Once, type=_path, required=True, help="qrels file, plain or .gz")
-    p.add_argument("--runs", required=True, nargs="+", action="extend", type=_path,
+    positive = bounded_int(1, MAX_CUTOFF)
+    p.add_argument("--qrels", action=Once, type=path_text, required=True, help="qrels file, plain or .gz")
+    p.add_argument("--runs", required=True, nargs="+", action="extend", type=path_text,
                    help="run files, directories or globs; repeatable (each adds runs)")
     p.add_argument("--measure", action="append",
                    help="measure, repeatable, as irmeta score names them (AP@100, P_rareness(alpha=0.5)@100, "
                         "map, ...); default P@10 and AP")
-    p.add_argument("--baseline", action=_Once, help="compare every other run with this one (default: every pair)")
+    p.add_argument("--baseline", action=Once, help="compare every other run with this one (default: every pair)")
     # --test is checked once the plugins are in: a --plugin may register tests
-    p.add_argument("--test", action=_Once, default="paired_t",
+    p.add_argument("--test", action=Once, default="paired_t",
                    help=f"the test: {', '.join(compare_tests())} or a --plugin's (default paired_t)")
-    p.add_argument("--correction", action=_Once, choices=correction_names(none=True), default=None,
+    p.add_argument("--correction", action=Once, choices=correction_names(none=True), default=None,
                    help="multiple-comparison correction per measure (default holm; none for tukey_hsd)")
-    p.add_argument("--level", action=_Once, type=_level, default=0.05, help="significance level (default 0.05)")
-    p.add_argument("--permutations", action=_Once, type=_bounded_int(1), default=1000,
+    p.add_argument("--level", action=Once, type=_level, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--permutations", action=Once, type=bounded_int(1), default=1000,
                    help="draws of the randomised tests (randomisation, paired_bootstrap; default 1000)")
-    p.add_argument("--seed", action=_Once, type=_bounded_int(0), default=DEFAULT_SEED,
+    p.add_argument("--seed", action=Once, type=bounded_int(0), default=DEFAULT_SEED,
                    help=f"seed of the randomised tests (default {DEFAULT_SEED})")
-    p.add_argument("--format", action=_Once, choices=FORMATS, default="markdown",
+    p.add_argument("--format", action=Once, choices=FORMATS, default="markdown",
                    help="markdown (default), latex or tsv")
-    p.add_argument("--output", action=_Once, type=_path,
+    p.add_argument("--output", action=Once, type=path_text,
                    help="write here instead of standard output (a new or regular file, not an input)")
-    p.add_argument("--digits", action=_Once, type=_bounded_int(0, 17), default=None,
+    p.add_argument("--digits", action=Once, type=bounded_int(0, 17), default=None,
                    help="decimals (default 4 in markdown and latex, full precision in tsv)")
-    p.add_argument("--plugin", action="append", type=_path,
+    p.add_argument("--plugin", action="append", type=path_text,
                    help="a module or .py file that registers measures or tests")
-    p.add_argument("--threshold", action=_Once, type=_bounded_int(0), default=1,
+    p.add_argument("--threshold", action=Once, type=bounded_int(0), default=1,
                    help="grade at or above which a document is relevant (trec_eval -l)")
-    p.add_argument("--depth", action=_Once, type=positive, default=None, help="keep the top N documents (-M)")
-    p.add_argument("--duplicates", action=_Once, choices=["error", "first"], default="error",
+    p.add_argument("--depth", action=Once, type=positive, default=None, help="keep the top N documents (-M)")
+    p.add_argument("--duplicates", action=Once, choices=["error", "first"], default="error",
                    help="a docid twice for a topic: refuse or keep the best-ranked copy")
-    p.add_argument("--run-name", action=_Once, choices=["file", "tag"], default="file",
+    p.add_argument("--run-name", action=Once, choices=["file", "tag"], default="file",
                    help="name runs by file name (minus .gz) or by their tag column")
     p.add_argument("--alpha", action="append", help="rarity weight of the rareness measures, repeatable")
-    p.add_argument("--rarity-depth", action=_Once, type=positive, default=None,
+    p.add_argument("--rarity-depth", action=Once, type=positive, default=None,
                    help="depth at which S_d is counted; default: the cutoff")
-    p.add_argument("--gains", action=_Once, help="grade:gain pairs of the graded measures, e.g. 1:1,2:3")
-    p.add_argument("--beta", action=_Once, type=_finite_non_negative, default=None, help="Sakai's beta (default 1)")
-    p.add_argument("--asl-unretrieved", action=_Once, choices=["paper", "plus_one", "depth"], default=None,
+    p.add_argument("--gains", action=Once, help="grade:gain pairs of the graded measures, e.g. 1:1,2:3")
+    p.add_argument("--beta", action=Once, type=finite_non_negative, default=None, help="Sakai's beta (default 1)")
+    p.add_argument("--asl-unretrieved", action=Once, choices=["paper", "plus_one", "depth"], default=None,
                    help="ASL of a relevant document not returned (default paper)")
     p.set_defaults(func=_compare)
 
 
 def _compare(args: argparse.Namespace) -> int:
     if args.output:
-        _check_output(args)  # before any work, as irmeta score
-    _load_plugins(args.plugin or [])  # before the plan: a plugin may register the --test
+        check_output(args)  # before any work, as irmeta score
+    load_plugins(args.plugin or [])  # before the plan: a plugin may register the --test
     plan = compare_plan(args.test, args.correction, args.level, args.permutations, args.seed)  # before reading
+    check_run_file_names(args.runs, args.run_name)  # a name no format can carry, before any scoring
     lean_memory()
     # only what the user gave: a plugin's own option defaults must stand (as irmeta score)
     options = {k: v for k, v in (("beta", args.beta), ("asl_unretrieved", args.asl_unretrieved)) if v is not None}
     if args.gains is not None:
-        options["gains"] = _gains(args.gains)
+        options["gains"] = gains_map(args.gains)
     scored = score(args.qrels, args.runs, args.measure or DEFAULT_MEASURES, depth=args.depth,
                    threshold=args.threshold, average="all", alphas=args.alpha or DEFAULT_ALPHAS,
                    rarity_depth=args.rarity_depth, duplicates=args.duplicates, run_name=args.run_name, **options)
-    _report_reading(scored, args.qrels)
+    report_reading(scored, args.qrels)
     text = render(compare_scores(scored.scores, plan, args.baseline), args.format, args.digits).encode()
     if args.output:
-        _write_output(args.output, text)
+        write_output(args.output, text)
     else:
-        _to_stdout(text)
+        to_stdout(text)
     return 0

@@ -45,12 +45,13 @@ import pandas as pd
 
 from irmeta import settings as check
 from irmeta.api import DEFAULT_MEASURES, DEFAULT_SEED, score_checked
-from irmeta.artefacts.tables import latex_escape, markdown_table
+from irmeta.artefacts.tables import latex_table, markdown_table
 from irmeta.measures.averaging import AVERAGING_NAMES, Scores
 from irmeta.measures.names import measure_label, parse_measure
 from irmeta.metaeval.stats.blocks import run_pairs
 from irmeta.metaeval.stats.paired_tests import pair_summary, run_test
 from irmeta.metaeval.stats.registry import CORRECTIONS, NO_CORRECTION, TESTS, correction_names, resolve
+from irmeta.support.formats import Markup, check_tsv_names, markdown_escape, refuse_non_finite
 
 FORMATS = ("markdown", "latex", "tsv")
 COLUMNS = ("run", "measure", "mean", "baseline", "difference", "p_value", "p_adjusted", "effect_size_dz",
@@ -268,44 +269,62 @@ def _caption(c: Comparison) -> str:
 
 def _cells(c: Comparison, digits: int, sup: str) -> list[list[str]]:
     """Rows of the report: letter, run, then per measure the mean and its superscript
-    (``sup``: a format with one field, the letters)."""
+    (``sup``: a format with one field, the letters, in the report's own markup: a
+    :class:`~irmeta.support.formats.Markup` cell; the run's name is text, escaped by the
+    table writer)."""
     letters = run_letters(len(c.runs))
     letter_of = dict(zip(c.runs, letters))
     joiner = "" if len(c.runs) <= 26 else ","  # two-letter names need separating
     wins = better_than(c)
+    _refuse_non_finite_means(c)
     rows = []
     for j, (letter, run) in enumerate(zip(letters, c.runs)):
-        cells = [letter, run]
+        cells: list[str] = [letter, run]
         for i, measure in enumerate(c.measures):
             beaten = joiner.join(letter_of[o] for o in wins.get((run, measure), []))
-            cells.append(f"{c.means[i, j]:.{digits}f}" + (sup.format(beaten) if beaten else ""))
+            cells.append(Markup(f"{c.means[i, j]:.{digits}f}" + (sup.format(beaten) if beaten else "")))
         rows.append(cells)
     return rows
 
 
+def _refuse_non_finite_means(c: Comparison) -> None:
+    n_runs = len(c.runs)
+    refuse_non_finite(c.means, lambda k: f"the mean of {c.measures[k // n_runs]} for run {c.runs[k % n_runs]}")
+
+
 def comparison_markdown(c: Comparison, digits: int = 4) -> str:
-    """The report as a GitHub Markdown table, the caption on the line above."""
-    lines = [_caption(c), ""] + markdown_table(["#", "run", *c.measures], _cells(c, digits, "<sup>{}</sup>"),
-                                               [False, False] + [True] * len(c.measures))
+    """The report as a GitHub Markdown table, the caption on the line above; names escaped
+    (:func:`~irmeta.support.formats.markdown_escape`)."""
+    lines = [markdown_escape(_caption(c)), ""] + markdown_table(
+        ["#", "run", *c.measures], _cells(c, digits, "<sup>{}</sup>"), [False, False] + [True] * len(c.measures))
     return "\n".join(lines) + "\n"
 
 
 def comparison_latex(c: Comparison, digits: int = 4) -> str:
-    """The report as a LaTeX ``table`` (``tabular``, ``\\hline`` rules, no package needed)."""
-    rows = [[latex_escape(x) for x in row[:2]] + row[2:] for row in _cells(c, digits, "$^{{{}}}$")]
-    lines = [r"\begin{table}[htbp]", r"\centering", r"\caption{" + latex_escape(_caption(c)) + "}",
-             r"\begin{tabular}{ll" + "r" * len(c.measures) + "}", r"\hline",
-             " & ".join(["", "run", *map(latex_escape, c.measures)]) + r" \\", r"\hline"]
-    lines += [" & ".join(row) + r" \\" for row in rows]
-    lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
+    """The report as a LaTeX ``table`` (``tabular``, ``\\hline`` rules, no package needed);
+    names escaped (:func:`~irmeta.support.formats.latex_escape`), superscripts in math mode."""
+    lines = latex_table(["", "run", *c.measures], _cells(c, digits, "$^{{{}}}$"), "ll" + "r" * len(c.measures),
+                        _caption(c))
     return "\n".join(lines) + "\n"
 
 
 def comparison_tsv(table: pd.DataFrame, digits: int | None = None) -> str:
     """The table as TSV, :data:`COLUMNS`; values at full precision (shortest round trip)
-    or ``digits`` decimals; ``significant`` True or False."""
+    or ``digits`` decimals; ``significant`` True or False. A run or measure name TSV
+    cannot carry (a tab, a newline) and a number that is not finite are refused, one line
+    each (:mod:`irmeta.support.formats`)."""
+    check_tsv_names("run", pd.unique(table["run"]))
+    check_tsv_names("measure", pd.unique(table["measure"]))
+    for column in _NUMBERS:
+        values = table[column].to_numpy(np.float64)
+        refuse_non_finite(values, lambda i, column=column: (
+            f"compare's {column} of {table['measure'].iat[i]} for run {table['run'].iat[i]} against "
+            f"{table['baseline'].iat[i]}"))
     return table.to_csv(sep="\t", index=False, lineterminator="\n",
                         float_format=None if digits is None else f"%.{digits}f")
+
+
+_NUMBERS = ("mean", "difference", "p_value", "p_adjusted", "effect_size_dz", "ci_low", "ci_high")
 
 
 def render(c: Comparison, fmt: str = "markdown", digits: int | None = None) -> str:

@@ -19,6 +19,7 @@ import yaml
 
 from campaigns import REPO
 from irmeta.campaign.store import load_matrix, matrix_settings
+from irmeta.support.formats import markdown_escape
 
 pytestmark = pytest.mark.integration
 
@@ -294,7 +295,7 @@ def test_demo_variance_tables_and_topic_set_size_figure(demo):
     assert len(detectable) == 22 and (detectable["n_topics"] == 25).all() and (detectable["min_difference"] > 0).all()
     listing = (demo / "results" / "demo" / "experiments.md").read_text()
     for name in ("anova", "topic_set_size", "minimum_detectable_difference"):
-        assert f"| {name} | ran |" in listing, name
+        assert f"| {markdown_escape(name)} | ran |" in listing, name
     figures = demo / "results" / "demo" / "figures"
     assert (figures / "topic_set_size.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (figures / "topic_set_size.pdf").read_bytes()[:5] == b"%PDF-"

@@ -28,7 +28,6 @@ not run is absent from its rows, not an error.
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
@@ -37,10 +36,11 @@ import numpy as np
 import pandas as pd
 
 from irmeta.artefacts.paper.tables import select_rows, single_value, with_keys
-from irmeta.artefacts.tables import is_missing, write_table
+from irmeta.artefacts.tables import is_missing, table_texts
 from irmeta.measures.alpha import alpha_sort_key, alpha_value
 from irmeta.metaeval.stats.registry import claims_methods
 from irmeta.support.atomic import atomic_write_text
+from irmeta.support.formats import refuse_infinite_cells
 
 #: The claims, in the order they are listed.
 CLAIMS = ("rank_agreement", "discriminative_power", "stability", "reusability")
@@ -346,26 +346,22 @@ def write_claims(table: pd.DataFrame, out: str | Path, collections: Sequence[str
     """
     out = Path(out)
     stem = out / "claims" if out.is_dir() else out
-    # write_table writes one frame three ways; the CSV here is the tidy table, so the
-    # wide view goes through a scratch directory and only its Markdown and LaTeX are kept.
-    with tempfile.TemporaryDirectory(prefix="irmeta-claims-") as scratch:
-        written = write_table(claims_wide(table, collections), Path(scratch) / "claims",
-                              caption=claims_caption(table))
-        texts = {path.suffix: path.read_text(encoding="utf-8") for path in written}
-        if unfilled is not None and len(unfilled):
-            from irmeta.artefacts.claims_unfilled import unfilled_lines
+    # the CSV is the tidy table; the Markdown and LaTeX the wide view, then what could not
+    # be filled, then the properties
+    texts = table_texts(claims_wide(table, collections), claims_caption(table), name="claims")
+    extras = []
+    if unfilled is not None and len(unfilled):
+        from irmeta.artefacts.claims_unfilled import unfilled_lines
 
-            listed = write_table(pd.DataFrame({"not filled": unfilled_lines(unfilled)}), Path(scratch) / "unfilled",
-                                 caption=UNFILLED_CAPTION)
-            for path in listed:
-                if path.suffix in (".md", ".tex"):
-                    texts[path.suffix] += "\n" + path.read_text(encoding="utf-8")
-        if properties is not None:
-            extra = write_table(properties, Path(scratch) / "properties", caption=PROPERTIES_CAPTION)
-            for path in extra:
-                if path.suffix in (".md", ".tex"):
-                    texts[path.suffix] += "\n" + path.read_text(encoding="utf-8")
-    texts[".csv"] = _with_unfilled(table, unfilled).to_csv(index=False, lineterminator="\n")
+        extras.append(table_texts(pd.DataFrame({"not filled": unfilled_lines(unfilled)}), UNFILLED_CAPTION,
+                                  name="unfilled"))
+    if properties is not None:
+        extras.append(table_texts(properties, PROPERTIES_CAPTION, name="properties"))
+    for extra in extras:
+        texts = {ext: text + ("\n" + extra[ext] if ext in ("md", "tex") else "") for ext, text in texts.items()}
+    refuse_infinite_cells(table, "claims")
+    texts = {".csv": _with_unfilled(table, unfilled).to_csv(index=False, lineterminator="\n"), ".md": texts["md"],
+             ".tex": texts["tex"]}
     paths = []
     for suffix in (".csv", ".md", ".tex"):
         path = stem.with_name(stem.name + suffix)

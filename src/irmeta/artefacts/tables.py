@@ -1,6 +1,7 @@
 """One DataFrame as ``<stem>.csv`` (full precision), ``<stem>.md`` (GitHub Markdown) and
 ``<stem>.tex`` (a LaTeX ``table``/``tabular``, written here, no jinja2), atomically and
-byte for byte deterministic.
+byte for byte deterministic. Names are escaped by :mod:`irmeta.support.formats`, the one
+writer per format every table and report shares.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from irmeta.support.atomic import atomic_write_text
+from irmeta.support.formats import latex_escape, markdown_escape, refuse_infinite_cells
 
 
 def is_missing(value: object) -> bool:
@@ -37,26 +39,43 @@ def _numeric_column(series: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
 
 
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-}
-
-
-def latex_escape(text: str) -> str:
-    """Escape LaTeX's special characters (``_``, ``%``, ``&``, ``#``, ``$``, braces, ...)."""
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in str(text))
-
-
-def _markdown_escape(text: str) -> str:
-    return str(text).replace("|", r"\|").replace("\n", " ")
-
-
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool]) -> list[str]:
-    lines = ["| " + " | ".join(_markdown_escape(h) for h in header) + " |",
+    """A GitHub Markdown table's lines, every cell escaped (:func:`~irmeta.support.formats.markdown_escape`;
+    a :class:`~irmeta.support.formats.Markup` cell passes as it is)."""
+    lines = ["| " + " | ".join(markdown_escape(h) for h in header) + " |",
              "| " + " | ".join("---:" if r else ":---" for r in right) + " |"]
-    lines += ["| " + " | ".join(_markdown_escape(c) for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(markdown_escape(c) for c in row) + " |" for row in rows]
     return lines
+
+
+def latex_table(header: Sequence[str], rows: Sequence[Sequence[str]], spec: str, caption: str = "") -> list[str]:
+    """A LaTeX ``table`` environment's lines (``\\caption``, a ``tabular`` with ``\\hline``
+    rules, no package needed), every cell escaped (:func:`~irmeta.support.formats.latex_escape`;
+    a :class:`~irmeta.support.formats.Markup` cell passes as it is)."""
+    lines = [r"\begin{table}[htbp]", r"\centering"]
+    if caption:
+        lines.append(r"\caption{" + latex_escape(caption) + "}")
+    lines += [r"\begin{tabular}{" + spec + "}", r"\hline", " & ".join(latex_escape(h) for h in header) + r" \\",
+              r"\hline"]
+    lines += [" & ".join(latex_escape(c) for c in row) + r" \\" for row in rows]
+    lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
+    return lines
+
+
+def table_texts(frame: pd.DataFrame, caption: str = "", float_format: str = "{:.3f}",
+                name: str = "table") -> dict[str, str]:
+    """``frame`` as the texts :func:`write_table` writes, by extension (``csv``, ``md``,
+    ``tex``); +-infinity refused, one line naming ``name`` and the column."""
+    refuse_infinite_cells(frame, name)
+    header = [str(c) for c in frame.columns]
+    right = [_numeric_column(frame[c]) for c in frame.columns]
+    rows = [[_format_cell(v, float_format) for v in row] for row in frame.itertuples(index=False, name=None)]
+    md_lines = [markdown_escape(caption), ""] if caption else []
+    return {
+        "csv": frame.to_csv(index=False, lineterminator="\n"),
+        "md": "\n".join(md_lines + markdown_table(header, rows, right)) + "\n",
+        "tex": "\n".join(latex_table(header, rows, "".join("r" if r else "l" for r in right), caption)) + "\n",
+    }
 
 
 def write_table(frame: pd.DataFrame, stem: str | Path, caption: str = "",
@@ -66,41 +85,21 @@ def write_table(frame: pd.DataFrame, stem: str | Path, caption: str = "",
     - CSV: ``DataFrame.to_csv(index=False)`` with ``\\n`` line ends, full precision
       (reads back to the same values).
     - Markdown: the caption on a line of its own, a blank line, then a GitHub table
-      (numeric columns right-aligned).
+      (numeric columns right-aligned); names escaped.
     - LaTeX: a ``table`` environment with ``\\caption`` and a ``tabular`` (``\\hline``
-      rules, no package needed); special characters (``_``, ``%``, ...) escaped.
+      rules, no package needed); every special character escaped.
 
     Floats are printed with ``float_format`` in the Markdown and LaTeX files, integers
-    as integers, missing values as empty cells. Each file is written atomically; the
-    same frame gives the same bytes.
+    as integers, missing values (None, NaN) as empty cells; +-infinity is refused, one line
+    naming the table and column (:mod:`irmeta.support.formats`). Each file is written
+    atomically; the same frame gives the same bytes.
     """
     stem = Path(stem)
+    texts = table_texts(frame, caption, float_format, stem.name)
     stem.parent.mkdir(parents=True, exist_ok=True)
-    header = [str(c) for c in frame.columns]
-    right = [_numeric_column(frame[c]) for c in frame.columns]
-    rows = [[_format_cell(v, float_format) for v in row] for row in frame.itertuples(index=False, name=None)]
-
-    csv_text = frame.to_csv(index=False, lineterminator="\n")
-
-    md_lines = []
-    if caption:
-        md_lines += [_markdown_escape(caption), ""]
-    md_lines += markdown_table(header, rows, right)
-    md_text = "\n".join(md_lines) + "\n"
-
-    spec = "".join("r" if r else "l" for r in right)
-    tex_lines = [r"\begin{table}[htbp]", r"\centering"]
-    if caption:
-        tex_lines.append(r"\caption{" + latex_escape(caption) + "}")
-    tex_lines += [r"\begin{tabular}{" + spec + "}", r"\hline",
-                  " & ".join(latex_escape(h) for h in header) + r" \\", r"\hline"]
-    tex_lines += [" & ".join(latex_escape(c) for c in row) + r" \\" for row in rows]
-    tex_lines += [r"\hline", r"\end{tabular}", r"\end{table}"]
-    tex_text = "\n".join(tex_lines) + "\n"
-
     paths = []
-    for ext, text in (("csv", csv_text), ("md", md_text), ("tex", tex_text)):
+    for ext in ("csv", "md", "tex"):
         path = stem.with_name(stem.name + "." + ext)
-        atomic_write_text(path, text)
+        atomic_write_text(path, texts[ext])
         paths.append(path)
     return paths

@@ -13,6 +13,7 @@ import pandas as pd
 
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.metaeval.stats.stability_trials import topics_per_trial_default
+from irmeta.support.formats import markdown_escape
 
 #: Experiments that read the runs' rankings, not only their scores, and why: with scores
 #: only (a collection's ``scores`` file, no runs) they are skipped, which the log, the
@@ -39,10 +40,12 @@ def skipped_experiments(has_runs: bool, wanted: Sequence[str]) -> dict[str, str]
 
 
 def experiments_listing(collection: str, ran: Mapping[str, str], skipped: Mapping[str, str]) -> str:
-    """``experiments.md``: what ran on a collection (with its table) and what was skipped and why."""
-    lines = [f"# Experiments on {collection}", "", "| experiment | status | table or reason |", "|---|---|---|"]
-    lines += [f"| {name} | ran | {table} |" for name, table in ran.items()]
-    lines += [f"| {name} | skipped | {reason} |" for name, reason in skipped.items()]
+    """``experiments.md``: what ran on a collection (with its table) and what was skipped and
+    why; names escaped as every Markdown irmeta writes (:mod:`irmeta.support.formats`)."""
+    e = markdown_escape
+    lines = [f"# Experiments on {e(collection)}", "", "| experiment | status | table or reason |", "|---|---|---|"]
+    lines += [f"| {e(name)} | ran | {e(table)} |" for name, table in ran.items()]
+    lines += [f"| {e(name)} | skipped | {e(reason)} |" for name, reason in skipped.items()]
     return "\n".join(lines) + "\n"
 
 

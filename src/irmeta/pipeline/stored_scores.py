@@ -14,18 +14,27 @@ import pyarrow as pa
 
 from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import Scores
+from irmeta.measures.names import measure_label
 from irmeta.support.atomic import atomic_path, atomic_save_npz, write_parquet
+from irmeta.support.formats import refuse_infinite_cells, refuse_non_finite_scores
 
 
 def write_scores(scores: Scores, path: str | Path, settings: dict) -> None:
     """``scores.npz``: one array per block of per-topic scores (a job loads the blocks it
     needs), the means, the labels and the settings; atomically."""
+    _refuse_non_finite(scores)
     arrays = {f"per_topic_{i}": block for i, block in enumerate(scores.per_topic)}
     arrays |= {f"mean_{name}": means for name, means in scores.means.items()}
     meta = {"runs": scores.runs, "topics": scores.topics, "measures": scores.measures, "alphas": scores.alphas,
             "averaging": list(scores.means), "settings": settings}
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
     atomic_save_npz(path, arrays)
+
+
+def _refuse_non_finite(scores: Scores) -> None:
+    """A score that is not finite is a bug upstream: the job stops naming measure and run."""
+    labels = [measure_label(m, a) for m, a in zip(scores.measures, scores.alphas)]
+    refuse_non_finite_scores(scores.per_topic, scores.means, scores.runs, scores.topics, labels)
 
 
 def load_scores(path: str | Path, measures: Sequence[str] | None = None,
@@ -47,6 +56,7 @@ def load_scores(path: str | Path, measures: Sequence[str] | None = None,
 def scores_arrow_blocks(scores: Scores):
     """The long scores table (as :meth:`Scores.to_frame`) as Arrow tables, one per block,
     with dictionary-encoded names: never the whole table in memory at once."""
+    _refuse_non_finite(scores)
     n_runs, n_topics = len(scores.runs), len(scores.topics)
     runs = pa.array(scores.runs, pa.string())
     qids = pa.array(scores.topics + ["all"], pa.string())
@@ -85,7 +95,9 @@ def write_frame(frame: pd.DataFrame, out: str | Path, settings: dict) -> None:
 
 
 def write_csv(frame: pd.DataFrame, out: str | Path) -> None:
-    """A table as CSV, atomically, with fixed formatting (same inputs, same bytes)."""
+    """A table as CSV, atomically, with fixed formatting (same inputs, same bytes);
+    +-infinity refused, NaN an empty cell (:mod:`irmeta.support.formats`)."""
+    refuse_infinite_cells(frame, Path(out).name)
     with atomic_path(out) as tmp:
         frame.to_csv(tmp, index=False, lineterminator="\n")
 

@@ -3,6 +3,8 @@ reproduced report, on small synthetic inputs (no campaign data)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -12,8 +14,9 @@ from irmeta.artefacts.labels import measure_from_paper_label, paper_label
 from irmeta.artefacts.paper.published_vs_reproduced import published_vs_reproduced
 from irmeta.artefacts.paper.report import load_published
 from irmeta.artefacts.paper.tables import paper_swap_table, paper_table1, paper_table2, paper_table3
-from irmeta.artefacts.tables import latex_escape, write_table
+from irmeta.artefacts.tables import write_table
 from irmeta.measures.alpha import alpha_cell
+from irmeta.support.formats import latex_escape
 
 ROOT = REPO
 
@@ -42,11 +45,11 @@ def test_write_table_outputs(tmp_path):
     assert b"0.123456789012345" in raw  # full precision in the CSV
 
     md = paths[1].read_text(encoding="utf-8").splitlines()
-    assert md[0] == "Table 1: 95% of P_rareness" and md[1] == ""
+    assert md[0] == r"Table 1: 95% of P\_rareness" and md[1] == ""
     assert md[2] == "| Metric | alpha | score | pairs |"
     assert md[3] == "| :--- | :--- | ---: | ---: |"
-    assert md[4] == "| P@100_rareness | 0.5 | 0.123 | 12 |"
-    assert md[5] == "| AP_rareness | 1.0 | 0.667 |  |"
+    assert md[4] == r"| P@100\_rareness | 0.5 | 0.123 | 12 |"
+    assert md[5] == r"| AP\_rareness | 1.0 | 0.667 |  |"
     assert md[6] == r"| x\|y | 1/R |  | 7 |"
 
     tex = paths[2].read_text(encoding="utf-8")
@@ -233,10 +236,11 @@ def reproduced_trec8() -> dict:
 
 
 def rows_of(markdown: str, prefix: str) -> list[list[str]]:
+    """The cells of a Markdown table's rows, as a reader sees them (backslash escapes undone)."""
     out = []
     for line in markdown.splitlines():
         if line.startswith(f"| {prefix} |"):
-            out.append([c.strip() for c in line.strip("|").split(" | ")])
+            out.append([re.sub(r"\\(.)", r"\1", c.strip()) for c in line.strip("|").split(" | ")])
     return out
 
 
@@ -301,9 +305,9 @@ def test_why_section_numbers_come_from_inputs():
     md = published_vs_reproduced(PUBLISHED, {"TREC-8": reproduced_trec8()}, {})
     why = md.split("## Why they differ")[1]
     assert "TREC-8: 3 of 4 cells equal the published count; differences range from 0 to +10." in why
-    assert "+0 pairs by paper_pairwise" not in why
+    assert r"+0 pairs by paper\_pairwise" not in why and "+0 pairs" not in why
     # gain of AP_rareness at alpha 1 over AP at 95%: 500 - 200 (paper_pairwise), same by tukey_hsd
-    assert "+300 pairs by paper_pairwise; +300 pairs by tukey_hsd" in why
+    assert r"+300 pairs by paper\_pairwise; +300 pairs by tukey\_hsd" in why  # names escaped as text
     assert "Counted at depth 100 the same documents give 0.950, 0.100" in why
 
 
@@ -323,3 +327,10 @@ def test_swap_table_orders_measures_by_sensitivity():
     out = paper_swap_table({"TREC-8": frame})
     assert list(out["Metric"]) == ["AP", "P@100_rareness", "RR"]
     assert list(out["absolute diff. required"]) == [0.04, 0.06, 0.17] and list(out["alpha"]) == ["", "1.0", ""]
+
+
+def test_published_vs_reproduced_names_are_text():
+    hostile = "<img src=x onerror=alert(1)>_[a]"
+    md = published_vs_reproduced(PUBLISHED, {hostile: reproduced_trec8()}, {hostile: {"run_groups": "<b>x|y</b>"}})
+    assert not re.search(r"(?<!\\)[<>]", md)  # every angle bracket escaped: no HTML
+    assert r"\<img src=x onerror=alert(1)\>\_\[a\]" in md and r"\<b\>x\|y\</b\>" in md

@@ -45,3 +45,43 @@ def test_the_measure_list_is_literal_text():
     html = unescape(render(ROOT / "workflow" / "report" / "workflow.rst", config))
     for name in ("P@100", "P_rareness@100", "ASL_g1@10", "nDCG@10", "RR"):
         assert f'<tt class="docutils literal">{name}</tt>' in html, name
+
+
+# No config value becomes markup in the HTML report: Snakemake puts the values into each
+# caption with Jinja, then docutils renders the RST (escaping text); the tables and
+# Markdown files the report links are attachments, not HTML. With every value a hostile
+# string, no tag of it comes out.
+HOSTILE = "<img src=x onerror=alert(1)> `x`_ **b** ``lit`` |sub| [#]_"
+
+
+class _Hostile:
+    """A config whose every value, at any depth, is :data:`HOSTILE` (a string, a list of
+    two of them, or a number's arithmetic: the captions use all three)."""
+
+    def __getitem__(self, key):
+        return _Hostile()
+
+    def __iter__(self):
+        return iter([HOSTILE, HOSTILE])
+
+    def __str__(self):
+        return HOSTILE
+
+    def __rsub__(self, other):
+        return HOSTILE
+
+    def __bool__(self):
+        return True
+
+
+@pytest.mark.parametrize("caption", CAPTIONS, ids=lambda p: p.name)
+def test_no_config_value_becomes_markup_in_the_report(caption):
+    class Snakemake:
+        config = _Hostile()
+
+    text = Environment(trim_blocks=True, lstrip_blocks=True).from_string(caption.read_text()).render(
+        snakemake=Snakemake, categories={}, files={})
+    html = publish_parts(text, writer="html", settings_overrides={"report_level": 5})["body"]
+    assert "<img" not in html
+    if "snakemake.config" in caption.read_text():
+        assert "&lt;img src=x onerror=alert(1)&gt;" in html  # the value is there, as text

@@ -12,9 +12,10 @@ import pandas as pd
 
 from irmeta.artefacts.labels import alpha_display, measure_from_paper_label, paper_label
 from irmeta.artefacts.paper.published_tables import first_rank
-from irmeta.artefacts.paper.report import WHY, Report, diff_int, frames_by_key
+from irmeta.artefacts.paper.report import WHY, Report, diff_int, fill, frames_by_key
 from irmeta.artefacts.paper.tables import FIGURE1_COLLECTION, with_keys
 from irmeta.measures.alpha import alpha_value
+from irmeta.support.formats import markdown_escape
 
 
 def figure1_section(report: Report, published: Mapping, reproduced, order: list[str], topic: str,
@@ -24,7 +25,8 @@ def figure1_section(report: Report, published: Mapping, reproduced, order: list[
     are listed without a difference, as they answer another question."""
     data = published.get("figure1_s_rare_docs_to_rank_first") or {}
     collection = FIGURE1_COLLECTION
-    rows = report.section(f"Figure 1: relevant documents S_rare needs to rank first ({collection} topic {topic})")
+    rows = report.section(f"Figure 1: relevant documents S_rare needs to rank first "
+                          f"({markdown_escape(collection)} topic {markdown_escape(topic)})")
     notes = report.notes("Figure 1")
     metric = figure1_metric(measure)
     paper_measure = f"P_rareness@{cutoff}"
@@ -52,7 +54,7 @@ def figure1_section(report: Report, published: Mapping, reproduced, order: list[
             comparable = d is not None and not other_measure
             rows.append(base + [text, diff_int(d, int(pub)) if comparable else "", method + other_measure])
     if frames is None:
-        notes.append(WHY["figure1_missing"].format(collection=collection))
+        notes.append(fill(WHY["figure1_missing"], collection=collection))
     seen_variants |= _figure1_other_topics(rows, notes, reproduced, order, collection, metric)
     if seen_variants:
         notes.append(WHY["figure1_variants"])
@@ -106,7 +108,7 @@ def _figure1_other_topics(rows: list, notes: list, reproduced, order: list[str],
                     rows.append(["Figure 1 (other topic)", metric, alpha_display(alpha),
                                  f"{other} topic {t}", "n/a", text, "", method])
                     summary.append(f"alpha {alpha_display(alpha)}{'' if variant is None else f' ({variant})'}: {text}")
-            notes.append(WHY["figure1_other"].format(collection=other, topic=t, summary="; ".join(summary)))
+            notes.append(fill(WHY["figure1_other"], collection=other, topic=t, summary="; ".join(summary)))
     return seen_variants
 
 
@@ -162,12 +164,12 @@ def figure2_section(report: Report, published: Mapping, reproduced, order: list[
         rows.append(["Figure 2 (fact)", str(fact), "", fact_collections(fact, order), "stated",
                      check_fact(str(fact), tables, order, cutoff), "", ""])
     if averaging:
-        notes.append(WHY["figure2_method"].format(averaging="/".join(sorted(averaging))))
+        notes.append(fill(WHY["figure2_method"], averaging="/".join(sorted(averaging))))
     for collection in order:
         frame = tables[collection]
         paper = (setup.get(collection) or {}).get("n_runs")
         if frame is not None and "n_runs" in frame.columns and paper is not None:
-            notes.append(WHY["figure2_runs"].format(collection=collection, here=int(frame["n_runs"].max()),
+            notes.append(fill(WHY["figure2_runs"], collection=collection, here=int(frame["n_runs"].max()),
                                                     paper=paper))
 
 

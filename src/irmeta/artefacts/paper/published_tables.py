@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from irmeta.artefacts.labels import alpha_display, is_baseline, measure_from_paper_label, paper_label
-from irmeta.artefacts.paper.report import WHY, Report, diff_float, diff_int, fmt, frames_by_key, join_items
+from irmeta.artefacts.paper.report import WHY, Report, diff_float, diff_int, fill, fmt, frames_by_key, join_items
 from irmeta.artefacts.paper.tables import (
     PAPER_TRIALS,
     TABLE3_COLLECTION,
@@ -34,7 +34,7 @@ def table1_section(report: Report, published: Mapping, reproduced, order: list[s
     for collection in order:
         if collection in cells:
             diffs = cells[collection]
-            notes.append(WHY["table1_cells"].format(collection=collection, equal=sum(d == 0 for d in diffs),
+            notes.append(fill(WHY["table1_cells"], collection=collection, equal=sum(d == 0 for d in diffs),
                                                     cells=len(diffs), low=diff_int(min(diffs), 0),
                                                     high=diff_int(max(diffs), 0)))
     setup = (published.get("setup") or {}).get("collections") or {}
@@ -45,7 +45,7 @@ def table1_section(report: Report, published: Mapping, reproduced, order: list[s
         paper = (setup.get(collection) or {}).get("total_pairs")
         here = sorted({int(t) for t in frame["total_pairs"].dropna()})
         if paper is not None and here and here != [int(paper)]:
-            notes.append(WHY["table1_pairs"].format(collection=collection, here="/".join(map(str, here)), paper=paper))
+            notes.append(fill(WHY["table1_pairs"], collection=collection, here="/".join(map(str, here)), paper=paper))
     if cells:
         notes.append(WHY["table1_method"])
     for collection in order:
@@ -147,7 +147,7 @@ def _table1_gain_notes(reproduced, collection: str, cutoff: int) -> list[str]:
                     label += f" ({int(perms.max())} permutations)"
             gains.append(f"{int(a) - int(b):+d} pairs by {label}")
         if gains:
-            notes.append(WHY["table1_gain"].format(collection=collection, metric=paper_label(rare),
+            notes.append(fill(WHY["table1_gain"], collection=collection, metric=paper_label(rare),
                                                    alpha=alpha_display(top), baseline=paper_label(base),
                                                    level="95%", gains="; ".join(gains)))
     return notes
@@ -186,7 +186,7 @@ def table2_section(report: Report, published: Mapping, reproduced, order: list[s
         sel = _at_fuzziness(frame, mode, fuzziness)
         n_topics = (setup.get(collection) or {}).get("n_topics")
         paper_topics = round(n_topics / 2) if n_topics else "?"
-        notes.append(WHY["table2_trials"].format(collection=collection, trials=_values(sel, "trials"),
+        notes.append(fill(WHY["table2_trials"], collection=collection, trials=_values(sel, "trials"),
                                                  topics=_values(sel, "topics_per_trial"), seed=_values(sel, "seed"),
                                                  paper_trials=PAPER_TRIALS, paper_topics=paper_topics))
         gains = []
@@ -203,7 +203,7 @@ def table2_section(report: Report, published: Mapping, reproduced, order: list[s
                 gains.append(f"{paper_label(measure)} (alpha = 1.0) minus {paper_label(base_m)} = "
                              f"{float(a) - float(b):+.3f} with {m} fuzziness {fuzziness:g}")
         if gains:
-            notes.append(WHY["table2_scale"].format(collection=collection, gains="; ".join(gains)))
+            notes.append(fill(WHY["table2_scale"], collection=collection, gains="; ".join(gains)))
 
 
 def table3_section(report: Report, published: Mapping, reproduced, cutoff: int) -> None:
@@ -252,10 +252,10 @@ def table3_section(report: Report, published: Mapping, reproduced, cutoff: int) 
             bad = frame[frame["undefined_trials"].fillna(0).astype(int) > 0]
             undefined = join_items(f"{paper_label(m)} N={int(n)}: {int(u)}"
                               for m, n, u in zip(bad["measure"], bad["n_systems"], bad["undefined_trials"]))
-        notes.append(WHY["table3_trials"].format(collection=collection, trials=trials, paper_trials=PAPER_TRIALS,
+        notes.append(fill(WHY["table3_trials"], collection=collection, trials=trials, paper_trials=PAPER_TRIALS,
                                                  undefined=undefined))
         if ses:
-            notes.append(WHY["table3_se"].format(collection=collection, ses="; ".join(ses),
+            notes.append(fill(WHY["table3_se"], collection=collection, ses="; ".join(ses),
                                                  within=join_items(within), beyond=join_items(beyond)))
 
 
@@ -298,13 +298,13 @@ def table4_section(report: Report, published: Mapping, reproduced, depth: int) -
         equal = sum(round(v, 2) == p for _, v, p in found)
         for d in sorted(other):
             if len(other[d]) == len(found):
-                notes.append(WHY["table4_depth"].format(depth=depth, equal=equal, count=len(found), other=d,
+                notes.append(fill(WHY["table4_depth"], depth=depth, equal=equal, count=len(found), other=d,
                                                         values=", ".join(f"{v:.3f}" for v in other[d])))
         if not other:
-            notes.append(WHY["table4_depth"].split(" Counted")[0].format(depth=depth, equal=equal, count=len(found)))
+            notes.append(fill(WHY["table4_depth"].split(" Counted")[0], depth=depth, equal=equal, count=len(found)))
         for docid, value, pub in found:
             if round(value, 2) != pub:
-                notes.append(WHY["table4_round"].format(docid=docid, value=f"{value:.4f}",
+                notes.append(fill(WHY["table4_round"], docid=docid, value=f"{value:.4f}",
                                                         rounded=f"{round(value, 2):.2f}", published=f"{pub:.2f}"))
 
 

@@ -31,6 +31,7 @@ from irmeta.artefacts.paper.published_tables import table1_section, table2_secti
 from irmeta.artefacts.paper.report import COLUMNS, Report, collections_of, join_items, settings_lines
 from irmeta.artefacts.paper.tables import FIGURE1_TOPIC
 from irmeta.artefacts.tables import markdown_table
+from irmeta.support.formats import markdown_escape
 
 
 def published_vs_reproduced(
@@ -86,11 +87,11 @@ def _markdown(report: Report, order: list[str], reproduced: Mapping, settings: M
         "Türkmen, Lease, Kutlu: New Metrics to Encourage Innovation and Diversity in Information "
         "Retrieval Approaches (ECIR 2023). Published figures from config/published.yaml.",
         "",
-        f"- Collections run: {join_items(ran)}.",
-        f"- Not run: {join_items(missing)}.",
+        f"- Collections run: {markdown_escape(join_items(ran))}.",
+        f"- Not run: {markdown_escape(join_items(missing))}.",
     ]
     if extra:
-        lines.append(f"- Run, with no published figures to compare: {join_items(extra)}.")
+        lines.append(f"- Run, with no published figures to compare: {markdown_escape(join_items(extra))}.")
     lines += [
         "- difference = reproduced - published. Reproduced values are computed, never adjusted "
         "toward the published ones.",

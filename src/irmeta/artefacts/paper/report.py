@@ -17,6 +17,7 @@ import pandas as pd
 import yaml
 
 from irmeta.artefacts.paper.tables import TABLE_ALIASES
+from irmeta.support.formats import markdown_escape
 
 
 def load_published(path: str | Path) -> dict:
@@ -105,6 +106,12 @@ def frames_by_key(reproduced: Mapping[str, Mapping[str, pd.DataFrame]],
     return out
 
 
+def fill(template: str, **values: object) -> str:
+    """A note: one of :data:`WHY`'s templates (Markdown of irmeta's own) with the values
+    from the inputs put in as text (escaped: a name never becomes markup)."""
+    return template.format(**{key: markdown_escape(value) for key, value in values.items()})
+
+
 def diff_int(reproduced: int, published: int) -> str:
     d = int(reproduced) - int(published)
     return "0" if d == 0 else f"{d:+d}"
@@ -154,5 +161,5 @@ def settings_lines(settings: Mapping[str, Mapping[str, Any]], order: list[str]) 
     for collection in sorted(settings, key=lambda c: (order.index(c) if c in order else len(order), str(c))):
         values = settings[collection] or {}
         text = "; ".join(f"{k} = {json.dumps(values[k], sort_keys=True, default=str)}" for k in sorted(values, key=str))
-        lines.append(f"- {collection}: {text if text else '(none given)'}")
+        lines.append(f"- {markdown_escape(collection)}: {markdown_escape(text) if text else '(none given)'}")
     return lines

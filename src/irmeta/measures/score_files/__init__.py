@@ -5,7 +5,8 @@ Two formats (:func:`read_score_file`):
 - ``irmeta``: the TSV of ``irmeta score --per-topic``, a header ``run<TAB>measure<TAB>qid<TAB>value``
   then one row per run, measure and topic; qid ``all`` rows are means. Every measure must
   be one irmeta knows (its own, a plugin's, or one registered with
-  :func:`irmeta.measures.plugins.register_imported_measure`).
+  :func:`irmeta.measures.plugins.register_imported_measure`); the geometric means' rows
+  ``gm_<measure>`` (qid ``all``) are left out and counted, as ``gm_map`` is below.
 - ``trec_eval``: the output of ``trec_eval -q``, ``measure qid value`` per line; each run's
   block is its per-topic lines then its summary lines (qid ``all``), where
   ``runid all <name>`` names it. Files may hold several runs' blocks one after another.

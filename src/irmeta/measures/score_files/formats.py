@@ -79,16 +79,31 @@ def _irmeta_piece(path: Path, piece: bytes, before: int, book: _Book, part: _Par
                                                             (2, "qid", _QID)))
     labels, label = _dictionary(label_text)
     measure = book.measure_codes(labels)[label]
-    if (measure < 0).any():
-        bad = int(np.flatnonzero(measure < 0)[0])
+    # a geometric mean's row (``gm_<measure>``, qid all: irmeta score --average geometric)
+    # is left out and counted, as trec_eval's gm_map is: means are never read from a file
+    geometric = _geometric_mean_rows(book, labels, label, qid_text)
+    if (measure[~geometric] < 0).any():
+        bad = int(np.flatnonzero((measure < 0) & ~geometric)[0])
         raise _Fault(_UNKNOWN, TrecFormatError(path, int(lines.number[bad]), book.faults[labels[label[bad]]]))
     text = _ranked(_VALUE, utf8_column, path, lines, 3, "value")
-    value = _values(path, lines, text, np.ones(len(measure), bool), label_text)
+    kept = np.flatnonzero(~geometric)
+    value = _values(path, lines, text, ~geometric, label_text)[kept]
     if keep:
         (runs, run), (qids, qid) = _dictionary(run_text), _dictionary(qid_text)
-        book.add(book.runs.codes(runs)[run], measure, book.qids.codes(qids)[qid], value, len(piece), text=text)
-        part.lines.append((len(value), before, None, lines.number - before))
+        book.add(book.runs.codes(runs)[run][kept], measure[kept], book.qids.codes(qids)[qid][kept], value, len(piece),
+                 text=text, at=kept)
+        part.lines.append((len(value), before, None, lines.number[kept] - before))
+        for d in pc.value_counts(label_text.filter(pa.array(geometric))).to_pylist():
+            part.dropped[d["values"]] = part.dropped.get(d["values"], 0) + int(d["counts"])
     return len(lines.count)
+
+
+def _geometric_mean_rows(book: _Book, labels: list[str], label: np.ndarray, qid_text: pa.Array) -> np.ndarray:
+    """Which rows are a geometric mean's (``gm_`` and a measure irmeta knows, qid ``all``)."""
+    named = np.array([x.startswith("gm_") and book.measure_codes([x[3:]])[0] >= 0 for x in labels], bool)
+    if not named.any():
+        return np.zeros(len(label), bool)
+    return named[label] & pc.equal(qid_text, "all").to_numpy(zero_copy_only=False)
 
 
 # ------------------------------------------------------------------ trec_eval -q

@@ -31,7 +31,9 @@ def read_score_file(path: str | Path, format: ScoreFormat = "auto") -> pd.DataFr
     trec_eval); gzip files are read as such. Lines of measures irmeta does not know are
     left out of trec_eval files (see the module docstring): the table's
     ``attrs["dropped"]`` counts them by trec_eval's name (``{"num_q": 3, "runid": 3, ...}``)
-    and they are logged; in irmeta files they are an error. A fault is one line naming the
+    and they are logged; in irmeta files they are an error, except the geometric means'
+    rows (``gm_<measure>``, qid ``all``: ``irmeta score --average geometric``), left out and
+    counted as trec_eval's ``gm_map`` is. A fault is one line naming the
     file, the line and what is wrong: a wrong number of fields, a value that is not a
     finite number, a trec_eval block without its ``runid`` line, a run, measure and topic
     given twice, an unknown measure (irmeta format), an empty file.

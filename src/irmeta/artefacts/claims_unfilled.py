@@ -1,6 +1,6 @@
 """The claims :func:`irmeta.artefacts.claims.claims_table` could not fill, and why: a
 comparison whose measure or baseline a collection's tables lack, a discriminative-power
-method (:data:`~irmeta.artefacts.claims.POWER_PROTOCOLS`) or a fuzziness that was not
+method (:func:`~irmeta.artefacts.claims.power_protocols`) or a fuzziness that was not
 configured, a collection without the reusability table (no run groups). One row per
 (claim, protocol, comparison, collection) expected and absent, with a ``note``.
 
@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from irmeta.artefacts.claims import CLAIMS, POWER_PROTOCOLS, TAU_PROTOCOLS
+from irmeta.artefacts.claims import CLAIMS, TAU_PROTOCOLS, power_protocols
 
 #: Columns of :func:`unfilled_claims`: the claims' key columns, then why.
 UNFILLED_COLUMNS = ["claim", "protocol", "measure", "baseline", "alpha", "collection", "note"]
@@ -54,7 +54,7 @@ def _expected_protocols(table: pd.DataFrame, tables: Mapping[str, Mapping[str, p
     seen = list(dict.fromkeys(zip(table["claim"], table["protocol"])))
     taus = [p for column, p in TAU_PROTOCOLS.items()
             if any(column in frames["kendall_tau"].columns for frames in tables.values())]
-    wanted = ([("rank_agreement", p) for p in taus] + [("discriminative_power", p) for p in POWER_PROTOCOLS]
+    wanted = ([("rank_agreement", p) for p in taus] + [("discriminative_power", p) for p in power_protocols()]
               + [s for s in seen if s[0] in ("stability", "reusability")])
     if any(frames.get("reusability_summary") is not None for frames in tables.values()):
         wanted += [("reusability", "leave_one_out+frozen"), ("reusability", "leave_one_out+joined")]

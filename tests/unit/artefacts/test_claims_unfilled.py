@@ -7,7 +7,7 @@ import pandas as pd
 from test_claims import COMPARISONS, synthetic_tables
 from test_claims_reusability import summary_table
 
-from irmeta.artefacts.claims import COLUMNS, POWER_PROTOCOLS, claims_table, filled_claims, write_claims
+from irmeta.artefacts.claims import COLUMNS, claims_table, filled_claims, power_protocols, write_claims
 from irmeta.artefacts.claims_unfilled import unfilled_claims
 from irmeta.pipeline.stored_scores import read_table
 
@@ -16,7 +16,7 @@ def every_method(tmp_path, name: str) -> dict[str, pd.DataFrame]:
     """A collection's tables with every power protocol (paper_pairwise's counts under each name)."""
     tables = synthetic_tables(tmp_path, name, methods=("paper_pairwise",))
     power = tables["discriminative_power"]
-    tables["discriminative_power"] = pd.concat([power.assign(method=m) for m in POWER_PROTOCOLS], ignore_index=True)
+    tables["discriminative_power"] = pd.concat([power.assign(method=m) for m in power_protocols()], ignore_index=True)
     return tables
 
 
@@ -44,7 +44,7 @@ def test_methods_fuzziness_and_reusability_not_configured_are_listed(tmp_path):
             "tukey_hsd is not configured (experiments.discriminative_power.methods / corrections)") in notes
     assert ("discriminative_power", "tukey_hsd", "Two") not in {n[:3] for n in notes}
     missing_methods = {n[1] for n in notes if n[0] == "discriminative_power" and n[2] == "Two"}
-    assert missing_methods == set(POWER_PROTOCOLS) - {"paper_pairwise", "tukey_hsd"}
+    assert missing_methods == set(power_protocols()) - {"paper_pairwise", "tukey_hsd"}
     assert ("stability", "relative 0.05", "One",
             "fuzziness relative 0.05 not computed for One (experiments.stability.fuzziness)") in notes
     assert ("reusability", "leave_one_out+frozen", "Two",

@@ -64,7 +64,7 @@ def alternatives(names):
 
 SIMULATED = [name for name, c in COLLECTIONS.items() if c.simulated]
 # Collections with rankings (runs, or simulated) run every experiment; a collection of
-# per-topic scores only runs those that read scores (irmeta.pipeline.experiments).
+# per-topic scores only runs those that read scores (irmeta.pipeline.manifest).
 RANKED = [name for name, c in COLLECTIONS.items() if c.has_runs]
 SCORES_ONLY = [name for name in COLLECTIONS if name not in RANKED]
 JUDGED = {name: list(c.alternative_qrels) for name, c in COLLECTIONS.items() if c.alternative_qrels}

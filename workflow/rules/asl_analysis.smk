@@ -7,29 +7,12 @@ rule analyse_asl:
     input:
         judged="results/{collection}/judged.npz",
     output:
-        reordering=report(
-            "results/{collection}/tables/asl_reordering.csv",
-            caption="../report/asl.rst",
-            category="{collection}",
-            subcategory="Atomized Search Length",
-            labels={"table": "asl_reordering"},
-        ),
-        rrie="results/{collection}/tables/asl_rrie.csv",
-        histogram=report(
-            "results/{collection}/figures/asl_histogram.png",
-            caption="../report/asl.rst",
-            category="{collection}",
-            subcategory="Atomized Search Length",
-            labels={"figure": "asl_histogram"},
-        ),
-        difference=report(
-            "results/{collection}/figures/asl_difference.png",
-            caption="../report/asl.rst",
-            category="{collection}",
-            subcategory="Atomized Search Length",
-            labels={"figure": "asl_difference"},
-        ),
-        pdfs=expand("results/{{collection}}/figures/{figure}.pdf", figure=["asl_histogram", "asl_difference"]),
+        reordering=collection_table("asl_reordering"),
+        rrie=collection_table("asl_rrie"),
+        histogram=collection_figure("asl_histogram"),
+        difference=collection_figure("asl_difference"),
+        histogram_pdf=figure_pdf("asl_histogram"),
+        difference_pdf=figure_pdf("asl_difference"),
     params:
         settings=EXPERIMENTS["asl"],
     log:

@@ -14,7 +14,7 @@ from snakemake.utils import validate
 
 from irmeta.pipeline import config as irconfig
 from irmeta.pipeline import experiment_settings as irsettings
-from irmeta.pipeline.experiments import skipped_experiments
+from irmeta.pipeline import manifest as irmanifest
 from irmeta.metaeval.judgment_reduction import check_set_names, generated_set_names
 from irmeta.pipeline.properties import properties_rarity_depth
 
@@ -64,7 +64,7 @@ def alternatives(names):
 
 SIMULATED = [name for name, c in COLLECTIONS.items() if c.simulated]
 # Collections with rankings (runs, or simulated) run every experiment; a collection of
-# per-topic scores only runs those that read scores (irmeta.pipeline.experiments).
+# per-topic scores only runs those that read scores (irmeta.pipeline.manifest).
 RANKED = [name for name, c in COLLECTIONS.items() if c.has_runs]
 SCORES_ONLY = [name for name in COLLECTIONS if name not in RANKED]
 JUDGED = {name: list(c.alternative_qrels) for name, c in COLLECTIONS.items() if c.alternative_qrels}
@@ -84,8 +84,6 @@ for name, sets in JUDGED.items():
     except ValueError as exc:
         raise WorkflowError(str(exc)) from None
 REDUCED = RANKED if GENERATED_JUDGMENTS else []
-JUDGMENT_AGREEMENT = [name for name in COLLECTIONS if name in JUDGED or name in REDUCED]
-JUDGMENT_TABLES = ["judgment_agreement", "judgment_reduction"]
 
 
 wildcard_constraints:
@@ -99,33 +97,23 @@ SHARDS = list(range(EXPERIMENTS["shards"]))
 COMPARISON_MEASURES = irsettings.comparison_measures(config)
 # The paired tests among the discriminative-power methods: one job tests every run pair.
 PAIRED_TESTS = irsettings.paired_tests(config)
-SCORE_TABLES = ["kendall_tau", "discriminative_power", "stability"] + (
-    ["swap_sensitivity"] if EXPERIMENTS["swap"]["measures"] else []
-)
-EXPERIMENT_TABLES = SCORE_TABLES + ["system_subsampling", "synthetic_rare_common", "rarity_listing"]
-ASL_TABLES = ["asl_reordering", "asl_rrie"] if EXPERIMENTS["asl"]["enabled"] else []
-# Leave-one-group-out (reusability.smk): a table, its summary and a figure per collection with rankings.
-REUSABILITY_TABLES = ["reusability", "reusability_summary"] if EXPERIMENTS["reusability"]["enabled"] else []
-# Variance components and topic set size design: from scores, so every collection gets them.
-VARIANCE_TABLES = ["anova", "topic_set_size", "minimum_detectable_difference"]
-SKIPPED = {
-    name: skipped_experiments(
-        False,
-        ["rarity_listing", "system_subsampling", "synthetic_rare_common"]
-        + (["asl"] if ASL_TABLES else [])
-        + (["reusability"] if REUSABILITY_TABLES else [])
-        + (["judgment_agreement"] if GENERATED_JUDGMENTS else []),
+# What each collection runs, its tables, figures and report entries: the experiment
+# manifest (irmeta.pipeline.manifest) read with the collection's facts.
+FACTS = {
+    name: irmanifest.Facts(
+        has_runs=c.has_runs,
+        alternative_judgments=bool(c.alternative_qrels),
+        generated_judgments=bool(GENERATED_JUDGMENTS),
+        paired_tests=bool(PAIRED_TESTS),
     )
-    for name in SCORES_ONLY
+    for name, c in COLLECTIONS.items()
 }
+SKIPPED = {name: irmanifest.skipped(EXPERIMENTS, FACTS[name]) for name in SCORES_ONLY}
 for name, skipped in SKIPPED.items():
     for experiment, reason in skipped.items():
         logger.warning(f"irmeta: collection {name}: skipping {experiment} ({reason})")
 
 
-SCORE_FIGURES = ["kendall_tau", "discriminative_power", "stability", "topic_set_size"]
-RANKING_FIGURES = ["synthetic_rare_common", "system_subsampling", "rarity_distribution"]
-COLLECTION_FIGURES = SCORE_FIGURES + RANKING_FIGURES
 PAPER_TABLES = [
     "table1",
     "table1_tukey_hsd",
@@ -138,13 +126,9 @@ if EXPERIMENTS["swap"]["measures"]:
     PAPER_TABLES.append("swap_sensitivity")
 
 
-def collection_tables(name):
-    """The experiment tables a collection gets: all of them with rankings, else those of scores."""
-    return (
-        (EXPERIMENT_TABLES + ASL_TABLES + REUSABILITY_TABLES if name in RANKED else SCORE_TABLES)
-        + VARIANCE_TABLES
-        + (JUDGMENT_TABLES if name in JUDGMENT_AGREEMENT else [])
-    )
+def collection_tables(name, paper=False):
+    """The experiment tables a collection gets (paper: those published_vs_reproduced reads)."""
+    return irmanifest.collection_tables(EXPERIMENTS, FACTS[name], paper=paper)
 
 
 def all_targets():
@@ -164,31 +148,46 @@ def all_targets():
             *expand("results/paper/figure2.{ext}", ext=["png", "pdf"]),
         ]
     for name in COLLECTIONS:
-        figures = COLLECTION_FIGURES if name in RANKED else SCORE_FIGURES
         outputs = ["scores.parquet", "scores.npz"]
         if name in RANKED:
             outputs += ["judged.npz", "rarity.parquet"]
-        targets += expand("results/{c}/figures/{f}.{ext}", c=name, f=figures, ext=["png", "pdf"])
-        if PAIRED_TESTS:
-            targets += expand("results/{c}/figures/p_value_curves.{ext}", c=name, ext=["png", "pdf"])
-        if name in RANKED and REUSABILITY_TABLES:
-            targets += expand("results/{c}/figures/reusability.{ext}", c=name, ext=["png", "pdf"])
         targets += expand("results/{c}/{o}", c=name, o=outputs)
         targets += expand("results/{c}/tables/{t}.csv", c=name, t=collection_tables(name))
-        if name in JUDGMENT_AGREEMENT:
-            targets += expand("results/{c}/figures/{f}.{ext}", c=name, f=JUDGMENT_TABLES, ext=["png", "pdf"])
+        figures = irmanifest.collection_figures(EXPERIMENTS, FACTS[name])
+        targets += expand("results/{c}/figures/{f}.{ext}", c=name, f=figures, ext=["png", "pdf"])
     return targets
 
 
-def collection_figure(name, caption, subcategory):
-    """A figure's PNG, in the report under its collection and experiment."""
+def collection_table(name):
+    """A table's CSV, in the report under its collection and experiment (as the manifest says)."""
+    entry = irmanifest.output("tables", name)
+    path = f"results/{{collection}}/tables/{name}.csv"
+    if entry.caption is None:
+        return path
+    return report(
+        path,
+        caption=f"../report/{entry.caption}.rst",
+        category="{collection}",
+        subcategory=entry.subcategory,
+        labels={"table": name},
+    )
+
+
+def collection_figure(name):
+    """A figure's PNG, in the report under its collection and experiment (as the manifest says)."""
+    entry = irmanifest.output("figures", name)
     return report(
         f"results/{{collection}}/figures/{name}.png",
-        caption=f"../report/{caption}.rst",
+        caption=f"../report/{entry.caption}.rst",
         category="{collection}",
-        subcategory=subcategory,
+        subcategory=entry.subcategory,
         labels={"figure": name},
     )
+
+
+def figure_pdf(name):
+    """A figure's PDF, beside its PNG."""
+    return f"results/{{collection}}/figures/{name}.pdf"
 
 
 # Jobs. Every rule runs in the same software and on one core unless it says otherwise
@@ -299,7 +298,7 @@ def paper_inputs(wildcards):
     rarity, named as the paper's script reads them: the collections with runs."""
     from irmeta.pipeline.paper_inputs import paper_inputs
 
-    return paper_inputs(RANKED, EXPERIMENT_TABLES)
+    return {k: v for name in RANKED for k, v in paper_inputs([name], collection_tables(name, paper=True)).items()}
 
 
 def claims_inputs(wildcards):
@@ -308,8 +307,8 @@ def claims_inputs(wildcards):
     from irmeta.pipeline.paper_inputs import paper_inputs
 
     inputs = paper_inputs(COLLECTIONS, ["kendall_tau", "discriminative_power", "stability"], rarity=False)
-    if REUSABILITY_TABLES:
-        inputs |= paper_inputs(RANKED, ["reusability_summary"], rarity=False)
+    assessed = [name for name in RANKED if "reusability_summary" in collection_tables(name)]
+    inputs |= paper_inputs(assessed, ["reusability_summary"], rarity=False)
     return inputs
 
 

@@ -74,7 +74,7 @@ rule gather_pairwise_tests:
 
 
 rule tabulate_discriminative_power:
-    """Table 1: significant run pairs by the paper's three methods and the paired tests."""
+    """Table 1: significant run pairs by the paper's three methods and the paired tests, and its figure."""
     input:
         scores="results/{collection}/scores.npz",
         pairwise="results/{collection}/tables/pairwise_tests.parquet" if PAIRED_TESTS else [],
@@ -85,13 +85,9 @@ rule tabulate_discriminative_power:
             else []
         ),
     output:
-        table=report(
-            "results/{collection}/tables/discriminative_power.csv",
-            caption="../report/discriminative_power.rst",
-            category="{collection}",
-            subcategory="Discriminative power",
-            labels={"table": "discriminative_power"},
-        ),
+        table=collection_table("discriminative_power"),
+        figure=collection_figure("discriminative_power"),
+        pdf=figure_pdf("discriminative_power"),
     params:
         measures=COMPARISON_MEASURES,
         methods=EXPERIMENTS["discriminative_power"]["methods"],
@@ -117,8 +113,8 @@ rule plot_p_value_curves:
     input:
         table="results/{collection}/tables/pairwise_tests.parquet",
     output:
-        png=collection_figure("p_value_curves", "p_value_curves", "Discriminative power"),
-        pdf="results/{collection}/figures/p_value_curves.pdf",
+        png=collection_figure("p_value_curves"),
+        pdf=figure_pdf("p_value_curves"),
     params:
         levels=EXPERIMENTS["discriminative_power"]["levels"],
     log:

@@ -97,36 +97,12 @@ rule tabulate_judgment_agreement:
     input:
         unpack(judgment_scores),
     output:
-        table=report(
-            "results/{collection}/tables/judgment_agreement.csv",
-            caption="../report/judgment_agreement.rst",
-            category="{collection}",
-            subcategory="Judgment sets",
-            labels={"table": "judgment_agreement"},
-        ),
-        figure=report(
-            "results/{collection}/figures/judgment_agreement.png",
-            caption="../report/judgment_agreement.rst",
-            category="{collection}",
-            subcategory="Judgment sets",
-            labels={"figure": "judgment_agreement"},
-        ),
-        pdf="results/{collection}/figures/judgment_agreement.pdf",
-        reduction=report(
-            "results/{collection}/tables/judgment_reduction.csv",
-            caption="../report/judgment_reduction.rst",
-            category="{collection}",
-            subcategory="Judgment sets",
-            labels={"table": "judgment_reduction"},
-        ),
-        reduction_figure=report(
-            "results/{collection}/figures/judgment_reduction.png",
-            caption="../report/judgment_reduction.rst",
-            category="{collection}",
-            subcategory="Judgment sets",
-            labels={"figure": "judgment_reduction"},
-        ),
-        reduction_pdf="results/{collection}/figures/judgment_reduction.pdf",
+        table=collection_table("judgment_agreement"),
+        figure=collection_figure("judgment_agreement"),
+        pdf=figure_pdf("judgment_agreement"),
+        reduction=collection_table("judgment_reduction"),
+        reduction_figure=collection_figure("judgment_reduction"),
+        reduction_pdf=figure_pdf("judgment_reduction"),
     params:
         judgments=lambda wildcards: JUDGED.get(wildcards.collection, []),
         generated=lambda wildcards: GENERATED_JUDGMENTS if wildcards.collection in REDUCED else [],

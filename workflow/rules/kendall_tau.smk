@@ -2,24 +2,21 @@
 
 
 rule tabulate_kendall_tau:
-    """Figure 2: Kendall tau-b and tau_AP of each measure and alpha against its baseline,
+    """Figure 2 and its table: Kendall tau-b and tau_AP of each measure and alpha against its baseline,
     tau's bootstrap interval over topics and rank-biased overlap."""
     input:
         scores="results/{collection}/scores.npz",
     output:
-        table=report(
-            "results/{collection}/tables/kendall_tau.csv",
-            caption="../report/kendall_tau_table.rst",
-            category="{collection}",
-            subcategory="Kendall tau vs alpha",
-            labels={"table": "kendall_tau"},
-        ),
+        table=collection_table("kendall_tau"),
+        figure=collection_figure("kendall_tau"),
+        pdf=figure_pdf("kendall_tau"),
     params:
         comparisons=EXPERIMENTS["comparisons"],
         tau_ap=EXPERIMENTS["kendall_tau"]["tau_ap"],
         bootstrap_samples=EXPERIMENTS["kendall_tau"]["bootstrap_samples"],
         rbo_p=EXPERIMENTS["kendall_tau"]["rbo_p"],
         seed=EXPERIMENTS["seed"],  # kendall_tau_table adds the bootstrap's SEED_OFFSET
+        label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
     log:
         job_log("tabulate_kendall_tau"),
     benchmark:

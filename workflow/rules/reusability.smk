@@ -8,22 +8,10 @@ rule assess_reusability:
     input:
         unpack(reusability_input),
     output:
-        table=report(
-            "results/{collection}/tables/reusability.csv",
-            caption="../report/reusability.rst",
-            category="{collection}",
-            subcategory="Reusability",
-            labels={"table": "reusability"},
-        ),
-        summary=report(
-            "results/{collection}/tables/reusability_summary.csv",
-            caption="../report/reusability.rst",
-            category="{collection}",
-            subcategory="Reusability",
-            labels={"table": "reusability_summary"},
-        ),
-        figure=collection_figure("reusability", "reusability", "Reusability"),
-        pdf="results/{collection}/figures/reusability.pdf",
+        table=collection_table("reusability"),
+        summary=collection_table("reusability_summary"),
+        figure=collection_figure("reusability"),
+        pdf=figure_pdf("reusability"),
     params:
         measures=[m for m in config["measures"] if m not in IMPORTED_MEASURES],
         alphas=config["alphas"],

@@ -26,17 +26,13 @@ rule sample_stability:
 
 
 rule tabulate_stability:
-    """Table 2: stability of every measure and alpha, absolute and relative fuzziness."""
+    """Table 2: stability of every measure and alpha, absolute and relative fuzziness, and its figure."""
     input:
         counts=shard_files("stability", "npz"),
     output:
-        table=report(
-            "results/{collection}/tables/stability.csv",
-            caption="../report/stability.rst",
-            category="{collection}",
-            subcategory="Stability",
-            labels={"table": "stability"},
-        ),
+        table=collection_table("stability"),
+        figure=collection_figure("stability"),
+        pdf=figure_pdf("stability"),
     params:
         trials=EXPERIMENTS["stability"]["trials"],
         seed=EXPERIMENTS["seed"],  # irmeta.api adds the experiment's SEED_OFFSET

@@ -32,13 +32,7 @@ rule tabulate_swap_sensitivity:
         counts=shard_files("swap", "parquet"),
         scores="results/{collection}/scores.npz",
     output:
-        table=report(
-            "results/{collection}/tables/swap_sensitivity.csv",
-            caption="../report/swap_sensitivity.rst",
-            category="{collection}",
-            subcategory="Swap method",
-            labels={"table": "swap_sensitivity"},
-        ),
+        table=collection_table("swap_sensitivity"),
     params:
         settings=EXPERIMENTS["swap"],
         # Written beside the numbers, so the table says which draws made it.

@@ -2,17 +2,13 @@
 
 
 rule simulate_rare_common:
-    """Figure 1: rank of hypothetical S_rare and S_common systems on one topic against D."""
+    """Figure 1: rank of hypothetical S_rare and S_common systems on one topic against D, table and figure."""
     input:
         judged="results/{collection}/judged.npz",
     output:
-        table=report(
-            "results/{collection}/tables/synthetic_rare_common.csv",
-            caption="../report/synthetic_rare_common.rst",
-            category="{collection}",
-            subcategory="Synthetic rare/common systems",
-            labels={"table": "synthetic_rare_common"},
-        ),
+        table=collection_table("synthetic_rare_common"),
+        figure=collection_figure("synthetic_rare_common"),
+        pdf=figure_pdf("synthetic_rare_common"),
     params:
         settings=EXPERIMENTS["synthetic"],
         rarity_depth=config["rarity_depth"],  # null: the measure's cutoff

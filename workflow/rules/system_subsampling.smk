@@ -29,17 +29,13 @@ rule sample_system_subsets:
 
 
 rule tabulate_system_subsampling:
-    """Table 3: mean and sd of tau per number of systems N (undefined trials counted)."""
+    """Table 3: mean and sd of tau per number of systems N (undefined trials counted), and its figure."""
     input:
         taus=shard_files("system_subsampling", "parquet"),
     output:
-        table=report(
-            "results/{collection}/tables/system_subsampling.csv",
-            caption="../report/system_subsampling.rst",
-            category="{collection}",
-            subcategory="Number of systems",
-            labels={"table": "system_subsampling"},
-        ),
+        table=collection_table("system_subsampling"),
+        figure=collection_figure("system_subsampling"),
+        pdf=figure_pdf("system_subsampling"),
     log:
         job_log("tabulate_system_subsampling"),
     benchmark:

@@ -1,37 +1,22 @@
-# Variance components and topic set size design (issue 21, parts 2 and 3; Sakai 2016);
-# the figure is drawn by plot_collection (report.smk).
+# Variance components and topic set size design (issue 21, parts 2 and 3; Sakai 2016),
+# and the topic set size figure.
 
 
 rule tabulate_variance:
     """Two-way ANOVA of every measure and alpha (anova.csv), the topics each design needs
     from its residual variance V_E (topic_set_size.csv) and the paired t-test's minimum
-    detectable difference at the collection's own topic count."""
+    detectable difference at the collection's own topic count; the figure."""
     input:
         scores="results/{collection}/scores.npz",
     output:
-        anova=report(
-            "results/{collection}/tables/anova.csv",
-            caption="../report/anova.rst",
-            category="{collection}",
-            subcategory="Variance components",
-            labels={"table": "anova"},
-        ),
-        topic_set_size=report(
-            "results/{collection}/tables/topic_set_size.csv",
-            caption="../report/topic_set_size_table.rst",
-            category="{collection}",
-            subcategory="Topic set size",
-            labels={"table": "topic_set_size"},
-        ),
-        minimum_detectable_difference=report(
-            "results/{collection}/tables/minimum_detectable_difference.csv",
-            caption="../report/minimum_detectable_difference.rst",
-            category="{collection}",
-            subcategory="Topic set size",
-            labels={"table": "minimum_detectable_difference"},
-        ),
+        anova=collection_table("anova"),
+        topic_set_size=collection_table("topic_set_size"),
+        minimum_detectable_difference=collection_table("minimum_detectable_difference"),
+        figure=collection_figure("topic_set_size"),
+        pdf=figure_pdf("topic_set_size"),
     params:
         topic_set_size=EXPERIMENTS["topic_set_size"],
+        label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
     log:
         job_log("tabulate_variance"),
     benchmark:

@@ -1,8 +1,12 @@
-"""Rule tabulate_kendall_tau: Figure 2's table with irmeta.metaeval.kendall_tau.kendall_tau_table."""
+"""Rule tabulate_kendall_tau: Figure 2's table with irmeta.metaeval.kendall_tau.kendall_tau_table,
+and the figure (drawn from the table as written)."""
+
+from pathlib import Path
 
 from irmeta.api import kendall_tau_table
+from irmeta.artefacts.figures.collection import plot_kendall_tau
 from irmeta.pipeline.scripts import log_to, run_script
-from irmeta.pipeline.stored_scores import load_scores, write_csv
+from irmeta.pipeline.stored_scores import load_scores, read_table, write_csv
 
 
 def main(smk) -> None:
@@ -13,6 +17,8 @@ def main(smk) -> None:
                               seed=smk.params.seed)
     write_csv(table, smk.output.table)
     log.info("wrote %s (%d rows)", smk.output.table, len(table))
+    plot_kendall_tau({smk.params.label: read_table(smk.output.table, "kendall_tau")},
+                     Path(smk.output.figure).with_suffix(""))
 
 
 run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

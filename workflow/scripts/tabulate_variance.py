@@ -1,9 +1,13 @@
 """Rule tabulate_variance: anova.csv, topic_set_size.csv and minimum_detectable_difference.csv
-with irmeta.metaeval.variance.variance_tables, from scores.npz read once."""
+with irmeta.metaeval.variance.variance_tables, from scores.npz read once, and the topic set
+size figure."""
 
+from pathlib import Path
+
+from irmeta.artefacts.figures.topic_set_size import plot_topic_set_size
 from irmeta.metaeval.variance import variance_tables
 from irmeta.pipeline.scripts import log_to, run_script
-from irmeta.pipeline.stored_scores import load_scores, write_csv
+from irmeta.pipeline.stored_scores import load_scores, read_table, write_csv
 
 
 def main(smk) -> None:
@@ -15,6 +19,9 @@ def main(smk) -> None:
     for name, table in tables.items():
         write_csv(table, getattr(smk.output, name))
         log.info("wrote %s (%d rows)", getattr(smk.output, name), len(table))
+    plot_topic_set_size(read_table(smk.output.topic_set_size, "topic_set_size"),
+                        read_table(smk.output.minimum_detectable_difference, "minimum_detectable_difference"),
+                        Path(smk.output.figure).with_suffix(""), smk.params.label)
 
 
 run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

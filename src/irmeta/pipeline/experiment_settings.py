@@ -30,25 +30,16 @@ def paired_tests(config: Mapping[str, Any]) -> list[str]:
 
 
 def experiment_seed(config: Mapping[str, Any], experiment: str) -> int:
-    """The seed of a randomised experiment (``stability``, ``discriminative_power``,
-    ``system_subsampling``, ``swap_sensitivity``, ``pairwise_tests``, ``judgment_reduction``):
-    ``experiments.seed`` plus the ``SEED_OFFSET`` of its module in :mod:`irmeta.metaeval`,
-    which says how its trials draw."""
-    from irmeta.metaeval import (
-        discriminative_power,
-        judgment_reduction,
-        pairwise_tests,
-        stability,
-        swap_sensitivity,
-        system_subsampling,
-    )
+    """The seed of a randomised experiment's draws (``stability``, ``discriminative_power``,
+    ``pairwise_tests``, ...: the seeds of :mod:`irmeta.pipeline.manifest`):
+    ``experiments.seed`` plus the ``SEED_OFFSET`` of the :mod:`irmeta.metaeval` module
+    the manifest names, which says how its trials draw."""
+    from irmeta.pipeline.manifest import seeds
 
-    modules = {"stability": stability, "discriminative_power": discriminative_power,
-               "system_subsampling": system_subsampling, "swap_sensitivity": swap_sensitivity,
-               "pairwise_tests": pairwise_tests, "judgment_reduction": judgment_reduction}
-    if experiment not in modules:
-        raise ValueError(f"no randomised experiment {experiment!r} (one of {', '.join(modules)})")
-    return int(config["experiments"]["seed"]) + modules[experiment].SEED_OFFSET
+    streams = seeds()
+    if experiment not in streams:
+        raise ValueError(f"no randomised experiment {experiment!r} (one of {', '.join(streams)})")
+    return int(config["experiments"]["seed"]) + streams[experiment].offset()
 
 
 def paper_settings(config: Mapping[str, Any], collections: Mapping[str, Collection]) -> dict[str, dict]:

@@ -1,6 +1,7 @@
 """What the experiment rules need around their :mod:`irmeta.metaeval` calls: the settings
 whose default depends on the collection (resolved once the collection is read), and the
-tables the workflow assembles from several calls.
+tables the workflow assembles from several calls. Which experiments a collection runs or
+skips, and why, is the manifest's (:mod:`irmeta.pipeline.manifest`).
 """
 
 from __future__ import annotations
@@ -14,29 +15,6 @@ import pandas as pd
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.metaeval.stats.stability_trials import topics_per_trial_default
 from irmeta.support.formats import markdown_escape
-
-#: Experiments that read the runs' rankings, not only their scores, and why: with scores
-#: only (a collection's ``scores`` file, no runs) they are skipped, which the log, the
-#: end-of-run summary and the report's experiments.md say with this reason.
-NEEDS_RANKINGS = {
-    "rarity_listing": "it counts S_d, the runs that retrieve each relevant document",
-    "system_subsampling": "it recounts S_d among subsets of the runs and rescores them",
-    "synthetic_rare_common": "it builds new systems from the relevant documents the runs retrieve",
-    "asl": "it reads the rank of every relevant document",
-    "judgment_agreement": "it rescores the runs under other qrels",
-    "reusability": "it rebuilds the pools from the runs' rankings and rescores the runs",
-}
-
-#: Experiments that need only per-topic scores.
-NEEDS_SCORES = ("kendall_tau", "discriminative_power", "stability", "swap_sensitivity")
-
-
-def skipped_experiments(has_runs: bool, wanted: Sequence[str]) -> dict[str, str]:
-    """Of the ``wanted`` experiments, those a collection cannot run, with the reason (a
-    collection with runs runs them all)."""
-    if has_runs:
-        return {}
-    return {name: f"scores only: {NEEDS_RANKINGS[name]}" for name in wanted if name in NEEDS_RANKINGS}
 
 
 def experiments_listing(collection: str, ran: Mapping[str, str], skipped: Mapping[str, str]) -> str:

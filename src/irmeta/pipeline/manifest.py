@@ -1,0 +1,254 @@
+"""The experiment manifest: every experiment of the workflow declared once, with its
+configuration section and the condition under which it runs, its tables and figures,
+what it reads (rankings or scores only), its seeded draws and its report captions.
+
+``workflow/rules/common.smk`` builds from it the targets of each collection, the
+experiments a scores-only collection skips (and why), and the report entries of every
+table and figure (``collection_table``, ``collection_figure``);
+:func:`irmeta.pipeline.experiment_settings.experiment_seed` reads the seeds from it.
+``tests/unit/pipeline/test_manifest.py`` checks it against the rules, the schema and the
+:mod:`irmeta.metaeval` modules.
+
+Figures follow one convention: an experiment's figures are drawn by its own rules (in
+its rule file, ``workflow/rules/<rule_file>``), each by the plot function of
+:mod:`irmeta.artefacts.figures` that its entry names.
+
+Seed offsets have one home, the ``SEED_OFFSET`` constant of the :mod:`irmeta.metaeval`
+module that draws (metaeval must not import the pipeline); an entry names that module
+and :meth:`Seed.offset` reads the constant when asked.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What decides which experiments a collection runs, besides the config."""
+
+    has_runs: bool  #: rankings (runs, or simulated), not only a scores file
+    alternative_judgments: bool  #: the collection names alternative_qrels
+    generated_judgments: bool  #: experiments.judgment_agreement generates judgment sets
+    paired_tests: bool  #: discriminative power's methods include paired tests
+
+
+#: A condition on ``config["experiments"]`` and a collection's :class:`Facts`.
+Condition = Callable[[Mapping[str, Any], Facts], bool]
+
+
+def always(experiments: Mapping[str, Any], facts: Facts) -> bool:
+    """On whatever the settings (the paper's experiments)."""
+    return True
+
+
+@dataclass(frozen=True)
+class Output:
+    """A table (``results/{c}/tables/<name>.csv``) or figure (``results/{c}/figures/<name>.png``
+    and ``.pdf``), with its report entry: ``workflow/report/<caption>.rst`` under the
+    collection's category and ``subcategory`` (``caption`` None: not in the report)."""
+
+    name: str
+    caption: str | None
+    subcategory: str = ""
+    plot: str = ""  #: a figure's plot function, ``module:function`` in irmeta.artefacts.figures
+    when: Condition = always  #: beyond the experiment's own condition
+
+
+@dataclass(frozen=True)
+class Seed:
+    """One stream of random draws: ``experiments.seed`` plus ``module.SEED_OFFSET``."""
+
+    name: str  #: the name experiment_seed takes
+    module: str  #: the irmeta.metaeval module that owns the offset
+
+    def offset(self) -> int:
+        return int(importlib.import_module(self.module).SEED_OFFSET)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One experiment: its config section (``experiments.<section>``, None when it has
+    none) and the condition under which it is on; ``needs`` ``"rankings"`` (the runs'
+    ranked documents; skipped on a scores-only collection, for ``reason``) or ``"scores"``
+    (per-topic scores only, every collection); its rule file, tables, figures and seeds;
+    ``paper``: published_vs_reproduced reads its tables."""
+
+    name: str
+    section: str | None
+    rule_file: str
+    tables: tuple[Output, ...]
+    figures: tuple[Output, ...] = ()
+    needs: Literal["rankings", "scores"] = "scores"
+    reason: str = ""
+    on: Condition = always
+    seeds: tuple[Seed, ...] = ()
+    paper: bool = False
+
+
+def _metaeval(name: str) -> str:
+    return f"irmeta.metaeval.{name}"
+
+
+_FIGURES = "irmeta.artefacts.figures"
+
+#: Every experiment, in the order experiments.md lists them.
+EXPERIMENTS: tuple[Experiment, ...] = (
+    Experiment(
+        "kendall_tau", "kendall_tau", "kendall_tau.smk",
+        tables=(Output("kendall_tau", "kendall_tau_table", "Kendall tau vs alpha"),),
+        figures=(Output("kendall_tau", "kendall_tau", "Kendall tau vs alpha",
+                        f"{_FIGURES}.collection:plot_kendall_tau"),),
+        seeds=(Seed("kendall_tau", _metaeval("kendall_tau")),),  # tau's bootstrap interval
+        paper=True,
+    ),
+    Experiment(
+        "discriminative_power", "discriminative_power", "discriminative_power.smk",
+        tables=(Output("discriminative_power", "discriminative_power", "Discriminative power"),),
+        figures=(
+            Output("discriminative_power", "discriminative_power", "Discriminative power",
+                   f"{_FIGURES}.collection:plot_discriminative_power"),
+            Output("p_value_curves", "p_value_curves", "Discriminative power",
+                   f"{_FIGURES}.pairwise:plot_p_value_curves",
+                   when=lambda experiments, facts: facts.paired_tests),
+        ),
+        seeds=(Seed("discriminative_power", _metaeval("discriminative_power")),
+               Seed("pairwise_tests", _metaeval("pairwise_tests"))),
+        paper=True,
+    ),
+    Experiment(
+        "stability", "stability", "stability.smk",
+        tables=(Output("stability", "stability", "Stability"),),
+        figures=(Output("stability", "stability", "Stability", f"{_FIGURES}.collection:plot_stability"),),
+        seeds=(Seed("stability", _metaeval("stability")),),
+        paper=True,
+    ),
+    Experiment(
+        "swap_sensitivity", "swap", "swap_sensitivity.smk",
+        tables=(Output("swap_sensitivity", "swap_sensitivity", "Swap method"),),
+        on=lambda experiments, facts: bool(experiments["swap"]["measures"]),
+        seeds=(Seed("swap_sensitivity", _metaeval("swap_sensitivity")),),
+        paper=True,
+    ),
+    Experiment(
+        "system_subsampling", "system_subsampling", "system_subsampling.smk",
+        tables=(Output("system_subsampling", "system_subsampling", "Number of systems"),),
+        figures=(Output("system_subsampling", "system_subsampling", "Number of systems",
+                        f"{_FIGURES}.collection:plot_system_subsampling"),),
+        needs="rankings", reason="it recounts S_d among subsets of the runs and rescores them",
+        seeds=(Seed("system_subsampling", _metaeval("system_subsampling")),),
+        paper=True,
+    ),
+    Experiment(
+        "synthetic_rare_common", "synthetic", "synthetic_rare_common.smk",
+        tables=(Output("synthetic_rare_common", "synthetic_rare_common", "Synthetic rare/common systems"),),
+        figures=(Output("synthetic_rare_common", "synthetic_rare_common", "Synthetic rare/common systems",
+                        f"{_FIGURES}.collection:plot_synthetic_rare_common"),),
+        needs="rankings", reason="it builds new systems from the relevant documents the runs retrieve",
+        paper=True,
+    ),
+    Experiment(
+        "rarity_listing", None, "rarity_listing.smk",
+        tables=(Output("rarity_listing", "rarity", "Rarity"),),
+        figures=(Output("rarity_distribution", "rarity", "Rarity",
+                        f"{_FIGURES}.collection:plot_rarity_distribution"),),
+        needs="rankings", reason="it counts S_d, the runs that retrieve each relevant document",
+        paper=True,
+    ),
+    Experiment(
+        "asl", "asl", "asl_analysis.smk",
+        tables=(Output("asl_reordering", "asl", "Atomized Search Length"), Output("asl_rrie", None)),
+        figures=(Output("asl_histogram", "asl", "Atomized Search Length", f"{_FIGURES}.asl:plot_asl_histogram"),
+                 Output("asl_difference", "asl", "Atomized Search Length",
+                        f"{_FIGURES}.asl:plot_asl_difference_histogram")),
+        needs="rankings", reason="it reads the rank of every relevant document",
+        on=lambda experiments, facts: bool(experiments["asl"]["enabled"]),
+    ),
+    Experiment(
+        "reusability", "reusability", "reusability.smk",
+        tables=(Output("reusability", "reusability", "Reusability"),
+                Output("reusability_summary", "reusability", "Reusability")),
+        figures=(Output("reusability", "reusability", "Reusability", f"{_FIGURES}.reusability:plot_reusability"),),
+        needs="rankings", reason="it rebuilds the pools from the runs' rankings and rescores the runs",
+        on=lambda experiments, facts: bool(experiments["reusability"]["enabled"]),
+    ),
+    Experiment(
+        "variance", "topic_set_size", "variance.smk",
+        tables=(Output("anova", "anova", "Variance components"),
+                Output("topic_set_size", "topic_set_size_table", "Topic set size"),
+                Output("minimum_detectable_difference", "minimum_detectable_difference", "Topic set size")),
+        figures=(Output("topic_set_size", "topic_set_size", "Topic set size",
+                        f"{_FIGURES}.topic_set_size:plot_topic_set_size"),),
+    ),
+    Experiment(
+        "judgment_agreement", "judgment_agreement", "judgment_agreement.smk",
+        tables=(Output("judgment_agreement", "judgment_agreement", "Judgment sets"),
+                Output("judgment_reduction", "judgment_reduction", "Judgment sets")),
+        figures=(Output("judgment_agreement", "judgment_agreement", "Judgment sets",
+                        f"{_FIGURES}.judgments:plot_judgment_agreement"),
+                 Output("judgment_reduction", "judgment_reduction", "Judgment sets",
+                        f"{_FIGURES}.judgment_reduction:plot_judgment_reduction")),
+        needs="rankings", reason="it rescores the runs under other qrels",
+        on=lambda experiments, facts: facts.alternative_judgments or facts.generated_judgments,
+        seeds=(Seed("judgment_reduction", _metaeval("judgment_reduction")),),
+    ),
+)
+
+#: Rule files that belong to no one experiment: the steps every experiment reads
+#: (campaign, ingest, scores, rarity), the report and the collection properties.
+INFRASTRUCTURE_RULE_FILES = ("common.smk", "simulate.smk", "download.smk", "ingest.smk", "score.smk",
+                             "report.smk", "collection_properties.smk")
+
+
+def experiment(name: str) -> Experiment:
+    """The manifest entry of an experiment."""
+    for entry in EXPERIMENTS:
+        if entry.name == name:
+            return entry
+    raise ValueError(f"no experiment {name!r} in the manifest (one of {', '.join(e.name for e in EXPERIMENTS)})")
+
+
+def is_on(entry: Experiment, experiments: Mapping[str, Any], facts: Facts) -> bool:
+    """Is the experiment configured on (whether or not the collection can run it)?"""
+    return entry.on(experiments, facts)
+
+
+def runs_on(entry: Experiment, experiments: Mapping[str, Any], facts: Facts) -> bool:
+    """Does the collection run the experiment: on, and its rankings when it needs them."""
+    return is_on(entry, experiments, facts) and (entry.needs == "scores" or facts.has_runs)
+
+
+def collection_tables(experiments: Mapping[str, Any], facts: Facts, *, paper: bool = False) -> list[str]:
+    """The tables a collection gets (``paper``: only those published_vs_reproduced reads), in manifest order."""
+    return [table.name for entry in EXPERIMENTS if runs_on(entry, experiments, facts) and (entry.paper or not paper)
+            for table in entry.tables if table.when(experiments, facts)]
+
+
+def collection_figures(experiments: Mapping[str, Any], facts: Facts) -> list[str]:
+    """The figures a collection gets, in manifest order."""
+    return [figure.name for entry in EXPERIMENTS if runs_on(entry, experiments, facts)
+            for figure in entry.figures if figure.when(experiments, facts)]
+
+
+def skipped(experiments: Mapping[str, Any], facts: Facts) -> dict[str, str]:
+    """The experiments configured on that the collection cannot run, with the reason
+    (experiments.md, the log and the end-of-run summary say it)."""
+    return {entry.name: f"scores only: {entry.reason}" for entry in EXPERIMENTS
+            if is_on(entry, experiments, facts) and not runs_on(entry, experiments, facts)}
+
+
+def output(kind: Literal["tables", "figures"], name: str) -> Output:
+    """The manifest's table or figure of that name (its report entry)."""
+    for entry in EXPERIMENTS:
+        for item in getattr(entry, kind):
+            if item.name == name:
+                return item
+    raise ValueError(f"no {kind[:-1]} {name!r} in the experiment manifest")
+
+
+def seeds() -> dict[str, Seed]:
+    """Every seeded stream of draws, by name."""
+    return {seed.name: seed for entry in EXPERIMENTS for seed in entry.seeds}

@@ -4,8 +4,8 @@
 #   snakemake --cores 2 --config collections=[trec8]      # TREC-8 from data_root
 #   snakemake -n                                          # what would run
 #
-# Settings: config/config.yaml (schema: workflow/schemas/config.schema.yaml);
-# collections: config/collections/<name>.yaml (workflow/schemas/collection.schema.yaml).
+# Settings: config/config.yaml (schema: src/irmeta/pipeline/schemas/config.schema.yaml);
+# collections: config/collections/<name>.yaml (src/irmeta/pipeline/schemas/collection.schema.yaml).
 from snakemake.utils import min_version
 
 min_version("9.0")

@@ -5,7 +5,7 @@ Every name and value is refused with one line naming it and its valid range: an 
 name as Python refuses an unknown keyword (a ``TypeError``, with the closest known name),
 a value of the wrong type as a ``TypeError``, a value out of range as a ``ValueError``.
 The ranges are those ``irmeta score``'s options and the workflow's config schema
-(``workflow/schemas/config.schema.yaml``) already enforce, so the API, the CLI and the
+(``irmeta/pipeline/schemas/config.schema.yaml``) already enforce, so the API, the CLI and the
 pipeline accept the same values.
 
 A measure option (``gains``, ``beta``, ``asl_unretrieved``, or one a plugin measure
@@ -26,12 +26,9 @@ from typing import Any
 
 import numpy as np
 
-from irmeta.campaign.rarity import RARITY_FUNCTIONS
 from irmeta.measures.alpha import Alpha, alpha_label, parse_alpha
-from irmeta.measures.asl import UNRETRIEVED_CHOICES
-from irmeta.measures.graded import normalise_gains
 from irmeta.measures.names import MAX_CUTOFF, Measure, parse_measure
-from irmeta.measures.registry import MEASURES
+from irmeta.measures.registry import MEASURES, checked_option
 
 INT64_MAX = 2**63 - 1
 DEFAULT_ALPHAS: tuple[Alpha, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -133,13 +130,44 @@ def items(name: str, value: Any, *, empty: bool = False) -> list:
     return out
 
 
+def first_repeat(values: Sequence[Any], canonical: Any = None) -> tuple[int, int] | None:
+    """(i, j), j < i, of the first value equal to an earlier one once both are spelled by
+    ``canonical`` (``P_10`` and ``P@10`` are one measure, 0.5 and ``"0.50"`` one alpha),
+    None when every value is distinct. The one test of every list-valued setting."""
+    seen: dict[Any, int] = {}
+    for i, value in enumerate(values):
+        key = value if canonical is None else canonical(value)
+        if key in seen:
+            return i, seen[key]
+        seen[key] = i
+    return None
+
+
+def refuse_repeats(name: str, values: Sequence[Any], canonical: Any = None, *, config: bool = False) -> None:
+    """A ValueError naming the first value given twice: ``measures[1]: 'P_10' is P@10,
+    given already as measures[0]`` (``config``: as a config's keys are named,
+    ``key 'measures.1': ... as measures.0``)."""
+    repeat = first_repeat(values, canonical)
+    if repeat is None:
+        return
+    i, j = repeat
+    spelled = canonical(values[i]) if canonical is not None else values[i]
+    same = "" if str(spelled) == str(values[i]) else f" is {spelled},"
+    at, before = (f"key '{name}.{i}'", f"{name}.{j}") if config else (f"{name}[{i}]", f"{name}[{j}]")
+    raise ValueError(f"{at}: {shown(values[i])}{same} given already as {before}")
+
+
 def measure_names(name: str, value: Any, *, empty: bool = False) -> list[Measure]:
-    """Measure names (or :class:`Measure`), parsed; a lone name is refused, not split into letters."""
+    """Measure names (or :class:`Measure`), parsed, none twice however spelled; a lone
+    name is refused, not split into letters."""
     listed = items(name, value, empty=empty)
     for i, m in enumerate(listed):
         if not isinstance(m, (str, Measure)):
             raise TypeError(f"{name}[{i}] must be a measure name such as 'P@10', not {type(m).__name__} {shown(m)}")
-    return [parse_measure(m) for m in listed]
+    parsed = [parse_measure(m) for m in listed]
+    refuse_repeats(name, [str(m) if isinstance(m, Measure) else m for m in listed],
+                   lambda m: str(parse_measure(m)))
+    return parsed
 
 
 def alpha_list(name: str, value: Any) -> list[Alpha]:
@@ -170,18 +198,9 @@ def _option_default(name: str, value: Any) -> bool:
 
 
 def _option_value(name: str, value: Any) -> Any:
-    """The value of a shipped measure option, checked as the CLI and config check it."""
-    if name == "gains":
-        return normalise_gains(value)
-    if name == "beta":
-        return number("beta", value, 0.0)
-    if name == "asl_unretrieved":
-        return choice("asl_unretrieved", value, UNRETRIEVED_CHOICES)
-    if name == "p":  # RBP's persistence
-        return number("p", value, 0.0, 1.0, open_low=True, open_high=True)
-    if name == "rarity":
-        return choice("rarity", value, RARITY_FUNCTIONS)
-    return value  # a plugin's option: its function checks it
+    """The value of a shipped measure option, checked by the option's own check (the
+    measure registry's: the same that reads it in a name, a config or a flag)."""
+    return checked_option(name, value)
 
 
 def score_settings(caller: str, measures: Any, given: Mapping[str, Any], own: Iterable[str] = ()) -> ScoreSettings:
@@ -220,7 +239,7 @@ def score_settings(caller: str, measures: Any, given: Mapping[str, Any], own: It
 
 # ------------------------------------------------ the meta-evaluation's parameters
 #
-# Ranges of the config schema's `experiments` (workflow/schemas/config.schema.yaml).
+# Ranges of the config schema's `experiments` (irmeta/pipeline/schemas/config.schema.yaml).
 
 #: The swap method counts comparisons per bin of |difference| / bin_width, an array as
 #: long as the largest difference over bin_width: finer bins than this would need
@@ -244,9 +263,11 @@ def trials_of(name: str, value: Any, *, ranges: bool = True) -> range:
 
 
 def levels_of(name: str, value: Any) -> list[float]:
-    """Significance levels, each in (0, 1)."""
-    return [number(f"{name}[{i}]", x, 0.0, 1.0, open_low=True, open_high=True)
-            for i, x in enumerate(items(name, value))]
+    """Significance levels, each in (0, 1), none twice."""
+    levels = [number(f"{name}[{i}]", x, 0.0, 1.0, open_low=True, open_high=True)
+              for i, x in enumerate(items(name, value))]
+    refuse_repeats(name, levels)
+    return levels
 
 
 def fuzziness_of(name: str, value: Any) -> list[dict]:
@@ -258,6 +279,7 @@ def fuzziness_of(name: str, value: Any) -> list[dict]:
                              f"not {shown(setting)}")
         out.append({"mode": choice(f"{name}[{i}]['mode']", setting["mode"], FUZZINESS_MODES),
                     "value": number(f"{name}[{i}]['value']", setting["value"], 0.0)})
+    refuse_repeats(name, out, lambda f: (f["mode"], f["value"]))
     return out
 
 
@@ -266,13 +288,11 @@ def method_list(name: str, value: Any) -> list[str]:
     a plugin's too), none twice."""
     from irmeta.metaeval.stats.registry import TESTS, unknown_test
 
-    out = []
-    for i, method in enumerate(items(name, value)):
+    out = items(name, value)
+    for i, method in enumerate(out):
         if not isinstance(method, str) or method not in TESTS:
             raise ValueError(f"{name}[{i}]: {unknown_test(method)}")
-        if method in out:
-            raise ValueError(f"{name}[{i}]: {method} is given twice")
-        out.append(method)
+    refuse_repeats(name, out)
     return out
 
 
@@ -280,11 +300,8 @@ def correction_list(name: str, value: Any) -> list[str]:
     """Corrections of the paired tests: ``none`` or the registry's, none twice."""
     from irmeta.metaeval.stats.registry import correction_names
 
-    out = []
-    for i, c in enumerate(items(name, value)):
-        out.append(choice(f"{name}[{i}]", c, correction_names(none=True)))
-        if out[-1] in out[:-1]:
-            raise ValueError(f"{name}[{i}]: {c} is given twice")
+    out = [choice(f"{name}[{i}]", c, correction_names(none=True)) for i, c in enumerate(items(name, value))]
+    refuse_repeats(name, out)
     return out
 
 

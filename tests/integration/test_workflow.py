@@ -352,11 +352,10 @@ def test_the_python_api_gives_the_pipelines_tables(demo, tmp_path):
     and the API does not: neither changes a result)."""
     import irmeta.api as api
     from irmeta.measures.names import measure_label, parse_measure
-    from irmeta.pipeline.config import validate_config
+    from irmeta.pipeline.config_checks import validate_config
     from irmeta.pipeline.stored_scores import write_csv
 
-    config = validate_config(yaml.safe_load((demo / "config" / "config.yaml").read_text()), "config.yaml",
-                             schema_dir=demo / "workflow" / "schemas")
+    config = validate_config(yaml.safe_load((demo / "config" / "config.yaml").read_text()), "config.yaml")
     experiments = config["experiments"]
     scores = pd.read_parquet(demo / "results" / "demo" / "scores.parquet")
     scores = scores.astype({c: object for c in ("run", "qid", "measure", "alpha", "averaging")})

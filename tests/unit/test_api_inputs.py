@@ -268,7 +268,7 @@ _META = [
     (api.discriminative_power_table, {"levels": 0.05}, "levels must be a list"),
     (api.discriminative_power_table, {"permutations": 0}, "permutations must be an integer >= 1"),
     (api.discriminative_power_table, {"methods": []}, "methods is empty"),
-    (api.discriminative_power_table, {"methods": ["bogus"]}, "methods[0] must be one of"),
+    (api.discriminative_power_table, {"methods": ["bogus"]}, "methods[0]: unknown test 'bogus'"),
     (api.discriminative_power_table, {"seed": -1}, "seed must be an integer >= 0"),
     (api.discriminative_power_table, {"seed": 1.5}, "seed must be an integer"),
     (api.discriminative_power_table, {"null": [1, 2]}, "null must be"),

@@ -12,7 +12,9 @@ from pathlib import Path
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
-from irmeta.pipeline import config as irconfig
+from irmeta.pipeline import collection_config as ircollections
+from irmeta.pipeline import config_checks as irconfig
+from irmeta.pipeline.config_schema import read_exponent_numbers, load_schema, schema_path
 from irmeta.pipeline import experiment_settings as irsettings
 from irmeta.pipeline import manifest as irmanifest
 from irmeta.metaeval.judgment_reduction import check_set_names, generated_set_names
@@ -20,19 +22,20 @@ from irmeta.pipeline.properties import properties_rarity_depth
 
 
 RUN_STARTED = time.time()  # job logs written after this are this run's (onerror reads them)
-SCHEMA_DIR = Path(workflow.basedir) / "workflow" / "schemas"
 COLLECTIONS_DIR = Path("config/collections")
 
-# One validation of the schema, Snakemake's, which fills in its defaults. Its error is a
-# many-line dump, so on failure irmeta.pipeline.config finds the same fault and names its
-# key on one line. Then what a schema cannot say (measure names, alphas, experiments on
-# unscored measures), and measure_options become parameters of the measure names.
+# One validation of the schema (the library's package data), Snakemake's, which fills in
+# its defaults; numbers YAML 1.1 reads as text (1e-9) read as numbers first. Its error is
+# a many-line dump, so on failure irmeta.pipeline.config_checks finds the same fault and
+# names its key on one line. Then what a schema cannot say (measure names, alphas, tests,
+# experiments on unscored measures), and measure_options become parameters of the names.
 CONFIG_SOURCE = " + ".join(map(str, workflow.configfiles)) or "config"
+read_exponent_numbers(config, load_schema("config.schema.yaml"))
 try:
-    validate(config, schema="../schemas/config.schema.yaml")
+    validate(config, schema=str(schema_path("config.schema.yaml")))
 except WorkflowError:
     try:
-        irconfig.validate_config(config, CONFIG_SOURCE, schema_dir=SCHEMA_DIR)
+        irconfig.validate_config(config, CONFIG_SOURCE)
     except ValueError as exc:
         raise WorkflowError(str(exc)) from None
     raise
@@ -46,8 +49,8 @@ except ValueError as exc:
 # path stops the workflow here, at parse time, on one line naming the file and the key;
 # with missing_data: skip, a collection whose data is absent is skipped with a warning.
 try:
-    COLLECTIONS, DATA_WARNINGS = irconfig.available_collections(
-        config, COLLECTIONS_DIR, base_dir=Path.cwd(), schema_dir=SCHEMA_DIR
+    COLLECTIONS, DATA_WARNINGS = ircollections.available_collections(
+        config, COLLECTIONS_DIR, base_dir=Path.cwd()
     )
 except (ValueError, FileNotFoundError) as exc:
     raise WorkflowError(str(exc)) from None

@@ -12,7 +12,7 @@ import numpy as np
 
 from irmeta.campaign.postings import Postings, RelevanceMatrix
 from irmeta.measures.cutoffs import measure_depth
-from irmeta.measures.registry import MeasureDefinition, register
+from irmeta.measures.registry import MeasureDefinition, register, register_option_check
 
 Unretrieved = Literal["paper", "plus_one", "depth"]
 
@@ -43,9 +43,13 @@ def _padded_depth(matrix: RelevanceMatrix, cutoff: int | None, unretrieved: str)
     return measure_depth(matrix, cutoff, "ASL padded to the depth") if unretrieved == "depth" else 0
 
 
-def _check_unretrieved(unretrieved: str) -> None:
-    if unretrieved not in UNRETRIEVED_CHOICES:
-        raise ValueError(f"unretrieved must be one of {', '.join(UNRETRIEVED_CHOICES)}, not {unretrieved!r}")
+def _check_unretrieved(unretrieved: object) -> str:
+    if not isinstance(unretrieved, str) or unretrieved not in UNRETRIEVED_CHOICES:
+        raise ValueError(f"asl_unretrieved must be one of {', '.join(UNRETRIEVED_CHOICES)}, not {unretrieved!r}")
+    return unretrieved
+
+
+register_option_check("asl_unretrieved", _check_unretrieved)
 
 
 def unretrieved_value(found: np.ndarray, returned: np.ndarray, k: int,

@@ -60,7 +60,7 @@ import numpy as np
 
 from irmeta.campaign.postings import Postings, RelevanceMatrix
 from irmeta.measures.cutoffs import divide_by_relevant
-from irmeta.measures.registry import MeasureDefinition, register
+from irmeta.measures.registry import MeasureDefinition, register, register_option_check
 
 GainMap = Mapping[int, float]
 
@@ -241,11 +241,19 @@ def ndcg_jk(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | Non
     return _dcg(matrix, cutoff, gains, "jk", normalised=True)
 
 
-def _check_beta(beta: float) -> float:
+def _check_beta(beta: object) -> float:
+    """Sakai's beta: a finite number >= 0 (a TypeError for no number, as the API refuses a
+    wrong type)."""
+    if isinstance(beta, (bool, np.bool_)) or not isinstance(beta, (int, float, np.integer, np.floating)):
+        raise TypeError(f"beta must be a number >= 0, not {type(beta).__name__} {beta!r}")
     b = float(beta)
     if not np.isfinite(b) or b < 0:
-        raise ValueError(f"beta must be finite and >= 0, not {beta!r}")
+        raise ValueError(f"beta must be a finite number >= 0, not {beta!r}")
     return b
+
+
+register_option_check("beta", _check_beta)
+register_option_check("gains", normalise_gains)
 
 
 def _blended(matrix: RelevanceMatrix, cutoff: int | None, gains: GainMap | None,

@@ -28,7 +28,7 @@ import numpy as np
 
 from irmeta.campaign.rarity import check_rarity_function
 from irmeta.measures.alpha import Alpha, alpha_label, parse_alpha
-from irmeta.measures.registry import MEASURES, MeasureDefinition
+from irmeta.measures.registry import MEASURES, MeasureDefinition, checked_option
 
 MAX_CUTOFF = 2**31 - 1  # ranks are int32
 
@@ -175,6 +175,11 @@ def _canonical(text: str, definition: MeasureDefinition, key: str, value: object
         return None
     if declared is not None:
         _check_kind(text, key, value, parsed, declared.default)
+    if not hasattr(definition, "source"):  # a shipped family (a plugin's has a source): its option's range
+        try:
+            checked_option(key, parsed)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"measure {text!r}: {exc}") from None
     if isinstance(parsed, dict):
         return "{" + ",".join(f"{grade}:{_number(gain)}" for grade, gain in sorted(parsed.items())) + "}"
     return _number(parsed) if isinstance(parsed, float) else str(parsed)

@@ -31,7 +31,7 @@ from irmeta.campaign.rarity import LINEAR, check_rarity_function
 from irmeta.measures.alpha import Alpha
 from irmeta.measures.graded import GainMap, _check_cutoff, _gain_postings, judgment_gains, normalise_gains
 from irmeta.measures.rareness import RARITY_OPTION, alpha_weights, rarity_cutoff, rarity_for
-from irmeta.measures.registry import MeasureDefinition, register
+from irmeta.measures.registry import MeasureDefinition, register, register_option_check
 
 if TYPE_CHECKING:
     from irmeta.campaign.rarity import Rarity
@@ -39,11 +39,18 @@ if TYPE_CHECKING:
 PERSISTENCE = 0.8  # Moffat and Zobel's p, ir_measures' default
 
 
-def _persistence(p: float) -> float:
+def _persistence(p: object) -> float:
+    """RBP's persistence: a number strictly between 0 and 1 (p = 1 weighs every rank alike
+    and sums without bound; p = 0 reads rank 1 only)."""
+    if isinstance(p, (bool, np.bool_)) or not isinstance(p, (int, float, np.integer, np.floating)):
+        raise TypeError(f"RBP's persistence p must be a number in (0, 1), not {type(p).__name__} {p!r}")
     value = float(p)
     if not 0.0 < value < 1.0:
         raise ValueError(f"RBP's persistence p must be in (0, 1), not {p!r}")
     return value
+
+
+register_option_check("p", _persistence)
 
 
 def rbp_gains(matrix: RelevanceMatrix, gains: GainMap | None = None) -> np.ndarray:

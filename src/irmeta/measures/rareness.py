@@ -22,7 +22,7 @@ from irmeta.measures.alpha import PER_TOPIC_ALPHA, Alpha, check_unit_alphas, par
 from irmeta.measures.cutoffs import cut_at, divide_by_relevant
 from irmeta.measures.names import parse_measure
 from irmeta.measures.precision import average_precision, precision
-from irmeta.measures.registry import MeasureDefinition, register
+from irmeta.measures.registry import MeasureDefinition, register, register_option_check
 
 if TYPE_CHECKING:
     from irmeta.campaign.rarity import Rarity
@@ -137,6 +137,7 @@ def average_precision_rareness_norm(matrix: RelevanceMatrix, cutoff: int | None,
 
 
 RARITY_OPTION = ("rarity",)  # every rareness family declares it
+register_option_check("rarity", check_rarity_function)
 
 
 def configured_rarity_functions(measures: Iterable[str]) -> list[str]:

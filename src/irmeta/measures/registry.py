@@ -31,7 +31,25 @@ class MeasureDefinition:
 
 MEASURES: dict[str, MeasureDefinition] = {}
 
+#: The shipped options' checks, by option name (``p``, ``beta``, ``gains``...): each takes
+#: the value as a name or a setting gives it and returns it checked, or raises a one-line
+#: ValueError. The one place an option's range is known: names (``RBP(p=1)@10``), the
+#: config's ``measure_options``, the API's keywords and the CLI's flags all call it.
+OPTION_CHECKS: dict[str, Callable[[object], object]] = {}
+
 
 def register(definition: MeasureDefinition) -> MeasureDefinition:
     MEASURES[definition.family] = definition
     return definition
+
+
+def register_option_check(name: str, check: Callable[[object], object]) -> None:
+    """Declare how the option ``name`` of the shipped families is checked."""
+    OPTION_CHECKS[name] = check
+
+
+def checked_option(name: str, value: object) -> object:
+    """``value`` of the option ``name`` checked by its registered check (a plugin's
+    option has none: its function checks it)."""
+    check = OPTION_CHECKS.get(name)
+    return value if check is None else check(value)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from irmeta.campaign.files import resolve_paths, run_name_from_path
 
 if TYPE_CHECKING:
-    from irmeta.pipeline.config import Collection
+    from irmeta.pipeline.collection_config import Collection
 
 
 def check_collection_paths(collection: Collection) -> list[Path]:

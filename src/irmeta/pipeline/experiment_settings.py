@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from irmeta.pipeline.config import Collection
+from irmeta.pipeline.collection_config import Collection
 
 
 def comparison_measures(config: Mapping[str, Any]) -> list[str]:

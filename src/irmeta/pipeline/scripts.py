@@ -40,7 +40,7 @@ def run_script(main, smk) -> None:
     """Run a workflow script's ``main``; a known input fault ends it with one line in the
     log (file, line and what is wrong) instead of a traceback, exit status 1; Ctrl-C with
     ``irmeta: interrupted``, exit status 130."""
-    from irmeta.pipeline.config import load_config_plugins, register_imported_measures
+    from irmeta.pipeline.config_checks import load_config_plugins, register_imported_measures
     from irmeta.pipeline.download import DownloadError
 
     try:

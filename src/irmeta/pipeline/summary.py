@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from irmeta.artefacts.summary import run_summary, summary_tables
-from irmeta.pipeline.config import Collection
+from irmeta.pipeline.collection_config import Collection
 from irmeta.pipeline.properties import read_properties
 from irmeta.pipeline.stored_scores import read_table
 

@@ -58,7 +58,8 @@ def test_an_alpha_past_the_limit_is_refused_in_one_line():
 
 def test_api_and_config_refuse_a_huge_alpha_alike(tmp_path):
     import irmeta
-    from irmeta.pipeline.config import ConfigError, check_alphas
+    from irmeta.pipeline.config_checks import check_alphas
+    from irmeta.pipeline.config_schema import ConfigError
 
     qrels, run = tmp_path / "qrels", tmp_path / "run"
     qrels.write_text("1 0 a 1\n1 0 b 1\n")

@@ -29,7 +29,8 @@ from irmeta.metaeval.stats.correlation import (
     rank_biased_overlap,
     rbo_ext,
 )
-from irmeta.pipeline.config import ConfigError, validate_config
+from irmeta.pipeline.config_checks import validate_config
+from irmeta.pipeline.config_schema import ConfigError
 
 TOL = 1e-12
 P100 = [{"measure": "P_rareness@100", "baseline": "P@100"}]

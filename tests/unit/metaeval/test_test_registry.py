@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -27,9 +26,10 @@ from irmeta.metaeval.score_matrices import ScoreMatrix
 from irmeta.metaeval.stats.own_tests import load_plugins, register_test
 from irmeta.metaeval.stats.paired_tests import paired_t, run_test
 from irmeta.metaeval.stats.registry import SHIPPED, TESTS, parse_test_name, registered_tests
+from irmeta.pipeline.config_schema import schema_path
 from irmeta.support.plugin_import import PluginWarning
 
-SCHEMA = Path(__file__).resolve().parents[3] / "workflow" / "schemas" / "config.schema.yaml"
+SCHEMA = schema_path("config.schema.yaml")
 
 
 @pytest.fixture
@@ -64,7 +64,8 @@ def my_t(scores):
 
 
 def test_the_schema_names_no_test_and_the_config_takes_the_registrys(tmp_path):
-    from irmeta.pipeline.config import ConfigError, load_config
+    from irmeta.pipeline.config_checks import load_config
+    from irmeta.pipeline.config_schema import ConfigError
 
     power = yaml.safe_load(SCHEMA.read_text())["properties"]["experiments"]["properties"]["discriminative_power"]
     for key in ("methods", "corrections"):

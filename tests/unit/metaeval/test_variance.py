@@ -25,7 +25,8 @@ from irmeta.metaeval.variance import (
     topic_set_size_table,
     variance_tables,
 )
-from irmeta.pipeline.config import ConfigError, validate_config
+from irmeta.pipeline.config_checks import validate_config
+from irmeta.pipeline.config_schema import ConfigError
 
 DESIGN = {"alpha_level": 0.05, "beta": 0.2, "min_differences": [0.02, 0.05, 0.1], "systems": [2, 10, 50]}
 STATSMODELS_ROWS = {"system": "C(system)", "topic": "C(topic)", "residual": "Residual"}

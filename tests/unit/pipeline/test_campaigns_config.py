@@ -8,7 +8,8 @@ import yaml
 
 from campaigns import REPO
 from irmeta.measures.names import parse_measure
-from irmeta.pipeline.config import check_config, load_collection, validate_config
+from irmeta.pipeline.collection_config import load_collection
+from irmeta.pipeline.config_checks import check_config, validate_config
 from irmeta.pipeline.properties import properties_rarity_depth
 
 

@@ -10,18 +10,15 @@ import yaml
 
 from campaigns import REPO
 from irmeta.measures.names import parse_measure as parse
-from irmeta.pipeline.config import (
-    CONFIG_SCHEMA,
-    SCHEMA_DIR,
-    ConfigError,
+from irmeta.pipeline.collection_config import (
     available_collections,
-    check_collection_paths,
     load_collection,
     load_collections,
-    load_config,
     resolve_data_root,
-    validate_config,
 )
+from irmeta.pipeline.collection_paths import check_collection_paths
+from irmeta.pipeline.config_checks import load_config, validate_config
+from irmeta.pipeline.config_schema import CONFIG_SCHEMA, ConfigError, schema_path
 from irmeta.pipeline.experiment_settings import comparison_measures, experiment_seed, paired_tests, paper_settings
 
 ROOT = REPO
@@ -45,8 +42,12 @@ def _one_line(exc: pytest.ExceptionInfo) -> str:
 # ------------------------------------------------------------------------ shipped
 
 
-def test_schemas_are_the_workflows():
-    assert SCHEMA_DIR.resolve() == (ROOT / "workflow" / "schemas").resolve()
+def test_the_schemas_are_the_librarys_package_data():
+    # one owner: the library ships them, the workflow reads them through it
+    import irmeta
+
+    assert schema_path().parent == Path(irmeta.__file__).parent / "pipeline" / "schemas"
+    assert not (ROOT / "workflow" / "schemas").exists()
 
 
 def test_shipped_config_is_valid():
@@ -114,11 +115,11 @@ def test_library_and_snakemake_agree_on_defaults(data):
     exactly what snakemake.utils.validate would; then the test registry's default methods."""
     from snakemake.utils import validate
 
-    from irmeta.pipeline.config import validate as schema_validate
+    from irmeta.pipeline.config_schema import validate as schema_validate
 
     ours = schema_validate(data, CONFIG_SCHEMA, source="config")
     theirs = copy.deepcopy(data)
-    validate(theirs, str(SCHEMA_DIR / CONFIG_SCHEMA))
+    validate(theirs, str(schema_path(CONFIG_SCHEMA)))
     assert ours == theirs
     assert ours["experiments"]["stability"]["fuzziness"]  # nested defaults are filled in too
     checked = validate_config(data)
@@ -350,7 +351,7 @@ def test_invalid_yaml_is_one_line(tmp_path):
 
 
 def test_measure_options_become_parameters_of_the_names():
-    from irmeta.pipeline.config import with_measure_options
+    from irmeta.pipeline.config_checks import with_measure_options
 
     config = {
         "measures": ["nDCG@10", "P_100", "Q@100", "nDCG(gains={1:5})@5", "ASL"],
@@ -371,10 +372,10 @@ def test_measure_options_become_parameters_of_the_names():
 def test_averaging_without_all_is_refused_before_any_job():
     # The experiments read means over every qrels topic; without them a job would fail
     # with a KeyError deep in a script.
-    from irmeta.pipeline.config import check_config
+    from irmeta.pipeline.config_checks import check_config
 
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    checked = validate_config(config, "config.yaml", schema_dir=ROOT / "workflow" / "schemas")
+    checked = validate_config(config, "config.yaml")
     with pytest.raises(ConfigError, match=r"config.yaml: key 'averaging': \['returned'\] lacks 'all'"):
         check_config(dict(checked, averaging=["returned"]), "config.yaml")
 
@@ -421,7 +422,8 @@ def test_bad_new_config_values_are_named(tmp_path, data, key):
 
 
 def test_imported_measures_need_a_scores_file_and_a_name_of_their_own(tmp_path):
-    from irmeta.pipeline.config import check_collection_measures, imported_only
+    from irmeta.pipeline.collection_config import check_collection_measures
+    from irmeta.pipeline.config_checks import imported_only
 
     config = validate_config({"imported_measures": {"nugget_recall": "lower"},
                               "measures": ["P@100", "nugget_recall"],

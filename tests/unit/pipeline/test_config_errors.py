@@ -14,7 +14,8 @@ import yaml
 
 from irmeta.cli import main
 from irmeta.metaeval.stats.swap_trials import draw_topic_pairs
-from irmeta.pipeline.config import ConfigError, load_config
+from irmeta.pipeline.config_checks import load_config
+from irmeta.pipeline.config_schema import ConfigError
 from irmeta.pipeline.experiments import check_swap_topic_set_size
 from irmeta.pipeline.steps import ingest_collection
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from irmeta.pipeline.collection_config import load_collection
 from irmeta.pipeline.collection_paths import check_collection_paths
-from irmeta.pipeline.config import load_collection
 from irmeta.pipeline.summary import job_errors
 
 

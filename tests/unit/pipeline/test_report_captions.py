@@ -14,7 +14,7 @@ from docutils.core import publish_parts
 from jinja2 import Environment
 
 from campaigns import REPO
-from irmeta.pipeline.config import validate_config
+from irmeta.pipeline.config_checks import validate_config
 
 ROOT = REPO
 CAPTIONS = sorted((ROOT / "workflow" / "report").glob("*.rst"))

@@ -8,7 +8,6 @@ import importlib
 import re
 
 import pytest
-import yaml
 
 from campaigns import REPO
 from dry_run import dry_run_outputs

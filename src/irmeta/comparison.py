@@ -49,9 +49,10 @@ from irmeta.artefacts.tables import latex_table, markdown_table
 from irmeta.measures.averaging import AVERAGING_NAMES, Scores
 from irmeta.measures.names import measure_label, parse_measure
 from irmeta.metaeval.stats.blocks import run_pairs
+from irmeta.metaeval.stats.pair_differences import finite_or_missing
 from irmeta.metaeval.stats.paired_tests import pair_summary, run_test
 from irmeta.metaeval.stats.registry import CORRECTIONS, NO_CORRECTION, TESTS, correction_names, resolve
-from irmeta.support.formats import Markup, check_tsv_names, markdown_escape, refuse_non_finite
+from irmeta.support.formats import Markup, check_tsv_names, markdown_escape, refuse_infinite, refuse_non_finite
 
 FORMATS = ("markdown", "latex", "tsv")
 COLUMNS = ("run", "measure", "mean", "baseline", "difference", "p_value", "p_adjusted", "effect_size_dz",
@@ -213,7 +214,7 @@ def _measure_rows(label: str, values: np.ndarray, means: np.ndarray, runs: list[
     return pd.DataFrame({
         "run": names[r], "measure": label, "mean": means[r], "baseline": names[s],
         "difference": means[r] - means[s], "p_value": p[k], "p_adjusted": adjusted[k],
-        "effect_size_dz": sign * summary.effect_size_dz[pair],
+        "effect_size_dz": finite_or_missing(sign * summary.effect_size_dz[pair]),
         "ci_low": np.where(forward, summary.ci_low[pair], -summary.ci_high[pair]),
         "ci_high": np.where(forward, summary.ci_high[pair], -summary.ci_low[pair]),
         "significant": adjusted[k] < plan.level}, columns=list(COLUMNS))
@@ -317,7 +318,9 @@ def comparison_tsv(table: pd.DataFrame, digits: int | None = None) -> str:
     check_tsv_names("measure", pd.unique(table["measure"]))
     for column in _NUMBERS:
         values = table[column].to_numpy(np.float64)
-        refuse_non_finite(values, lambda i, column=column: (
+        # d_z is missing (empty) where every difference is the same non-zero value: d/0
+        refuse = refuse_infinite if column == "effect_size_dz" else refuse_non_finite
+        refuse(values, lambda i, column=column: (
             f"compare's {column} of {table['measure'].iat[i]} for run {table['run'].iat[i]} against "
             f"{table['baseline'].iat[i]}"))
     return table.to_csv(sep="\t", index=False, lineterminator="\n",

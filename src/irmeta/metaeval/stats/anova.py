@@ -44,7 +44,8 @@ def residual_variance(scores: np.ndarray) -> float:
 def _f_ratio(ms: float, ms_residual: float) -> float:
     """ms / ms_residual, for a matrix the additive model fits exactly (ms_residual = 0):
     0 when the factor has no variation either (no evidence: p = 1), inf otherwise
-    (p = 0), as the pairwise tests treat 0/0 and d/0."""
+    (p = 0), as the pairwise tests treat 0/0 and d/0; the table shows that inf as a
+    missing F (no table holds an infinity), its p-value 0."""
     if ms_residual > 0:
         return ms / ms_residual
     return 0.0 if ms == 0 else float("inf")
@@ -94,5 +95,5 @@ def two_way_anova(scores: np.ndarray) -> pd.DataFrame:
             f = _f_ratio(ms, ms_residual)
             p = float(stats.f.sf(f, df[source], df["residual"]))
             omega = _omega_squared(ss[source], df[source], ms_residual, ss["total"])
-        rows.append((source, ss[source], df[source], ms, f, p, omega))
+        rows.append((source, ss[source], df[source], ms, f if np.isfinite(f) else np.nan, p, omega))
     return pd.DataFrame(rows, columns=list(ANOVA_COLUMNS))

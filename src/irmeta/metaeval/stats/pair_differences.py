@@ -57,6 +57,14 @@ def studentize(numerator: np.ndarray, denominator: np.ndarray | float) -> np.nda
     return np.where(numerator == 0, 0.0, out)
 
 
+def finite_or_missing(values: np.ndarray) -> np.ndarray:
+    """``values`` with +-inf as NaN, a table's missing entry: a studentised statistic or
+    effect size of differences that are all the same non-zero value is d/0, undefined,
+    and no table holds an infinity (its p-value, 0, says what there is to say)."""
+    values = np.asarray(values, dtype=np.float64)
+    return np.where(np.isinf(values), np.nan, values)
+
+
 def mean_and_variance(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Row means and unbiased variances (ddof 1), with scipy's ``ttest_1samp`` operations:
     mean((d - mean)^2) * n / (n - 1)."""

@@ -28,6 +28,7 @@ from irmeta.metaeval.stats.multiple_testing import adjusted_pvalue_columns
 from irmeta.metaeval.stats.pair_differences import (
     PairTest,
     checked_scores,
+    finite_or_missing,
     mean_and_variance,
     n_pairs,
     pair_blocks,
@@ -157,7 +158,9 @@ def pairwise_tests(scores: np.ndarray, runs: Sequence[str], methods: Iterable[st
     """Every test of ``methods`` on every pair of runs of one measure's (runs, topics)
     matrix: one row per (method, pair) with :data:`TABLE_COLUMNS`, methods in the order
     given, pairs in ``run_pairs`` order of the byte-sorted names (run_a < run_b,
-    mean_difference = a - b). Each method's pairs are one family for the corrections.
+    mean_difference = a - b). Each method's pairs are one family for the corrections. A
+    statistic or effect size that is +-inf (every difference the same non-zero value) is
+    missing (NaN, null in Parquet): the table holds no infinity; its p-value says 0.
     The caller adds the measure (and alpha). Same inputs and seed: identical bytes.
     ``methods`` None: every registered paired test."""
     m, names = runs_in_byte_order(scores, runs)
@@ -171,8 +174,9 @@ def pairwise_tests(scores: np.ndarray, runs: Sequence[str], methods: Iterable[st
         test = run_test(method, m, permutations, seed, budget)
         frames.append(pd.DataFrame({
             "method": method, "run_a": run_a, "run_b": run_b, "mean_difference": summary.mean_difference,
-            "statistic": test.statistic, "p_value": test.p_value, **adjusted_pvalue_columns(test.p_value),
-            "effect_size_dz": summary.effect_size_dz, "effect_size_e": summary.effect_size_e,
+            "statistic": finite_or_missing(test.statistic), "p_value": test.p_value,
+            **adjusted_pvalue_columns(test.p_value), "effect_size_dz": finite_or_missing(summary.effect_size_dz),
+            "effect_size_e": finite_or_missing(summary.effect_size_e),
             "ci_low": summary.ci_low, "ci_high": summary.ci_high}, columns=list(TABLE_COLUMNS)))
     if not frames:
         return pd.DataFrame({c: pd.Series(dtype=object if c in ("method", "run_a", "run_b") else np.float64)

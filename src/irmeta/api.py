@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from irmeta import settings as check
+import irmeta.settings as check
 from irmeta.campaign.errors import TrecFormatWarning
 from irmeta.campaign.in_memory import reader, run_sources, to_qrels
 from irmeta.campaign.judge import judge_each

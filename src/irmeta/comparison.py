@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from irmeta import settings as check
+import irmeta.settings as check
 from irmeta.api import DEFAULT_MEASURES, DEFAULT_SEED, score_checked
 from irmeta.artefacts.tables import latex_table, markdown_table
 from irmeta.measures.averaging import AVERAGING_NAMES, Scores

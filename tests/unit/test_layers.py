@@ -25,11 +25,12 @@ def _modules() -> list[tuple[str, Path]]:
                   for p in ROOT.rglob("*.py"))
 
 
-def _imports(path: Path, me: str) -> set[str]:
-    """Every irmeta module ``path`` imports, absolute or relative, anywhere in the file."""
+def _imports(path: Path, me: str, tree: ast.AST | None = None) -> set[str]:
+    """Every irmeta module ``path`` imports, absolute or relative, anywhere in the file
+    (or in ``tree``, its syntax with some parts removed)."""
     package = me if path.name == "__init__.py" else me.rpartition(".")[0]
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(path.read_text()) if tree is None else tree):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names if alias.name.split(".")[0] == "irmeta"}
         elif isinstance(node, ast.ImportFrom):
@@ -66,6 +67,51 @@ def test_imports_go_down_only(module, path):
 def test_the_registry_imports_no_measure():
     registry = ROOT / "measures" / "registry.py"
     assert not {t for t in _imports(registry, "irmeta.measures.registry") if _top(t) == "measures"}
+
+
+def _runtime_imports(path: Path, me: str) -> set[str]:
+    """:func:`_imports` less those under ``if TYPE_CHECKING:`` (annotations only, never run)."""
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            node.body = [ast.Pass()]
+    return _imports(path, me, tree)
+
+
+def test_no_import_circle():
+    """No module imports, even lazily, one that imports it back (a package's lazy
+    attributes and annotation-only imports aside): each piece of code has one side."""
+    modules = dict(_modules())
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        targets = set()
+        for target in _runtime_imports(path, module):
+            parts = target.split(".")
+            while parts and ".".join(parts) not in modules:
+                parts.pop()
+            # importing a package's submodule runs the package: not an edge back to it
+            if parts and ".".join(parts) != module and not module.startswith(".".join(parts) + "."):
+                targets.add(".".join(parts))
+        graph[module] = targets
+    graph["irmeta"] = set()  # irmeta/__init__.py's lazy __getattr__ only forwards to the API
+    seen: dict[str, int] = {}
+    path_stack: list[str] = []
+
+    def visit(module: str) -> None:
+        seen[module] = 1
+        path_stack.append(module)
+        for target in sorted(graph[module]):
+            if seen.get(target) == 1:
+                circle = path_stack[path_stack.index(target):] + [target]
+                raise AssertionError(f"import circle: {' -> '.join(circle)}")
+            if target not in seen:
+                visit(target)
+        path_stack.pop()
+        seen[module] = 2
+
+    for module in sorted(graph):
+        if module not in seen:
+            visit(module)
 
 
 def test_the_test_registry_imports_no_test():

@@ -351,8 +351,6 @@ def write_claims(table: pd.DataFrame, out: str | Path, collections: Sequence[str
     texts = table_texts(claims_wide(table, collections), claims_caption(table), name="claims")
     extras = []
     if unfilled is not None and len(unfilled):
-        from irmeta.artefacts.claims_unfilled import unfilled_lines
-
         extras.append(table_texts(pd.DataFrame({"not filled": unfilled_lines(unfilled)}), UNFILLED_CAPTION,
                                   name="unfilled"))
     if properties is not None:
@@ -386,3 +384,14 @@ def filled_claims(table: pd.DataFrame) -> pd.DataFrame:
         return table
     filled = table["note"].isna() | (table["note"].astype(str) == "")
     return table[filled].drop(columns="note").reset_index(drop=True).infer_objects()
+
+
+def unfilled_lines(unfilled: pd.DataFrame) -> list[str]:
+    """One sentence per claim, protocol and reason: the comparisons and collections it
+    leaves unfilled, for the list under the claims table."""
+    out = []
+    for (claim, protocol, note), rows in unfilled.groupby(["claim", "protocol", "note"], sort=False):
+        what = claim if not protocol else f"{claim} ({protocol})"
+        comparisons = dict.fromkeys(f"{m} vs {b}" for m, b in zip(rows["measure"], rows["baseline"]))
+        out.append(f"{what}, {', '.join(comparisons)} on {', '.join(dict.fromkeys(rows['collection']))}: {note}.")
+    return out

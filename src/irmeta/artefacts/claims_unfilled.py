@@ -89,14 +89,3 @@ def _why(claim: str, protocol: str, frames: Mapping[str, pd.DataFrame], label: s
     if frames.get("reusability_summary") is None:
         return f"{label} has no reusability table (no run groups, or scores only)"
     return f"the measure or the baseline has no {protocol.split('+')[-1]} rarity row in the reusability table"
-
-
-def unfilled_lines(unfilled: pd.DataFrame) -> list[str]:
-    """One sentence per claim, protocol and reason: the comparisons and collections it
-    leaves unfilled, for the list under the claims table."""
-    out = []
-    for (claim, protocol, note), rows in unfilled.groupby(["claim", "protocol", "note"], sort=False):
-        what = claim if not protocol else f"{claim} ({protocol})"
-        comparisons = dict.fromkeys(f"{m} vs {b}" for m, b in zip(rows["measure"], rows["baseline"]))
-        out.append(f"{what}, {', '.join(comparisons)} on {', '.join(dict.fromkeys(rows['collection']))}: {note}.")
-    return out

@@ -12,9 +12,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+import irmeta.measures.score_files.pieces as piece_reader
 from irmeta.campaign.errors import TrecFormatError
 from irmeta.campaign.tokens import NUMBER, WHITESPACE, Lines, tokenise, utf8_column
-from irmeta.measures.score_files import pieces as piece_reader
 from irmeta.measures.score_files.pieces import (
     _FIELDS,
     _MEASURE,

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+import irmeta.measures.score_files.pieces as piece_reader
 from irmeta.campaign.qrels import sort_topics
 from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import AVERAGING_NAMES, Scores, block_means, geometric_means
 from irmeta.measures.names import measure_label, parse_measure
-from irmeta.measures.score_files import pieces as piece_reader
 from irmeta.measures.score_files.mean_rows import checked_means, mean_rows_of
 from irmeta.measures.score_files.rows import COLUMNS, Missing, ScoreRows, TopicOrder
 

@@ -40,7 +40,8 @@ class SignificanceTest:
     ``seed_offset``: added to the experiment's seed for a randomised test's draws (the
     shipped ones share theirs, common random numbers); ``claims``: the correction (or
     ``none``) under which the claims across collections judge discriminative power by
-    it, None: not among the claims' protocols; ``short``: its name in the end-of-run
+    it, None: not among the claims' protocols, and ``claims_note`` what that protocol is
+    in the claims' caption (default: from the description and the correction); ``short``: its name in the end-of-run
     summary's headline (none: not there); ``source``: the plugin's file, "" for a
     shipped test."""
 
@@ -54,6 +55,7 @@ class SignificanceTest:
     default: bool = True
     pvalues: str | Callable[..., Any] | None = None
     claims: str | None = None
+    claims_note: str = ""
     short: str = ""
     source: str = ""
 
@@ -112,22 +114,25 @@ _POWER = "irmeta.metaeval.discriminative_power"
 SHIPPED = (
     SignificanceTest("paper_pairwise", "paper pairwise (authors' script)",
                      "the authors' script: each pair alone by an unpaired test, no correction",
-                     f"{_POWER}:paper_pairwise_counts", kind="all_runs", claims="none", short="per-pair"),
+                     f"{_POWER}:paper_pairwise_counts", kind="all_runs", claims="none", short="per-pair",
+                     claims_note="the authors' script, each pair alone by an unpaired test, no correction"),
     SignificanceTest("tukey_hsd", "Tukey HSD (two-way ANOVA)",
                      "one Tukey HSD over all runs, on the two-way ANOVA residual",
                      f"{_POWER}:tukey_hsd_counts", kind="all_runs", claims="none", short="two-way HSD",
                      pvalues=f"{_STATS}.tukey_hsd:tukey_hsd_pair_pvalues"),
     SignificanceTest("randomised_tukey_hsd", "randomised Tukey HSD", "the permutation form of the Tukey HSD",
                      f"{_POWER}:randomised_tukey_hsd_counts", kind="all_runs", randomised=True, claims="none",
-                     short="randomised HSD"),
+                     short="randomised HSD", claims_note="its permutation form"),
     SignificanceTest("paired_t", "paired t-test", "the two-sided paired t-test",
-                     f"{_STATS}.paired_tests:paired_t", claims="holm"),
+                     f"{_STATS}.paired_tests:paired_t", claims="holm",
+                     claims_note="the paired t-test on each pair, Holm-corrected over all pairs"),
     SignificanceTest("wilcoxon", "Wilcoxon signed-rank test", "Wilcoxon's two-sided signed-rank test",
                      f"{_STATS}.signed_rank:wilcoxon"),
     SignificanceTest("sign", "sign test", "the two-sided sign test", f"{_STATS}.paired_tests:sign"),
     SignificanceTest("randomisation", "paired randomisation test",
                      "Fisher's paired randomisation test on the mean difference",
-                     f"{_STATS}.resampling_tests:randomisation", randomised=True, claims="holm"),
+                     f"{_STATS}.resampling_tests:randomisation", randomised=True, claims="holm",
+                     claims_note="Fisher's paired randomisation test, Holm-corrected over all pairs"),
     SignificanceTest("paired_bootstrap", "paired bootstrap test", "Sakai's studentised paired bootstrap test",
                      f"{_STATS}.resampling_tests:paired_bootstrap", randomised=True, claims="none"),
 )
@@ -203,7 +208,9 @@ def claims_methods() -> dict[str, str]:
         method = test.claims_method
         if method is None:
             continue
-        if not test.paired:
+        if test.claims_note:
+            out[method] = test.claims_note
+        elif not test.paired:
             out[method] = test.description
         elif test.claims == NO_CORRECTION:
             out[method] = f"{test.description}, uncorrected"

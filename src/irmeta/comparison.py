@@ -105,6 +105,9 @@ def compare_plan(test: str = "paired_t", correction: str | None = None, level: f
                  permutations: int = 1000, seed: int = DEFAULT_SEED) -> ComparePlan:
     """The comparison's settings checked, one line each refusal; ``correction`` None is
     the test's own default: ``holm``, or ``none`` for a test over all runs (``tukey_hsd``)."""
+    if isinstance(test, str) and test in TESTS and test not in compare_tests():
+        raise ValueError(f"{test} gives no p-value per pair of runs, so compare cannot use it; expected one of "
+                         f"{', '.join(compare_tests())}")
     if not isinstance(test, str) or test not in compare_tests():
         raise ValueError(f"unknown test {check.shown(test)} for compare; expected one of "
                          f"{', '.join(compare_tests())} (a test of your own: irmeta.register_test, or --plugin)")

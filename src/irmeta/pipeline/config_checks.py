@@ -147,8 +147,13 @@ def check_tests(config: Mapping[str, Any], source: str | Path = "config") -> Non
     registry (its plugins' tests are in by now); the schema names none of them."""
     settings = config["experiments"]["discriminative_power"]
     for i, method in enumerate(settings.get("methods", [])):
+        key = f"key 'experiments.discriminative_power.methods.{i}'"
+        test, plus, correction = str(method).partition("+")
+        if plus and test in TESTS:
+            raise ConfigError(f"{source}: {key}: {method!r}: name the test ({test}) here and its correction "
+                              f"({correction}) in experiments.discriminative_power.corrections")
         if method not in TESTS:  # the schema lets any name through: a plugin's test is known only now
-            raise ConfigError(f"{source}: key 'experiments.discriminative_power.methods.{i}': {unknown_test(method)}")
+            raise ConfigError(f"{source}: {key}: {unknown_test(method)}")
     known = correction_names(none=True)
     for i, correction in enumerate(settings["corrections"]):
         if correction not in known:
@@ -165,7 +170,10 @@ def validate_config(config: Mapping[str, Any], source: str | Path = "config") ->
 def check_config(config: Mapping[str, Any], source: str | Path = "config") -> dict:
     """What a schema cannot say (measure names, alphas, experiments on unscored measures),
     on a configuration the schema has passed; returns it with :func:`with_measure_options`."""
-    load_config_plugins(config)
+    try:
+        load_config_plugins(config)
+    except (OSError, ValueError) as exc:  # a plugin missing or faulty: one line, the file first
+        raise ConfigError(f"{source}: {exc}") from None
     register_imported_measures(config.get("imported_measures") or {}, source)
     check_tests(config, source)
     check_measures(config["measures"], source)

@@ -238,3 +238,27 @@ def test_the_claims_judge_by_a_plugin_test(registry):
 
 def test_register_test_is_part_of_the_api(registry):
     assert irmeta.register_test is register_test
+
+
+@pytest.mark.parametrize("text,message", [
+    ("test_plugins: [missing_plugin.py]\n", r"config.yaml: test_plugins: missing_plugin.py: no such file"),
+    ("experiments: {discriminative_power: {methods: [paired_t+holm]}}\n",
+     r"key 'experiments.discriminative_power.methods.0': 'paired_t\+holm': name the test \(paired_t\) here and "
+     r"its correction \(holm\) in experiments.discriminative_power.corrections"),
+])
+def test_a_config_naming_a_test_wrongly_is_one_line(registry, tmp_path, monkeypatch, text, message):
+    from irmeta.pipeline.config_checks import load_config
+    from irmeta.pipeline.config_schema import ConfigError
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "config.yaml").write_text(text)
+    with pytest.raises(ConfigError, match=message) as caught:
+        load_config(tmp_path / "config.yaml")
+    assert "\n" not in str(caught.value)
+
+
+def test_compare_says_why_it_cannot_use_an_all_runs_test():
+    from irmeta.comparison import compare_plan
+
+    with pytest.raises(ValueError, match="paper_pairwise gives no p-value per pair of runs, so compare cannot use it"):
+        compare_plan("paper_pairwise")

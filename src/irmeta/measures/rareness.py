@@ -81,7 +81,7 @@ def rarity_for(matrix: RelevanceMatrix, k: int, rarity: Rarity | None, rarity_de
     depth = k if rarity_depth is None else rarity_depth
     if depth < k:
         raise ValueError(
-            f"rarity depth {depth} is shallower than the scoring cutoff {k}: documents ranked "
+            f"rarity_depth {depth} is shallower than the scoring cutoff {k}: documents ranked "
             f"below it would count as found by no run"
         )
     cache = {} if cache is None else cache

@@ -7,6 +7,7 @@ all.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass
 
 import numpy as np
@@ -35,7 +36,7 @@ MEASURES: dict[str, MeasureDefinition] = {}
 #: the value as a name or a setting gives it and returns it checked, or raises a one-line
 #: ValueError. The one place an option's range is known: names (``RBP(p=1)@10``), the
 #: config's ``measure_options``, the API's keywords and the CLI's flags all call it.
-OPTION_CHECKS: dict[str, Callable[[object], object]] = {}
+OPTION_CHECKS: dict[str, Callable[[Any], Any]] = {}
 
 
 def register(definition: MeasureDefinition) -> MeasureDefinition:
@@ -43,7 +44,7 @@ def register(definition: MeasureDefinition) -> MeasureDefinition:
     return definition
 
 
-def register_option_check(name: str, check: Callable[[object], object]) -> None:
+def register_option_check(name: str, check: Callable[[Any], Any]) -> None:
     """Declare how the option ``name`` of the shipped families is checked."""
     OPTION_CHECKS[name] = check
 

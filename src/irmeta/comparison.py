@@ -36,6 +36,7 @@ lower is better).
 
 from __future__ import annotations
 
+import csv
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -326,7 +327,8 @@ def comparison_tsv(table: pd.DataFrame, digits: int | None = None) -> str:
         refuse(values, lambda i, column=column: (
             f"compare's {column} of {table['measure'].iat[i]} for run {table['run'].iat[i]} against "
             f"{table['baseline'].iat[i]}"))
-    return table.to_csv(sep="\t", index=False, lineterminator="\n",
+    # fields unquoted, as every TSV irmeta writes: pandas would write a run named '"' as '""""'
+    return table.to_csv(sep="\t", index=False, lineterminator="\n", quoting=csv.QUOTE_NONE,
                         float_format=None if digits is None else f"%.{digits}f")
 
 

@@ -50,7 +50,7 @@ except ValueError as exc:
 # with missing_data: skip, a collection whose data is absent is skipped with a warning.
 try:
     COLLECTIONS, DATA_WARNINGS = ircollections.available_collections(
-        config, COLLECTIONS_DIR, base_dir=Path.cwd()
+        config, COLLECTIONS_DIR, base_dir=Path.cwd(), source=CONFIG_SOURCE
     )
 except (ValueError, FileNotFoundError) as exc:
     raise WorkflowError(str(exc)) from None

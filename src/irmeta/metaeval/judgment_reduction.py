@@ -104,13 +104,18 @@ def _check_fraction(fraction: object) -> float:
     return float(fraction)
 
 
+#: Most trials of a fraction: each is a judgment set every run is scored under, and the
+#: names are listed when the workflow is parsed (10**12 of them exhausted the memory).
+MAX_TRIALS = 1000
+
+
 def generated_sets(pool_depths: Iterable[int], fractions: Iterable[float], trials: int) -> list[GeneratedSet]:
     """Every generated set, in table order: the pool depths as given, then each fraction's
     trials 0..trials-1. A repeated depth or fraction is an error (its rows would repeat)."""
     depths = [_check_depth(d) for d in pool_depths]
     shares = [_check_fraction(f) for f in fractions]
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
-        raise ValueError(f"trials: the trials of each fraction must be an integer >= 1, not {trials!r}")
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or not 1 <= trials <= MAX_TRIALS:
+        raise ValueError(f"trials: the trials of each fraction must be an integer in [1, {MAX_TRIALS}], not {trials!r}")
     listed: tuple[tuple[str, list[str]], ...] = (("pool_depths", [str(d) for d in depths]),
                                                   ("judgment_fractions", [fraction_label(f) for f in shares]))
     for key, values in listed:

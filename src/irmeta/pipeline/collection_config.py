@@ -106,6 +106,10 @@ def collection_file(name_or_path: str | Path, config_dir: str | Path = "config/c
 
 
 def _resolve(text: str, key: str, data_root: Path, base_dir: Path, source: Path) -> str:
+    control = next((c for c in text if not c.isprintable() and c != " "), None)
+    if control is not None:  # a newline in a path would split every message and log line naming it
+        raise ConfigError(f"{source}: key '{key}': {text!r} holds the control character {control!r}; "
+                          f"a collection's paths hold none")
     unknown = [m for m in _PLACEHOLDER.findall(text) if m != DATA_ROOT]
     if unknown:
         raise ConfigError(f"{source}: key '{key}': unknown placeholder {unknown[0]} in {text!r} (only {DATA_ROOT})")
@@ -214,13 +218,20 @@ def available_collections(
     *,
     base_dir: str | Path | None = None,
     check_paths: bool = True,
+    source: str | Path | None = None,
 ) -> tuple[dict[str, Collection], list[str]]:
-    """The collections to process and one warning per skipped collection or missing run."""
+    """The collections to process and one warning per skipped collection or missing run;
+    ``source``, the config's file, is named (with the key) when a collection's file is missing."""
     out: dict[str, Collection] = {}
     warnings: list[str] = []
     skip = config.get("missing_data", "error") == "skip"
-    for name in config["collections"]:
-        collection = load_collection(name, config["data_root"], config_dir, base_dir=base_dir)
+    for i, name in enumerate(config["collections"]):
+        try:
+            collection = load_collection(name, config["data_root"], config_dir, base_dir=base_dir)
+        except FileNotFoundError as exc:  # the collection's own file: the config names it
+            if source is None:
+                raise
+            raise FileNotFoundError(f"{source}: key 'collections.{i}': {exc}") from None
         if check_paths:
             try:
                 files = check_collection_paths(collection)

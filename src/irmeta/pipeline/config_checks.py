@@ -89,6 +89,11 @@ def check_repeats(config: Mapping[str, Any], source: str | Path = "config") -> N
             if isinstance(values, list):
                 lists.append((f"experiments.{section}.{key}", values, canonical))
     for key, values, canonical in lists:
+        for i, value in enumerate(values):  # a value that does not parse, named by its own key
+            try:
+                canonical(value)
+            except ValueError as exc:
+                raise ConfigError(f"{source}: key '{key}.{i}': {exc}") from None
         try:
             refuse_repeats(key, values, canonical, config=True)
         except ValueError as exc:
@@ -135,11 +140,31 @@ def check_topic_set_size(config: Mapping[str, Any], source: str | Path = "config
                           f"must exceed alpha_level = {design['alpha_level']:g}")
 
 
-def load_config_plugins(config: Mapping[str, Any]) -> None:
+def check_generated_sets(config: Mapping[str, Any], source: str | Path = "config") -> None:
+    """``experiments.judgment_agreement``'s generated judgment sets can be listed: no pool
+    depth or fraction twice (0.1 and 0.10000000000001 name one set), trials bounded."""
+    from irmeta.metaeval.judgment_reduction import generated_set_names
+
+    settings = config["experiments"]["judgment_agreement"]
+    try:
+        generated_set_names(settings["pool_depths"], settings["judgment_fractions"], settings["trials"])
+    except ValueError as exc:
+        key, _, detail = str(exc).partition(": ")
+        raise ConfigError(f"{source}: key 'experiments.judgment_agreement.{key}': {detail}") from None
+
+
+def load_config_plugins(config: Mapping[str, Any], source: str | Path | None = None) -> None:
     """Import the config's ``measure_plugins``, then its ``test_plugins`` (from the working
-    directory, as every job does)."""
+    directory, as every job does); with ``source``, a plugin that fails names the config's
+    file and key too."""
     for key in ("measure_plugins", "test_plugins"):
-        load_plugins(config.get(key) or [], Path.cwd(), key)
+        try:
+            load_plugins(config.get(key) or [], Path.cwd(), key)
+        except (ValueError, FileNotFoundError) as exc:
+            if source is None:
+                raise
+            detail = str(exc).removeprefix(f"{key}: ")
+            raise ConfigError(f"{source}: key '{key}': {detail}") from None
 
 
 def check_tests(config: Mapping[str, Any], source: str | Path = "config") -> None:
@@ -170,10 +195,7 @@ def validate_config(config: Mapping[str, Any], source: str | Path = "config") ->
 def check_config(config: Mapping[str, Any], source: str | Path = "config") -> dict:
     """What a schema cannot say (measure names, alphas, experiments on unscored measures),
     on a configuration the schema has passed; returns it with :func:`with_measure_options`."""
-    try:
-        load_config_plugins(config)
-    except (OSError, ValueError) as exc:  # a plugin missing or faulty: one line, the file first
-        raise ConfigError(f"{source}: {exc}") from None
+    load_config_plugins(config, source)
     register_imported_measures(config.get("imported_measures") or {}, source)
     check_tests(config, source)
     check_measures(config["measures"], source)
@@ -192,6 +214,7 @@ def check_config(config: Mapping[str, Any], source: str | Path = "config") -> di
     named["experiments"]["discriminative_power"].setdefault("methods", registered_tests(default_only=True))
     check_experiment_measures(named, source)
     check_topic_set_size(config, source)
+    check_generated_sets(config, source)
     check_shards(named, source)
     return named
 

@@ -106,7 +106,37 @@ def _validator_with_defaults(schema: dict):
     return cls(schema)
 
 
-def _describe(error) -> str:
+def _forbidden(error, data: Any, schema: dict) -> str | None:
+    """For a ``false`` schema's error (``properties: {scores: false}`` in an ``if``/``then``,
+    which jsonschema reports with no path): ``key 'scores' is not allowed with 'simulate'``,
+    the key found where the schema forbids it, the reason from the ``if``."""
+    if len(error.absolute_schema_path) < 3 or list(error.absolute_schema_path)[-2:] != ["then", "properties"]:
+        return None
+    node: Any = schema
+    for part in list(error.absolute_schema_path)[:-2]:
+        node = node[part]
+    parent: Any = data
+    for part in error.absolute_path:
+        parent = parent[part]
+    if not isinstance(parent, dict):
+        return None
+    keys = [k for k, sub in node["then"]["properties"].items() if sub is False and k in parent
+            and parent[k] == error.instance]
+    if not keys:
+        return None
+    condition = node.get("if", {})
+    alternatives = [s.get("required", []) for s in condition.get("not", {}).get("anyOf", [])]
+    if condition.get("required"):
+        why = f"with {' and '.join(repr(k) for k in condition['required'])}"
+    elif alternatives:
+        why = f"without {' or '.join(repr(k) for group in alternatives for k in group)}"
+    else:
+        why = "here"
+    inside = ".".join(str(p) for p in error.absolute_path)
+    return f"key '{inside + '.' if inside else ''}{keys[0]}' is not allowed {why}"
+
+
+def _describe(error, data: Any = None, schema: dict | None = None) -> str:
     """One line for a jsonschema error: which key, what is wrong."""
     path = ".".join(str(p) for p in error.absolute_path)
     where = f"key '{path}'" if path else "top level"
@@ -121,7 +151,8 @@ def _describe(error) -> str:
         inside = f" in '{path}'" if path else ""
         return f"missing key '{missing}'{inside}"
     if error.validator is None and error.schema is False:  # jsonschema gives no path here
-        return f"the value {error.instance!r} is not allowed where it is"
+        forbidden = _forbidden(error, data, schema) if schema is not None else None
+        return forbidden or f"the value {error.instance!r} is not allowed where it is"
     if error.validator == "oneOf" and path == "runs":
         return f"key 'runs': {error.instance!r} is neither a path nor a list of paths"
     item_of = str(error.absolute_path[0]) if len(error.absolute_path) == 2 else ""
@@ -151,7 +182,7 @@ def validate(data: Any, schema_name: str, *, source: str | Path) -> dict:
     validator = _validator_with_defaults(schema)
     error = best_match(validator.iter_errors(data))
     if error is not None:
-        raise ConfigError(f"{source}: {_describe(error)}")
+        raise ConfigError(f"{source}: {_describe(error, data, schema)}")
     return data
 
 

@@ -46,11 +46,17 @@ def import_plugins(modules: Sequence[str], base: str | Path, registries: Sequenc
         _import_one(str(entry), Path(base), registries, key)
 
 
+def _shown(entry: str) -> str:
+    """A plugin entry in a message: as written, or quoted when it is empty or holds a
+    space at an end or a control character (a newline would split the line)."""
+    return entry if entry and entry.isprintable() and entry.strip() == entry else repr(entry)
+
+
 def _import_one(entry: str, base: Path, registries: Sequence[MutableMapping], key: str) -> None:
     if entry.endswith(".py"):
         path = (base / entry).resolve()
         if not path.is_file():
-            raise FileNotFoundError(f"{key}: {entry}: no such file")
+            raise FileNotFoundError(f"{key}: {_shown(entry)}: no such file")
         name = "irmeta_plugin_" + re.sub(r"\W", "_", str(path))
         if name in sys.modules:
             return
@@ -63,7 +69,7 @@ def _import_one(entry: str, base: Path, registries: Sequence[MutableMapping], ke
         return
     if (base / entry).is_file() or not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*", entry):
         what = "a folder" if (base / entry).is_dir() else ("a file" if (base / entry).is_file() else "neither")
-        raise ValueError(f"{key}: {entry}: not a Python module: give a .py file or a dotted module name "
+        raise ValueError(f"{key}: {_shown(entry)}: not a Python module: give a .py file or a dotted module name "
                          f"(this is {what})")
     if str(base.resolve()) not in sys.path:
         sys.path.insert(0, str(base.resolve()))

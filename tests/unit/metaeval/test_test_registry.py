@@ -241,7 +241,7 @@ def test_register_test_is_part_of_the_api(registry):
 
 
 @pytest.mark.parametrize("text,message", [
-    ("test_plugins: [missing_plugin.py]\n", r"config.yaml: test_plugins: missing_plugin.py: no such file"),
+    ("test_plugins: [missing_plugin.py]\n", r"config.yaml: key 'test_plugins': missing_plugin.py: no such file"),
     ("experiments: {discriminative_power: {methods: [paired_t+holm]}}\n",
      r"key 'experiments.discriminative_power.methods.0': 'paired_t\+holm': name the test \(paired_t\) here and "
      r"its correction \(holm\) in experiments.discriminative_power.corrections"),

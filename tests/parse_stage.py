@@ -16,10 +16,9 @@ from hypothesis import strategies as st
 
 from campaigns import REPO
 from irmeta.metaeval.judgment_reduction import check_set_names, generated_set_names
-from irmeta.pipeline import collection_config, config_checks, config_schema
+from irmeta.pipeline import collection_config, config_checks, config_schema, manifest
 from irmeta.pipeline.config_schema import CONFIG_SCHEMA
 from irmeta.pipeline.experiment_settings import comparison_measures, paired_tests
-from irmeta.pipeline.experiments import skipped_experiments
 from irmeta.pipeline.properties import properties_rarity_depth
 from irmeta.pipeline.scripts import shard_trials
 from schema_strategies import from_schema
@@ -89,11 +88,15 @@ def parse_stage(config: Any, source: str, workdir: Path) -> dict:
         generated = generated_set_names(judgments["pool_depths"], judgments["judgment_fractions"], judgments["trials"])
     except ValueError as exc:
         raise ValueError(f"{source}: experiments.judgment_agreement.{exc}") from None
+    paired = paired_tests(config)
     for collection in collections.values():
         check_set_names(collection.alternative_qrels, generated, f"{collection.source}: alternative_qrels")
-        skipped_experiments(collection.has_runs, ["rarity_listing", "asl", "reusability", "judgment_agreement"])
+        facts = manifest.Facts(has_runs=collection.has_runs, alternative_judgments=bool(collection.alternative_qrels),
+                               generated_judgments=bool(generated), paired_tests=bool(paired))
+        manifest.skipped(config["experiments"], facts)
+        manifest.collection_tables(config["experiments"], facts)
+        manifest.collection_figures(config["experiments"], facts)
     comparison_measures(config)
-    paired_tests(config)
     properties_rarity_depth(config["measures"], config["rarity_depth"])
     shards = config["experiments"]["shards"]
     for total in (config["experiments"]["stability"]["trials"], len(generated)):

@@ -1,0 +1,26 @@
+"""Runs as rankings: per run and topic the documents in trec_eval's order (score
+descending, ties by docid descending), as the document-order measures of
+:mod:`irmeta.metaeval.reproducibility` read them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from irmeta.campaign.runs import Runs
+
+Ranking = dict[str, list[str]]  # topic -> documents, best first
+
+
+def rankings_of(runs: Runs) -> dict[str, Ranking]:
+    """Every run's ranking per topic it returned, topics in the runs' order of codes."""
+    docids = np.asarray(runs.docids.to_pylist(), dtype=object)
+    out: dict[str, Ranking] = {}
+    order = np.lexsort((runs.rank, runs.qid, runs.run))
+    run, qid, doc = runs.run[order], runs.qid[order], docids[runs.docid[order]]
+    starts = np.flatnonzero(np.diff(run.astype(np.int64) * (len(runs.topics) + 1) + qid, prepend=-1))
+    ends = np.append(starts[1:], len(run))
+    for s, e in zip(starts, ends):
+        out.setdefault(runs.names[run[s]], {})[runs.topics[qid[s]]] = doc[s:e].tolist()
+    for name in runs.names:
+        out.setdefault(name, {})
+    return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from irmeta.campaign.runs import Runs
+from irmeta.campaign.runs import RunFile, Runs
 
 Ranking = dict[str, list[str]]  # topic -> documents, best first
 
@@ -24,3 +24,14 @@ def rankings_of(runs: Runs) -> dict[str, Ranking]:
     for name in runs.names:
         out.setdefault(name, {})
     return out
+
+
+def ranking_of_file(run: RunFile) -> Ranking:
+    """One run read by :func:`~irmeta.campaign.runs.ordered_run` (rows already in
+    trec_eval's order, topics in blocks) as its ranking per topic."""
+    qid = run.qid.indices.to_numpy(zero_copy_only=False)
+    topics = run.qid.dictionary.to_pylist()
+    docs = np.asarray(run.docid.dictionary.to_pylist(), dtype=object)[run.docid.indices.to_numpy(zero_copy_only=False)]
+    starts = np.flatnonzero(np.diff(qid.astype(np.int64), prepend=-1))
+    ends = np.append(starts[1:], len(qid))
+    return {topics[qid[s]]: docs[s:e].tolist() for s, e in zip(starts, ends)}

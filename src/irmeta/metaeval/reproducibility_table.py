@@ -163,5 +163,5 @@ def _warned(value: float, message: str) -> float:
 
 
 def _nrmse(original: np.ndarray, reproduced: np.ndarray, label: str) -> float:
-    return _warned(rm.nrmse(original, reproduced), f"nRMSE of {label} is undefined: the original's scores are "
-                   "not all in [0, 1]: left empty")
+    return _warned(rm.nrmse(original, reproduced), f"nRMSE of {label} is undefined (an original score is outside "
+                   "[0, 1]): left empty")

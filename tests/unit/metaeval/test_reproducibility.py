@@ -241,8 +241,22 @@ def test_refusals_and_undefined_values():
     assert math.isnan(same["er"].iat[0])
     asl = _toy_scores(np.array([[[2.0, 4.0, 6.0], [3.0, 5.0, 1.0], [1.0, 2.0, 3.0]]]), ["b", "b2", "a"], ("ASL",))
     pair = Reproduction("b", "b2", {"t0": ["d1", "d2"]}, {"t0": ["d2", "d1"]})
-    with pytest.warns(ReproducibilityWarning, match=r"nRMSE of ASL is undefined.*not all in \[0, 1\]"):
+    outside = r"nRMSE of ASL is undefined \(an original score is outside \[0, 1\]\)"
+    with pytest.warns(ReproducibilityWarning, match=outside):
         table = reproducibility_table(asl, asl, pair, Reproduction("a", "a", {"t0": ["d1"]}, {"t0": ["d1"]}))
     assert math.isnan(table["nrmse_baseline"].iat[0]) and table["rmse_baseline"].iat[0] > 0
     with pytest.raises(ValueError, match="setting must be one of"):
         reproducibility_table(s, s, pair, pair, setting="elsewhere")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_kendall_tau_b_equals_scipy_with_ties(seed):
+    from scipy.stats import kendalltau
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 300))
+    x, y = rng.integers(0, 1 + n // (1 + seed), n), rng.integers(0, n, n)
+    expected = kendalltau(x, y).statistic
+    ours = rm.kendall_tau_b(x, y)
+    assert (math.isnan(ours) and math.isnan(expected)) or ours == pytest.approx(expected, abs=TOL)
+    assert math.isnan(rm.kendall_tau_b(np.zeros(5, dtype=np.int64), y[:5]))

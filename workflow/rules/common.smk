@@ -108,6 +108,7 @@ FACTS = {
         alternative_judgments=bool(c.alternative_qrels),
         generated_judgments=bool(GENERATED_JUDGMENTS),
         paired_tests=bool(PAIRED_TESTS),
+        reproductions=c.reproductions is not None,
     )
     for name, c in COLLECTIONS.items()
 }

@@ -1,0 +1,47 @@
+# Did the reproduction reproduce? (issue 28): Breuer et al.'s reproducibility measures for
+# the runs a collection's reproductions file pairs with their reproductions.
+
+
+def reproducibility_input(wildcards):
+    """scores.npz, the reproductions file, the run files (their rankings) and, for
+    reproductions on another collection, that collection's scores.npz."""
+    collection = COLLECTIONS[wildcards.collection]
+    inputs = {
+        "scores": f"results/{collection.name}/scores.npz",
+        "reproductions": str(collection.reproductions),
+        "runs": ingest_input(wildcards)["runs"],
+    }
+    if collection.reproductions_collection is not None:
+        inputs["other_scores"] = f"results/{collection.reproductions_collection}/scores.npz"
+    return inputs
+
+
+rule tabulate_reproducibility:
+    """KTU, RBO, RMSE, nRMSE, ER, Delta RI and t-tests of every baseline and advanced run
+    against their reproductions: tables/reproducibility.csv and the ER-Delta RI figure."""
+    input:
+        unpack(reproducibility_input),
+    output:
+        table=collection_table("reproducibility"),
+        figure=collection_figure("reproducibility"),
+        pdf=figure_pdf("reproducibility"),
+    params:
+        measures=EXPERIMENTS["reproducibility"]["measures"],
+        alphas=config["alphas"],
+        baselines=EXPERIMENTS["reproducibility"]["baselines"],
+        ktu_cutoff=EXPERIMENTS["reproducibility"]["ktu_cutoff"],
+        rbo_p=EXPERIMENTS["reproducibility"]["rbo_p"],
+        rbo_depth=EXPERIMENTS["reproducibility"]["rbo_depth"],
+        reading=ingest_options,
+        label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
+    log:
+        job_log("tabulate_reproducibility"),
+    benchmark:
+        job_benchmark("tabulate_reproducibility")
+    resources:
+        mem_mb=mem_mb_from_input(2),
+        runtime=30,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/tabulate_reproducibility.py"

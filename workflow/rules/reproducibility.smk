@@ -2,20 +2,6 @@
 # the runs a collection's reproductions file pairs with their reproductions.
 
 
-def reproducibility_input(wildcards):
-    """scores.npz, the reproductions file, the run files (their rankings) and, for
-    reproductions on another collection, that collection's scores.npz."""
-    collection = COLLECTIONS[wildcards.collection]
-    inputs = {
-        "scores": f"results/{collection.name}/scores.npz",
-        "reproductions": str(collection.reproductions),
-        "runs": ingest_input(wildcards)["runs"],
-    }
-    if collection.reproductions_collection is not None:
-        inputs["other_scores"] = f"results/{collection.reproductions_collection}/scores.npz"
-    return inputs
-
-
 rule tabulate_reproducibility:
     """KTU, RBO, RMSE, nRMSE, ER, Delta RI and t-tests of every baseline and advanced run
     against their reproductions: tables/reproducibility.csv and the ER-Delta RI figure."""

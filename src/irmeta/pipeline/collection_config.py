@@ -248,7 +248,19 @@ def available_collections(
                 warnings.append(f"collection {name}: {len(absent)} official run(s) missing: {', '.join(absent)}")
         check_collection_measures(collection, config)
         out[collection.name] = collection
+    check_reproductions(out, config["collections"])
     return out, warnings
+
+
+def check_reproductions(collections: Mapping[str, Collection], named: Iterable[str]) -> None:
+    """A reproductions file exists, and the collection it names is one of the config's."""
+    for c in collections.values():
+        source = c.source or c.name
+        if c.reproductions is not None and not c.reproductions.is_file():
+            raise ConfigError(f"{source}: key 'reproductions': {c.reproductions}: no such file")
+        if c.reproductions_collection is not None and c.reproductions_collection not in named:
+            raise ConfigError(f"{source}: key 'reproductions.collection': {c.reproductions_collection!r} is not "
+                              f"among the config's collections ({', '.join(named)})")
 
 
 def check_collection_measures(collection: Collection, config: Mapping[str, Any]) -> None:

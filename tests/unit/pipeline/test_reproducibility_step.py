@@ -107,3 +107,27 @@ def test_the_figure_reads_only_defined_points(tmp_path):
     assert rows["series"].tolist() == ["AP", "P_rareness@100 (alpha 1)"]
     paths = plot_reproducibility(table, tmp_path / "fig")
     assert [p.suffix for p in paths] == [".png", ".pdf"] and all(p.stat().st_size > 0 for p in paths)
+
+
+def test_collection_key_reproductions_is_read_and_checked(tmp_path):
+    from irmeta.pipeline.collection_config import check_reproductions, load_collection
+
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("original\treproduced\n")
+    base = "name: {n}\nqrels: q.txt\nruns: runs\n"
+    (tmp_path / "same.yaml").write_text(base.format(n="same") + "reproductions: pairs.tsv\n")
+    (tmp_path / "other.yaml").write_text(base.format(n="other") + "reproductions: {path: pairs.tsv, collection: x}\n")
+    same = load_collection(tmp_path / "same.yaml", tmp_path, base_dir=tmp_path)
+    other = load_collection(tmp_path / "other.yaml", tmp_path, base_dir=tmp_path)
+    assert same.reproductions == pairs and same.reproductions_collection is None
+    assert other.reproductions == pairs and other.reproductions_collection == "x"
+    check_reproductions({"same": same}, ["same"])
+    with pytest.raises(ConfigError, match=r"other.yaml: key 'reproductions.collection': 'x' is not among the "
+                                          r"config's collections \(same, other\)"):
+        check_reproductions({"same": same, "other": other}, ["same", "other"])
+    pairs.unlink()
+    with pytest.raises(ConfigError, match=r"same.yaml: key 'reproductions': .*pairs.tsv: no such file"):
+        check_reproductions({"same": same}, ["same"])
+    (tmp_path / "bad.yaml").write_text(base.format(n="bad") + "reproductions: {path: pairs.tsv}\n")
+    with pytest.raises(ConfigError, match="reproductions"):
+        load_collection(tmp_path / "bad.yaml", tmp_path, base_dir=tmp_path)

@@ -35,3 +35,17 @@ def ranking_of_file(run: RunFile) -> Ranking:
     starts = np.flatnonzero(np.diff(qid.astype(np.int64), prepend=-1))
     ends = np.append(starts[1:], len(qid))
     return {topics[qid[s]]: docs[s:e].tolist() for s, e in zip(starts, ends)}
+
+
+def scored_rankings_of(runs: Runs) -> dict[str, dict[str, tuple[list[str], np.ndarray]]]:
+    """Every run's (documents, scores) per topic it returned, in trec_eval's order: what
+    :mod:`irmeta.campaign.degrade` degrades."""
+    docids = np.asarray(runs.docids.to_pylist(), dtype=object)
+    out: dict[str, dict[str, tuple[list[str], np.ndarray]]] = {name: {} for name in runs.names}
+    order = np.lexsort((runs.rank, runs.qid, runs.run))
+    run, qid = runs.run[order], runs.qid[order]
+    doc, score = docids[runs.docid[order]], runs.score[order]
+    starts = np.flatnonzero(np.diff(run.astype(np.int64) * (len(runs.topics) + 1) + qid, prepend=-1))
+    for s, e in zip(starts, np.append(starts[1:], len(run))):
+        out[runs.names[run[s]]][runs.topics[qid[s]]] = (doc[s:e].tolist(), score[s:e].copy())
+    return out

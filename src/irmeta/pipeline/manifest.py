@@ -203,6 +203,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
                         f"{_FIGURES}.reproducibility:plot_reproducibility"),),
         needs="rankings", reason="it compares the original and reproduced runs' document orderings",
         on=lambda experiments, facts: facts.reproductions,
+        # degraded reproductions (experiments.reproducibility.degradations): library only so far
+        seeds=(Seed("reproducibility_degradation", _metaeval("reproducibility_degradation")),),
     ),
 )
 

@@ -203,7 +203,16 @@ EXPERIMENTS: tuple[Experiment, ...] = (
                         f"{_FIGURES}.reproducibility:plot_reproducibility"),),
         needs="rankings", reason="it compares the original and reproduced runs' document orderings",
         on=lambda experiments, facts: facts.reproductions,
-        # degraded reproductions (experiments.reproducibility.degradations): library only so far
+    ),
+    Experiment(
+        "reproducibility_degradation", "reproducibility", "reproducibility.smk",
+        tables=(Output("reproducibility_degradation", "reproducibility_degradation", "Reproducibility"),
+                Output("reproducibility_trust", "reproducibility_degradation", "Reproducibility")),
+        figures=(Output("reproducibility_degradation", "reproducibility_degradation", "Reproducibility",
+                        f"{_FIGURES}.reproducibility:plot_reproducibility_degradation"),),
+        needs="rankings", reason="it degrades the runs' rankings",
+        on=lambda experiments, facts: bool(
+            experiments.get("reproducibility", {}).get("degradations", {}).get("enabled", False)),
         seeds=(Seed("reproducibility_degradation", _metaeval("reproducibility_degradation")),),
     ),
 )

@@ -120,3 +120,48 @@ def tabulate_reproducibility(*, scores: str | Path, reproductions: str | Path, r
     write_csv(table, table_out)
     plot_reproducibility(table, figure_stem, title=f"{label}: reproducibility" if label else None)
     return table
+
+
+def tabulate_degradation(*, qrels: str | Path, runs: str | Path | Sequence[str | Path], measures: Sequence[str],
+                         alphas: Sequence[Alpha], rarity_depth: int | None, measure_options: Mapping[str, Any] | None,
+                         baselines: Sequence[str], degradations: Mapping[str, Any], order: OrderSettings, seed: int,
+                         threshold: int, reading: Mapping[str, Any], table_out: str | Path, trust_out: str | Path,
+                         figure_stem: str | Path, label: str = "") -> pd.DataFrame:
+    """Every run of the collection against degraded copies of itself, its rankings cut
+    at ``degradations["depth"]`` (the originals too); writes the degradation and trust
+    tables and the figure; returns the trials' long table."""
+    from irmeta.artefacts.figures.reproducibility import plot_reproducibility_degradation
+    from irmeta.campaign.qrels import read_qrels
+    from irmeta.campaign.rankings import scored_rankings_of
+    from irmeta.metaeval.reproducibility_degradation import (
+        degradation_table,
+        degradation_trials,
+        degraded_scores,
+        trust_table,
+    )
+
+    depth = min(d for d in (reading.get("depth"), int(degradations["depth"])) if d is not None)
+    judgments = read_qrels(qrels)
+    files = resolve_paths([runs] if isinstance(runs, (str, Path)) else list(runs))
+    ranked = scored_rankings_of(read_runs(files, depth=depth, duplicates=reading.get("duplicates", "error"),
+                                          run_name=reading.get("run_name", "file")))
+    options = {k: v for k, v in (measure_options or {}).items() if v is not None}
+    common = dict(threshold=threshold, alphas=alphas, rarity_depth=rarity_depth, options=options)
+    original = degraded_scores(judgments, {n: {t: d for t, (d, _) in r.items()} for n, r in ranked.items()},
+                               measures, **common)
+    baseline = baselines[0] if baselines else None
+    if baseline is not None and baseline not in ranked:
+        raise ConfigError(f"key 'experiments.reproducibility.baselines': {baseline!r} is not a run of the "
+                          f"collection ({_few(list(ranked))})")
+    log.info("degradations: %d runs at depth %d, kinds %s, levels %s, %d trials", len(ranked), depth,
+             list(degradations["kinds"]), list(degradations["levels"]), degradations["trials"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an undefined value is an empty cell, counted in n
+        trials = degradation_trials(judgments, ranked, original, measures, seed=seed, kinds=degradations["kinds"],
+                                    levels=sorted(degradations["levels"]), trials=range(degradations["trials"]),
+                                    baseline=baseline, order=order, **common)
+    write_csv(degradation_table(trials), table_out)
+    write_csv(trust_table(trials), trust_out)
+    plot_reproducibility_degradation(degradation_table(trials), figure_stem,
+                                     title=f"{label}: degraded reproductions" if label else None)
+    return trials

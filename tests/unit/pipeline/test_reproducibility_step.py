@@ -131,3 +131,33 @@ def test_collection_key_reproductions_is_read_and_checked(tmp_path):
     (tmp_path / "bad.yaml").write_text(base.format(n="bad") + "reproductions: {path: pairs.tsv}\n")
     with pytest.raises(ConfigError, match="reproductions"):
         load_collection(tmp_path / "bad.yaml", tmp_path, base_dir=tmp_path)
+
+
+def test_degradation_step_writes_its_tables_and_figure_byte_identically(tmp_path):
+    from irmeta.pipeline.reproducibility import tabulate_degradation
+
+    files = [DATA / "runs" / f"{n}.gz" for n in ("CL99SD", "CL99XT", "Dm8Nbn")]
+
+    def run(out: str):
+        return tabulate_degradation(
+            qrels=DATA / "qrels.txt", runs=files, measures=["AP", "P@10"], alphas=[], rarity_depth=None,
+            measure_options=None, baselines=["CL99SD"], order=OrderSettings(30, 0.9, 30), seed=3, threshold=1,
+            degradations={"kinds": ["swap", "noise"], "levels": [0.4, 0.0], "trials": 2, "depth": 30},
+            reading=READING, table_out=tmp_path / f"{out}.csv", trust_out=tmp_path / f"{out}_trust.csv",
+            figure_stem=tmp_path / out, label="TREC-8")
+
+    run("a")
+    run("b")
+    for name in ("a.csv", "a_trust.csv", "a.png", "a.pdf"):
+        assert (tmp_path / name).read_bytes() == (tmp_path / name.replace("a", "b", 1)).read_bytes(), name
+    summary = pd.read_csv(tmp_path / "a.csv", keep_default_na=False, na_values=[""])
+    zero = summary[summary["level"] == 0.0].set_index(["kind", "measure", "reproducibility_measure"])["mean"]
+    assert (zero.xs("ktu", level=2) == 1.0).all() and (zero.xs("er", level=2) == 1.0).all()
+    assert (zero.xs("p_value", level=2) == 1.0).all() and (zero.xs("rmse", level=2) == 0.0).all()
+    assert set(summary["n"][summary["reproducibility_measure"] == "er"]) == {4}  # 2 runs beside the baseline x 2
+    with pytest.raises(ConfigError, match="'nope' is not a run of the collection"):
+        tabulate_degradation(
+            qrels=DATA / "qrels.txt", runs=files, measures=["AP"], alphas=[], rarity_depth=None, measure_options=None,
+            baselines=["nope"], order=OrderSettings(), seed=3, threshold=1,
+            degradations={"kinds": ["swap"], "levels": [0.0, 0.1], "trials": 1, "depth": 10}, reading=READING,
+            table_out=tmp_path / "c.csv", trust_out=tmp_path / "c_t.csv", figure_stem=tmp_path / "c")

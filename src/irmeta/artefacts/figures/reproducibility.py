@@ -59,3 +59,43 @@ def plot_reproducibility(table: pd.DataFrame, stem: str | Path, *, title: str | 
         return fig
 
     return save_figure(styled(draw), stem)
+
+
+def plot_reproducibility_degradation(summary: pd.DataFrame, stem: str | Path, *,
+                                     title: str | None = None) -> list[Path]:
+    """``<stem>.png`` and ``<stem>.pdf`` from ``reproducibility_degradation.csv``: one
+    panel per kind, each reproducibility measure's mean against the level, for the
+    table's first measure (and alpha); returns both paths."""
+    from irmeta.artefacts.figures.style import legend_below, new_figure, require_columns, save_figure, styled
+
+    require_columns(summary, ["kind", "level", "measure", "alpha", "reproducibility_measure", "mean"],
+                    "reproducibility degradation table")
+    if not len(summary):
+        raise ValueError("reproducibility degradation table: no rows to draw")
+    first = summary.iloc[0]
+    rows = summary[(summary["measure"] == first["measure"]) & (summary["alpha"].fillna("").astype(str)
+                                                               == str("" if first["alpha"] != first["alpha"]
+                                                                      else first["alpha"]))]
+    kinds = list(dict.fromkeys(rows["kind"]))
+    names = list(dict.fromkeys(rows["reproducibility_measure"]))
+
+    def draw() -> Figure:
+        fig, axes, ncol = new_figure(len(kinds), panel_width=3.0, height=2.8, n_legend=len(names), sharey=True)
+        handles: list = []
+        for ax, kind in zip(axes, kinds):
+            part = rows[rows["kind"] == kind]
+            for i, name in enumerate(names):
+                line = part[part["reproducibility_measure"] == name].sort_values("level")
+                drawn = ax.plot(line["level"].to_numpy(float), line["mean"].to_numpy(float),
+                                marker=MARKERS[i % len(MARKERS)], markersize=3.5, linewidth=1.0, label=name)
+                if ax is axes[0]:
+                    handles += drawn
+            ax.set_title(kind)
+            ax.set_xlabel("degradation level q")
+        axes[0].set_ylabel(f"mean over runs and trials ({first['measure']})")
+        legend_below(fig, handles, ncol)
+        if title:
+            fig.suptitle(title)
+        return fig
+
+    return save_figure(styled(draw), stem)

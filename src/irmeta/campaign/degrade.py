@@ -79,7 +79,7 @@ def perturb_scores(docs: Sequence[str], scores: np.ndarray, level: float, rng: n
 class _descending(str):
     """A docid that sorts in reverse (trec_eval breaks score ties by docid descending)."""
 
-    def __lt__(self, other: str) -> bool:  # type: ignore[override]
+    def __lt__(self, other: str) -> bool:
         return str.__gt__(self, other)
 
 

@@ -88,10 +88,20 @@ def reproduce(qrels: Any, runs: Sequence[Any], measures: Sequence[str] = DEFAULT
         original = reproduced = _scored(original_qrels, files, ROLES, s)
         pairs = [Reproduction(ROLES[i], ROLES[i + 2], ranking_of_file(files[i]), ranking_of_file(files[i + 2]))
                  for i in (0, 1)]
+        for i, pair in enumerate(pairs):
+            _refuse_disjoint(pair, files[i], files[i + 2])
     setting = "other_collection" if other else "same_collection"
     table = reproducibility_table(original, reproduced, *pairs, setting=setting, order=order,
                                   names=(files[0].name, files[1].name))
     return Repro(table, order, setting)
+
+
+def _refuse_disjoint(pair: Reproduction, original: RunFile, reproduced: RunFile) -> None:
+    """A reproduction on the same collection must share a topic with its original."""
+    assert pair.original_ranking is not None and pair.reproduced_ranking is not None
+    if not set(pair.original_ranking) & set(pair.reproduced_ranking):
+        raise ValueError(f"{reproduced.path}: the {pair.reproduced.replace('_', ' ')} run {reproduced.name} shares "
+                         f"no topic with the original run {original.name} ({original.path})")
 
 
 def _read_one(role: str, run: Any, s: ScoreSettings) -> RunFile:

@@ -59,6 +59,10 @@ def test_api_refusals():
     elsewhere = _run({"9": ["d1"]})
     with pytest.raises(ValueError, match="reproduced baseline run run shares no topic with the qrels"):
         irmeta.repro(QRELS, B, A, elsewhere, A2, ["AP"])
+    topic_3_only = _run({"3": ["d2", "d7"]})
+    b_12 = {q: B[q] for q in ("1", "2")}
+    with pytest.raises(ValueError, match=r"the reproduced baseline run run shares no topic with the original run run"):
+        irmeta.repro(QRELS, b_12, A, topic_3_only, A2, ["AP"])
     with pytest.raises(ValueError, match=r"rbo_p must be a finite number in \(0, 1\), not 1.5"):
         irmeta.repro(QRELS, B, A, B2, A2, ["AP"], rbo_p=1.5)
     with pytest.raises(TypeError, match="ktu_cutoff must be an integer"):

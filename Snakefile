@@ -35,6 +35,7 @@ include: "workflow/rules/reusability.smk"
 include: "workflow/rules/variance.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/collection_properties.smk"
+include: "workflow/rules/reproducibility.smk"
 
 
 localrules:

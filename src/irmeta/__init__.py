@@ -36,6 +36,10 @@ def __getattr__(name: str):
         from irmeta.comparison import compare
 
         return compare
+    if name == "repro":  # irmeta repro's table (irmeta.reproduction)
+        from irmeta.reproduction import repro
+
+        return repro
     if name in ("register_measure", "register_imported_measure"):
         from irmeta.measures import plugins
 

@@ -46,6 +46,7 @@ from irmeta.cli_args import (
     write_output,
 )
 from irmeta.cli_compare import add_compare_parser
+from irmeta.cli_repro import add_repro_parser
 from irmeta.measures.averaging import AVERAGING_NAMES, Scores
 from irmeta.measures.names import MAX_CUTOFF, measure_label, trec_eval_name
 from irmeta.measures.registry import MEASURES
@@ -255,6 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
     score.set_defaults(func=_score)
 
     add_compare_parser(sub)
+    add_repro_parser(sub)
 
     sim = sub.add_parser("simulate", help="write a synthetic campaign (qrels and runs)")
     sim.add_argument("--out", action=Once, type=path_text, required=True,

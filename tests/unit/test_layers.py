@@ -17,7 +17,8 @@ ROOT = Path(irmeta.__file__).parent
 # its own, and nothing imports the ones beside the layers (rank None).
 RANK = {"support": 0, "campaign": 1, "measures": 2, "metaeval": 3, "artefacts": 4,
         "pipeline": None, "simulate": None, "api": None, "cli": None, "comparison": None, "cli_compare": None,
-        "settings": None, "cli_args": None}
+        "settings": None, "cli_args": None,
+        "reproduction": None, "cli_repro": None}
 
 
 def _modules() -> list[tuple[str, Path]]:

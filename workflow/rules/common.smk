@@ -108,6 +108,7 @@ FACTS = {
         alternative_judgments=bool(c.alternative_qrels),
         generated_judgments=bool(GENERATED_JUDGMENTS),
         paired_tests=bool(PAIRED_TESTS),
+        reproductions=c.reproductions is not None,
     )
     for name, c in COLLECTIONS.items()
 }
@@ -388,3 +389,16 @@ def reusability_input(wildcards):
             inputs["run_groups"] = str(collection.run_groups)
     return inputs
 
+
+def reproducibility_input(wildcards):
+    """scores.npz, the reproductions file, the run files (their rankings) and, for
+    reproductions on another collection, that collection's scores.npz."""
+    collection = COLLECTIONS[wildcards.collection]
+    inputs = {
+        "scores": f"results/{collection.name}/scores.npz",
+        "reproductions": str(collection.reproductions),
+        "runs": ingest_input(wildcards)["runs"],
+    }
+    if collection.reproductions_collection is not None:
+        inputs["other_scores"] = f"results/{collection.reproductions_collection}/scores.npz"
+    return inputs

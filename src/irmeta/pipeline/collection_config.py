@@ -65,6 +65,8 @@ class Collection:
     scores_format: str = "auto"
     scores_missing: str = "error"
     alternative_qrels: Mapping[str, Path] = field(default_factory=dict)  # other judgment sets, by name
+    reproductions: Path | None = None  # original -> reproduced runs (reproducibility.csv)
+    reproductions_collection: str | None = None  # the reproduced runs' collection, None: this one
 
     @property
     def simulated(self) -> bool:
@@ -176,6 +178,7 @@ def load_collection(
         pool_depth=data["pool_depth"],
         **_given_scores(data, root, base, path),
         alternative_qrels=_alternative_qrels(data, root, base, path),
+        **_reproductions(data, root, base, path),
     )
 
 
@@ -187,6 +190,17 @@ def _alternative_qrels(data: Mapping[str, Any], root: Path, base: Path, source: 
     except ValueError as exc:
         raise ConfigError(f"{source}: {exc}") from None
     return {name: Path(_resolve(spec, f"alternative_qrels.{name}", root, base, source)) for name, spec in given.items()}
+
+
+def _reproductions(data: Mapping[str, Any], root: Path, base: Path, source: Path) -> dict[str, Any]:
+    """``reproductions``: a path (this collection's runs) or {path, collection}."""
+    given = data.get("reproductions")
+    if given is None:
+        return {}
+    if isinstance(given, str):
+        return {"reproductions": Path(_resolve(given, "reproductions", root, base, source))}
+    return {"reproductions": Path(_resolve(given["path"], "reproductions.path", root, base, source)),
+            "reproductions_collection": given["collection"]}
 
 
 def _given_scores(data: Mapping[str, Any], root: Path, base: Path, source: Path) -> dict[str, Any]:
@@ -245,7 +259,19 @@ def available_collections(
                 warnings.append(f"collection {name}: {len(absent)} official run(s) missing: {', '.join(absent)}")
         check_collection_measures(collection, config)
         out[collection.name] = collection
+    check_reproductions(out, config["collections"])
     return out, warnings
+
+
+def check_reproductions(collections: Mapping[str, Collection], named: Iterable[str]) -> None:
+    """A reproductions file exists, and the collection it names is one of the config's."""
+    for c in collections.values():
+        source = c.source or c.name
+        if c.reproductions is not None and not c.reproductions.is_file():
+            raise ConfigError(f"{source}: key 'reproductions': {c.reproductions}: no such file")
+        if c.reproductions_collection is not None and c.reproductions_collection not in named:
+            raise ConfigError(f"{source}: key 'reproductions.collection': {c.reproductions_collection!r} is not "
+                              f"among the config's collections ({', '.join(named)})")
 
 
 def check_collection_measures(collection: Collection, config: Mapping[str, Any]) -> None:

@@ -126,6 +126,8 @@ def check_experiment_measures(config: Mapping[str, Any], source: str | Path = "c
     named = [(f"experiments.comparisons.{i}.{key}", comparison[key])
              for i, comparison in enumerate(experiments["comparisons"]) for key in ("measure", "baseline")]
     named += [(f"experiments.swap.measures.{i}", name) for i, name in enumerate(experiments["swap"]["measures"])]
+    named += [(f"experiments.reproducibility.measures.{i}", name)
+              for i, name in enumerate(experiments.get("reproducibility", {}).get("measures", []))]
     for key, name in named:
         if name not in scored:
             raise ConfigError(f"{source}: key '{key}': {name!r} is not in measures ({', '.join(scored)})")
@@ -238,6 +240,8 @@ def with_measure_options(config: Mapping[str, Any]) -> dict:
         comparison["measure"], comparison["baseline"] = name(comparison["measure"]), name(comparison["baseline"])
     if "swap" in experiments:
         experiments["swap"]["measures"] = [name(m) for m in experiments["swap"]["measures"]]
+    if "reproducibility" in experiments:
+        experiments["reproducibility"]["measures"] = [name(m) for m in experiments["reproducibility"]["measures"]]
     return out
 
 

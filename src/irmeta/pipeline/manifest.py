@@ -34,6 +34,7 @@ class Facts:
     alternative_judgments: bool  #: the collection names alternative_qrels
     generated_judgments: bool  #: experiments.judgment_agreement generates judgment sets
     paired_tests: bool  #: discriminative power's methods include paired tests
+    reproductions: bool = False  #: the collection names its reproductions (key reproductions)
 
 
 #: A condition on ``config["experiments"]`` and a collection's :class:`Facts`.
@@ -194,6 +195,25 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         needs="rankings", reason="it rescores the runs under other qrels",
         on=lambda experiments, facts: facts.alternative_judgments or facts.generated_judgments,
         seeds=(Seed("judgment_reduction", _metaeval("judgment_reduction")),),
+    ),
+    Experiment(
+        "reproducibility", "reproducibility", "reproducibility.smk",
+        tables=(Output("reproducibility", "reproducibility", "Reproducibility"),),
+        figures=(Output("reproducibility", "reproducibility", "Reproducibility",
+                        f"{_FIGURES}.reproducibility:plot_reproducibility"),),
+        needs="rankings", reason="it compares the original and reproduced runs' document orderings",
+        on=lambda experiments, facts: facts.reproductions,
+    ),
+    Experiment(
+        "reproducibility_degradation", "reproducibility", "reproducibility.smk",
+        tables=(Output("reproducibility_degradation", "reproducibility_degradation", "Reproducibility"),
+                Output("reproducibility_trust", "reproducibility_degradation", "Reproducibility")),
+        figures=(Output("reproducibility_degradation", "reproducibility_degradation", "Reproducibility",
+                        f"{_FIGURES}.reproducibility:plot_reproducibility_degradation"),),
+        needs="rankings", reason="it degrades the runs' rankings",
+        on=lambda experiments, facts: bool(
+            experiments.get("reproducibility", {}).get("degradations", {}).get("enabled", False)),
+        seeds=(Seed("reproducibility_degradation", _metaeval("reproducibility_degradation")),),
     ),
 )
 

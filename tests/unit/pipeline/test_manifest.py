@@ -17,9 +17,12 @@ from irmeta.pipeline.manifest import EXPERIMENTS, INFRASTRUCTURE_RULE_FILES, Fac
 
 RULES = REPO / "workflow" / "rules"
 REPORT = REPO / "workflow" / "report"
-EVERYTHING_ON = {"swap": {"measures": ["P@100"]}, "asl": {"enabled": True}, "reusability": {"enabled": True}}
-RANKED = Facts(has_runs=True, alternative_judgments=False, generated_judgments=True, paired_tests=True)
-SCORES_ONLY = Facts(has_runs=False, alternative_judgments=False, generated_judgments=True, paired_tests=True)
+EVERYTHING_ON = {"swap": {"measures": ["P@100"]}, "asl": {"enabled": True}, "reusability": {"enabled": True},
+                 "reproducibility": {"degradations": {"enabled": True}}}
+RANKED = Facts(has_runs=True, alternative_judgments=False, generated_judgments=True, paired_tests=True,
+               reproductions=True)
+SCORES_ONLY = Facts(has_runs=False, alternative_judgments=False, generated_judgments=True, paired_tests=True,
+                    reproductions=True)
 
 
 def _outputs(kind: str) -> list[manifest.Output]:

@@ -1,0 +1,105 @@
+"""``irmeta repro``: did my reproduction reproduce (:mod:`irmeta.reproduction`), on the
+command line, with ``irmeta compare``'s conventions (:mod:`irmeta.cli_args`): a
+single-valued option given twice is a usage error, ``--output`` is checked before any
+work and written atomically, every failure is one line with exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES
+from irmeta.cli_args import (
+    Once,
+    bounded_int,
+    check_output,
+    finite_non_negative,
+    gains_map,
+    load_plugins,
+    path_text,
+    to_stdout,
+    write_output,
+)
+from irmeta.measures.names import MAX_CUTOFF
+from irmeta.metaeval import reproducibility as rm
+from irmeta.reproduction import FORMATS, order_settings, render, reproduce
+
+_HELP = """Reproducibility measures of Breuer et al. (SIGIR 2020) for an original baseline
+and advanced run and their reproductions: per measure, Kendall's tau Union and RBO of the
+rankings (the paper's forms and repro_eval's), RMSE and nRMSE of the per-topic scores,
+Effect Ratio, Delta RI, and the p-value of the t-test between original and reproduced
+scores (paired; unpaired with --reproduced-qrels, the reproductions having run on another
+collection, where the document-order and score columns are empty).
+
+--format tsv: one row per measure, columns setting, baseline, advanced, measure, alpha,
+ktu_*, rbo_*, rmse_*, nrmse_*, er, delta_ri, p_value_* (baseline and advanced), then
+ktu_repro_eval_* and rbo_repro_eval_*; full precision, an undefined value empty.
+"""
+
+
+def _rbo_p(text: str) -> float:
+    try:
+        return order_settings(rbo_p=float(text)).rbo_p
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a persistence in (0, 1)") from None
+
+
+def add_repro_parser(sub: argparse._SubParsersAction) -> None:
+    """The ``repro`` subcommand."""
+    p = sub.add_parser("repro", help="did a reproduction reproduce: KTU, RBO, RMSE, ER, Delta RI, t-tests",
+                       description=_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    positive = bounded_int(1, MAX_CUTOFF)
+    p.add_argument("--qrels", action=Once, type=path_text, required=True, help="the original's qrels, plain or .gz")
+    for role in ("original-baseline", "original-advanced", "reproduced-baseline", "reproduced-advanced"):
+        p.add_argument(f"--{role}", action=Once, type=path_text, required=True, help=f"the {role.replace('-', ' ')} "
+                       "run file")
+    p.add_argument("--reproduced-qrels", action=Once, type=path_text,
+                   help="the reproductions' qrels when they ran on another collection")
+    p.add_argument("--measure", action="append", help="measure, repeatable, as irmeta score names them; "
+                   "default P@10 and AP")
+    p.add_argument("--ktu-cutoff", action=Once, type=bounded_int(1), default=rm.KTU_CUTOFF,
+                   help=f"documents per ranking KTU compares (default {rm.KTU_CUTOFF})")
+    p.add_argument("--rbo-p", action=Once, type=_rbo_p, default=rm.RBO_P,
+                   help=f"RBO's persistence (default {rm.RBO_P})")
+    p.add_argument("--rbo-depth", action=Once, type=bounded_int(1), default=rm.RBO_DEPTH,
+                   help=f"RBO's depth (default {rm.RBO_DEPTH})")
+    p.add_argument("--format", action=Once, choices=FORMATS, default="markdown", help="markdown (default), latex, tsv")
+    p.add_argument("--output", action=Once, type=path_text,
+                   help="write here instead of standard output (a new or regular file, not an input)")
+    p.add_argument("--digits", action=Once, type=bounded_int(0, 17), default=None,
+                   help="decimals (default 4 in markdown and latex, full precision in tsv)")
+    p.add_argument("--plugin", action="append", type=path_text, help="a module or .py file that registers measures")
+    p.add_argument("--threshold", action=Once, type=bounded_int(0), default=1,
+                   help="grade at or above which a document is relevant (trec_eval -l)")
+    p.add_argument("--depth", action=Once, type=positive, default=None, help="keep the top N documents (-M)")
+    p.add_argument("--duplicates", action=Once, choices=["error", "first"], default="error",
+                   help="a docid twice for a topic: refuse or keep the best-ranked copy")
+    p.add_argument("--run-name", action=Once, choices=["file", "tag"], default="file",
+                   help="name runs by file name (minus .gz) or by their tag column")
+    p.add_argument("--alpha", action="append", help="rarity weight of the rareness measures, repeatable")
+    p.add_argument("--gains", action=Once, help="grade:gain pairs of the graded measures, e.g. 1:1,2:3")
+    p.add_argument("--beta", action=Once, type=finite_non_negative, default=None, help="Sakai's beta (default 1)")
+    p.set_defaults(func=_repro)
+
+
+def _repro(args: argparse.Namespace) -> int:
+    if args.output:
+        args.runs = [args.original_baseline, args.original_advanced, args.reproduced_baseline,
+                     args.reproduced_advanced] + ([args.reproduced_qrels] if args.reproduced_qrels else [])
+        check_output(args)  # before any work, as irmeta compare
+    load_plugins(args.plugin or [])
+    order = order_settings(args.ktu_cutoff, args.rbo_p, args.rbo_depth)
+    options = {"beta": args.beta} if args.beta is not None else {}
+    if args.gains is not None:
+        options["gains"] = gains_map(args.gains)
+    result = reproduce(args.qrels, [args.original_baseline, args.original_advanced, args.reproduced_baseline,
+                                    args.reproduced_advanced], args.measure or DEFAULT_MEASURES,
+                       reproduced_qrels=args.reproduced_qrels, order=order, depth=args.depth,
+                       threshold=args.threshold, alphas=args.alpha or DEFAULT_ALPHAS, duplicates=args.duplicates,
+                       run_name=args.run_name, **options)
+    text = render(result, args.format, args.digits).encode()
+    if args.output:
+        write_output(args.output, text)
+    else:
+        to_stdout(text)
+    return 0

@@ -1,0 +1,220 @@
+"""Did the reproduction reproduce? The reproducibility measures of Breuer, Ferro, Fuhr,
+Maistro, Sakai, Schaer and Soboroff, "How to Measure the Reproducibility of
+System-oriented IR Experiments" (SIGIR 2020), for one original run and its reproduction
+(or, for ER and Delta RI, a baseline b and an advanced run a, each original and
+reproduced):
+
+* document order (same collection only), per topic: Kendall's tau Union (:func:`ktu`,
+  the paper's; :func:`ktu_repro_eval`, ``repro_eval`` 0.5.0's) and rank-biased overlap
+  (:func:`rbo`, Webber's extrapolated RBO_ext; :func:`rbo_repro_eval`, Clarke's
+  normalised finite-depth form that ``repro_eval`` uses);
+* scores (same collection only): :func:`rmse`, :func:`nrmse`;
+* effects (both settings): :func:`effect_ratio`, :func:`delta_ri`;
+* significance: :func:`t_test_p`, paired (same collection) or unpaired (another one).
+
+Every function returns NaN where its value is undefined (a 0 denominator, a measure
+outside [0, 1] for nRMSE); the tables write NaN as an empty cell. ``repro_eval`` is the
+oracle of the tests (``tests/unit/metaeval/test_reproducibility.py``), never imported here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from irmeta.metaeval.stats.correlation import rbo_ext
+from irmeta.metaeval.stats.paired_tests import run_test
+
+#: repro_eval's defaults: runs cut at 1,000 documents, RBO at p 0.95 to depth 1,000.
+KTU_CUTOFF = 1000
+RBO_P = 0.95
+RBO_DEPTH = 1000
+
+
+def _positions(ranking: Sequence[str], limit: int) -> dict[str, int]:
+    """0-based position of each of the first ``limit`` documents."""
+    return {doc: i for i, doc in enumerate(ranking[:limit])}
+
+
+def ktu(original: Sequence[str], reproduced: Sequence[str], cutoff: int = KTU_CUTOFF) -> float:
+    """Kendall's tau Union (Breuer et al. 2020, section 4.1) of the two top-``cutoff``
+    rankings of one topic: Kendall's tau-b (Kendall 1945) over the union U of their
+    documents, each document ranked by its position in a ranking, the documents a ranking
+    lacks tied after its last one (the paper leaves their place implicit; this is irmeta's
+    reading). Identical rankings give 1; NaN when U has fewer than two documents."""
+    o, r = _positions(original, cutoff), _positions(reproduced, cutoff)
+    union = list(dict.fromkeys([*o, *r]))
+    x = np.array([o.get(d, len(o)) for d in union], dtype=np.int64)
+    y = np.array([r.get(d, len(r)) for d in union], dtype=np.int64)
+    return kendall_tau_b(x, y)
+
+
+def ktu_repro_eval(original: Sequence[str], reproduced: Sequence[str], cutoff: int = KTU_CUTOFF) -> float:
+    """``repro_eval`` 0.5.0's KTU (``measure/document_order.py``): both rankings cut at
+    ``cutoff``, each document replaced by its place in the *sorted* union of document ids,
+    and Kendall's tau between the two sequences position by position (the i-th document
+    of one against the i-th of the other). Defined only for rankings of equal length
+    (scipy refuses others: NaN here); NaN for fewer than two documents."""
+    o, r = list(original[:cutoff]), list(reproduced[:cutoff])
+    if len(o) != len(r):
+        return math.nan
+    place = {doc: i for i, doc in enumerate(sorted(set(o) | set(r)))}
+    return kendall_tau_b(np.array([place[d] for d in o], dtype=np.int64),
+                         np.array([place[d] for d in r], dtype=np.int64))
+
+
+def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
+    """Kendall's tau-b of two integer vectors in O(n log^2 n) (scipy's ``kendalltau``
+    without importing scipy.stats, a second per command; Knight 1966's counting):
+    tau_b = (C - D) / sqrt((n0 - n1)(n0 - n2)), C - D = n0 - n1 - n2 + n3 - 2D, D the
+    strict inversions of y once the pairs are sorted by (x, y), n1, n2, n3 the pairs tied
+    in x, in y, in both. NaN when fewer than two items or either vector is constant."""
+    n = len(x)
+    if n < 2:
+        return math.nan
+    order = np.lexsort((y, x))
+    x, y = x[order], y[order]
+    n0 = n * (n - 1) // 2
+    n1, n2 = _tied_pairs(x), _tied_pairs(np.sort(y))
+    n3 = _tied_pairs(x * (int(y.max()) + 1) + y)  # sorted by (x, y): joint ties are adjacent
+    if n0 == n1 or n0 == n2:
+        return math.nan
+    concordance = n0 - n1 - n2 + n3 - 2 * _inversions(y - y.min())
+    return concordance / math.sqrt((n0 - n1) * (n0 - n2))
+
+
+def _tied_pairs(sorted_values: np.ndarray) -> int:
+    """Pairs of equal values in a sorted vector: sum of t(t - 1)/2 over runs of t."""
+    _, counts = np.unique(sorted_values, return_counts=True)
+    return int(np.sum(counts * (counts - 1) // 2))
+
+
+def _inversions(values: np.ndarray) -> int:
+    """Pairs i < j with values[i] > values[j] (non-negative integers), by bottom-up merge
+    sort, each level at once: every element of a right half counts the elements of its
+    left half greater than it (``searchsorted`` on block-offset keys)."""
+    n, span = len(values), int(values.max()) + 1
+    index = np.arange(n)
+    current = values.astype(np.int64)
+    total, width = 0, 1
+    while width < n:
+        block = index // (2 * width)
+        right = (index // width) % 2 == 1
+        key = block * span + current
+        left_keys = key[~right]  # sorted: blocks ascending, each left half sorted
+        ends = np.searchsorted(left_keys, (block[right] + 1) * span, side="left")
+        total += int(np.sum(ends - np.searchsorted(left_keys, key[right], side="right")))
+        current = np.sort(key) - block * span  # each block of 2 * width now sorted
+        width *= 2
+    return total
+
+
+def rbo(original: Sequence[str], reproduced: Sequence[str], p: float = RBO_P, depth: int = RBO_DEPTH) -> float:
+    """Webber, Moffat and Zobel's extrapolated RBO_ext (TOIS 2010, eq. 32 with s = l = k)
+    of the two rankings cut at k = min(depth, both lengths), as ``kendall_tau.csv`` uses it
+    (:func:`~irmeta.metaeval.stats.correlation.rbo_ext`). NaN for an empty ranking."""
+    k = min(depth, len(original), len(reproduced))
+    if k == 0:
+        return math.nan
+    return rbo_ext(list(original[:k]), list(reproduced[:k]), p)
+
+
+def rbo_repro_eval(original: Sequence[str], reproduced: Sequence[str], p: float = RBO_P,
+                   depth: int = RBO_DEPTH) -> float:
+    """``repro_eval`` 0.5.0's RBO, Clarke et al.'s normalised finite-depth form (TOIS 2021,
+    the TREC Health Misinformation track's): sum_{d=1..depth} p^(d-1) X_d / d divided by
+    sum_{d=1..depth} p^(d-1), X_d the documents in both top-d prefixes (a ranking shorter
+    than d contributes all it has). Identical rankings of at least ``depth`` documents give 1."""
+    o, r = _positions(original, depth), _positions(reproduced, depth)
+    joins = [max(i, r[doc]) for doc, i in o.items() if doc in r]  # both prefixes hold doc from depth max + 1
+    overlap = np.cumsum(np.bincount(np.asarray(joins, dtype=np.int64), minlength=depth)[:depth])
+    weight = np.cumprod(np.concatenate([[1.0], np.full(depth - 1, float(p))]))  # 1, p, p^2... as repro_eval
+    return float(np.sum(weight * overlap / np.arange(1, depth + 1)) / np.sum(weight))
+
+
+def rmse(original: np.ndarray, reproduced: np.ndarray) -> float:
+    """Root mean square error of the per-topic scores, sqrt(mean((x_o - x_r)^2)) (Breuer
+    et al. 2020, eq. 2), topics paired."""
+    o, r = _paired(original, reproduced)
+    return math.sqrt(float(np.mean(np.square(o - r))))
+
+
+def nrmse(original: np.ndarray, reproduced: np.ndarray) -> float:
+    """RMSE divided by the largest RMSE the original's per-topic scores allow in [0, 1],
+    sqrt(mean(max(x_o, 1 - x_o)^2)) (``repro_eval``'s ``nRMSE``). NaN when an original
+    score is outside [0, 1] (ASL, a plugin's unbounded measure): the bound does not hold."""
+    o, r = _paired(original, reproduced)
+    if np.any((o < 0) | (o > 1)):
+        return math.nan
+    largest = math.sqrt(float(np.mean(np.square(np.maximum(o, 1.0 - o)))))
+    return rmse(o, r) / largest
+
+
+def _paired(original: np.ndarray, reproduced: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    o, r = np.asarray(original, dtype=np.float64), np.asarray(reproduced, dtype=np.float64)
+    if o.shape != r.shape or o.ndim != 1 or len(o) == 0:
+        raise ValueError(f"paired per-topic scores need the same topics: {o.shape} and {r.shape}")
+    return o, r
+
+
+def mean_improvement(advanced: np.ndarray, baseline: np.ndarray) -> float:
+    """mean over topics of a - b (Breuer et al. 2020, eq. 4's numerator and denominator)."""
+    return float(np.mean(np.asarray(advanced, dtype=np.float64) - np.asarray(baseline, dtype=np.float64)))
+
+
+def effect_ratio(original_a: np.ndarray, original_b: np.ndarray, reproduced_a: np.ndarray,
+                 reproduced_b: np.ndarray) -> float:
+    """Effect Ratio ER = mean(a' - b') / mean(a - b) (Breuer et al. 2020, eq. 4), the
+    reproduced improvement over the original's; 1 reproduces the effect exactly. NaN when
+    the original improvement is 0 (a baseline scoring as the advanced run)."""
+    original = mean_improvement(original_a, original_b)
+    if original == 0:
+        return math.nan
+    return mean_improvement(reproduced_a, reproduced_b) / original
+
+
+def relative_improvement(advanced: np.ndarray, baseline: np.ndarray) -> float:
+    """RI = (mean(a) - mean(b)) / mean(b); NaN when mean(b) is 0."""
+    mean_b = float(np.mean(np.asarray(baseline, dtype=np.float64)))
+    if mean_b == 0:
+        return math.nan
+    return (float(np.mean(np.asarray(advanced, dtype=np.float64))) - mean_b) / mean_b
+
+
+def delta_ri(original_a: np.ndarray, original_b: np.ndarray, reproduced_a: np.ndarray,
+             reproduced_b: np.ndarray) -> float:
+    """Delta Relative Improvement, RI - RI' (Breuer et al. 2020, eq. 5): 0 reproduces the
+    relative improvement exactly. NaN when either baseline's mean is 0."""
+    return relative_improvement(original_a, original_b) - relative_improvement(reproduced_a, reproduced_b)
+
+
+def t_test_p(original: np.ndarray, reproduced: np.ndarray, *, paired: bool) -> float:
+    """Two-sided p of Student's t-test between the original and reproduced per-topic
+    scores: ``paired`` (same collection, topics paired; the registry's ``paired_t``,
+    scipy's ``ttest_rel``) or unpaired with pooled variance (another collection, scipy's
+    ``ttest_ind`` default). Identical scores (t = 0/0) give p = 1, as ``repro_eval``
+    reports them; a difference with no spread gives p = 0."""
+    if paired:
+        o, r = _paired(original, reproduced)
+        return float(run_test("paired_t", np.vstack([o, r])).p_value[0])
+    return unpaired_t_p(np.asarray(original, dtype=np.float64), np.asarray(reproduced, dtype=np.float64))
+
+
+def unpaired_t_p(x: np.ndarray, y: np.ndarray) -> float:
+    """Two-sided p of the equal-variance two-sample t-test, t = (mean x - mean y) /
+    sqrt(s^2 (1/n + 1/m)), s^2 the pooled variance, n + m - 2 df (Student 1908; scipy's
+    ``ttest_ind(x, y)``); 0/0 gives 1 and d/0 gives 0. NaN with fewer than 3 values."""
+    from scipy.special import stdtr
+
+    n, m = len(x), len(y)
+    if n < 1 or m < 1 or n + m < 3:
+        return math.nan
+    df = n + m - 2
+    pooled = (np.sum(np.square(x - x.mean())) + np.sum(np.square(y - y.mean()))) / df
+    difference = float(x.mean() - y.mean())
+    se = math.sqrt(pooled * (1.0 / n + 1.0 / m))
+    if se == 0:
+        return 1.0 if difference == 0 else 0.0
+    return float(2.0 * stdtr(df, -abs(difference / se)))

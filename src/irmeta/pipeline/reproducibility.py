@@ -1,0 +1,167 @@
+"""The reproducibility step of the pipeline (rule ``tabulate_reproducibility``): a
+collection's ``reproductions`` file read and checked, the runs' scores and rankings
+loaded, every baseline against every other original run tabulated
+(:mod:`irmeta.metaeval.reproducibility_table`) into ``reproducibility.csv`` and its figure.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from irmeta.campaign.files import resolve_paths, run_name_from_path
+from irmeta.campaign.rankings import rankings_of
+from irmeta.campaign.runs import read_runs
+from irmeta.measures.alpha import Alpha
+from irmeta.measures.names import parse_measure
+from irmeta.metaeval.reproducibility_table import COLUMNS, OrderSettings, Reproduction, reproducibility_table
+from irmeta.pipeline.config_schema import ConfigError
+from irmeta.pipeline.scripts import log
+from irmeta.pipeline.stored_scores import load_scores, write_csv
+
+HEADER = ("original", "reproduced")
+
+
+def read_reproductions(path: str | Path) -> list[tuple[str, str]]:
+    """(original, reproduced) per line of a TSV whose first line is ``original<TAB>reproduced``;
+    an original named twice, a line without two names, refused on one line with its number."""
+    lines = Path(path).read_text(encoding="utf-8").splitlines()
+    if not lines or tuple(lines[0].split("\t")) != HEADER:
+        raise ValueError(f"{path}:1: the header must be 'original<TAB>reproduced', not {lines[0] if lines else ''!r}")
+    pairs: dict[str, str] = {}
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        fields = line.split("\t")
+        if len(fields) != 2 or not all(f.strip() for f in fields):
+            raise ValueError(f"{path}:{number}: expected two run names separated by a tab, not {line!r}")
+        original, reproduced = (f.strip() for f in fields)
+        if original in pairs:
+            raise ValueError(f"{path}:{number}: original run {original!r} is named twice")
+        pairs[original] = reproduced
+    if len(pairs) < 2:
+        raise ValueError(f"{path}: {len(pairs)} reproduced run(s); ER and Delta RI need a baseline and an "
+                         "advanced run, so at least two")
+    return list(pairs.items())
+
+
+def check_named_runs(pairs: Sequence[tuple[str, str]], path: str | Path, originals: Sequence[str],
+                     reproduced: Sequence[str]) -> None:
+    """Every name of the file is a run of its collection, refused on one line otherwise."""
+    for number, (o, r) in enumerate(pairs, start=2):
+        for name, known, column in ((o, originals, "original"), (r, reproduced, "reproduced")):
+            if name not in known:
+                raise ValueError(f"{path}: {column} run {name!r} (pair {number - 1}) is not a run of its "
+                                 f"collection ({_few(known)})")
+
+
+def _few(names: Sequence[str]) -> str:
+    return ", ".join(list(names)[:5]) + (", ..." if len(names) > 5 else "")
+
+
+def baselines_of(pairs: Sequence[tuple[str, str]], baselines: Sequence[str], path: str | Path) -> list[str]:
+    """The baselines: those configured (each an original of the file), or every original."""
+    originals = [o for o, _ in pairs]
+    for name in baselines:
+        if name not in originals:
+            raise ConfigError(f"key 'experiments.reproducibility.baselines': {name!r} is not an original run of "
+                              f"{path} ({_few(originals)})")
+    return list(baselines) or originals
+
+
+def rankings_for(run_files: Sequence[str | Path], names: set[str], reading: Mapping[str, Any]):
+    """The rankings of the named runs, reading only their files when runs are named by file."""
+    files = resolve_paths(list(run_files))
+    if reading.get("run_name", "file") == "file":
+        files = [f for f in files if run_name_from_path(f) in names]
+    return rankings_of(read_runs(files, depth=reading.get("depth"), duplicates=reading.get("duplicates", "error"),
+                                 run_name=reading.get("run_name", "file")))
+
+
+def tabulate_reproducibility(*, scores: str | Path, reproductions: str | Path, run_files: Sequence[str | Path],
+                             other_scores: str | Path | None, measures: Sequence[str], alphas: Sequence[Alpha],
+                             baselines: Sequence[str], order: OrderSettings, reading: Mapping[str, Any],
+                             table_out: str | Path, figure_stem: str | Path, label: str = "") -> pd.DataFrame:
+    """Write ``reproducibility.csv`` (one row per baseline, advanced run, measure and
+    alpha, columns :data:`~irmeta.metaeval.reproducibility_table.COLUMNS`) and its figure."""
+    from irmeta.artefacts.figures.reproducibility import plot_reproducibility
+
+    pairs = read_reproductions(reproductions)
+    wanted = [str(parse_measure(m).without_alpha()) for m in measures] or None
+    original = load_scores(scores, wanted, alphas)
+    reproduced = original if other_scores is None else load_scores(other_scores, wanted, alphas)
+    check_named_runs(pairs, reproductions, original.runs, reproduced.runs)
+    chosen = baselines_of(pairs, baselines, reproductions)
+    of = dict(pairs)
+    ranks = None if other_scores is not None else rankings_for(run_files, {n for p in pairs for n in p}, reading)
+    setting = "same_collection" if other_scores is None else "other_collection"
+
+    def version(name: str) -> Reproduction:
+        if ranks is None:
+            return Reproduction(name, of[name])
+        return Reproduction(name, of[name], ranks.get(name, {}), ranks.get(of[name], {}))
+
+    frames = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for b in chosen:
+            for a in of:
+                if a != b:
+                    frames.append(reproducibility_table(original, reproduced, version(b), version(a),
+                                                        setting=setting, order=order))
+    for warning in caught:
+        log.warning("%s", warning.message)
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(COLUMNS))
+    log.info("reproducibility: %d baselines, %d reproduced runs, %d rows", len(chosen), len(of), len(table))
+    write_csv(table, table_out)
+    plot_reproducibility(table, figure_stem, title=f"{label}: reproducibility" if label else None)
+    return table
+
+
+def tabulate_degradation(*, qrels: str | Path, runs: str | Path | Sequence[str | Path], measures: Sequence[str],
+                         alphas: Sequence[Alpha], rarity_depth: int | None, measure_options: Mapping[str, Any] | None,
+                         baselines: Sequence[str], degradations: Mapping[str, Any], order: OrderSettings, seed: int,
+                         threshold: int, reading: Mapping[str, Any], table_out: str | Path, trust_out: str | Path,
+                         figure_stem: str | Path, label: str = "") -> pd.DataFrame:
+    """Every run of the collection against degraded copies of itself, its rankings cut
+    at ``degradations["depth"]`` (the originals too); writes the degradation and trust
+    tables and the figure; returns the trials' long table."""
+    from irmeta.artefacts.figures.reproducibility import plot_reproducibility_degradation
+    from irmeta.campaign.qrels import read_qrels
+    from irmeta.campaign.rankings import scored_rankings_of
+    from irmeta.metaeval.reproducibility_degradation import (
+        degradation_table,
+        degradation_trials,
+        degraded_scores,
+        trust_table,
+    )
+
+    depth = min(d for d in (reading.get("depth"), int(degradations["depth"])) if d is not None)
+    judgments = read_qrels(qrels)
+    files = resolve_paths([runs] if isinstance(runs, (str, Path)) else list(runs))
+    ranked = scored_rankings_of(read_runs(files, depth=depth, duplicates=reading.get("duplicates", "error"),
+                                          run_name=reading.get("run_name", "file")))
+    options = {k: v for k, v in (measure_options or {}).items() if v is not None}
+    common = dict(threshold=threshold, alphas=alphas, rarity_depth=rarity_depth, options=options)
+    original = degraded_scores(judgments, {n: {t: d for t, (d, _) in r.items()} for n, r in ranked.items()},
+                               measures, **common)
+    baseline = baselines[0] if baselines else None
+    if baseline is not None and baseline not in ranked:
+        raise ConfigError(f"key 'experiments.reproducibility.baselines': {baseline!r} is not a run of the "
+                          f"collection ({_few(list(ranked))})")
+    log.info("degradations: %d runs at depth %d, kinds %s, levels %s, %d trials", len(ranked), depth,
+             list(degradations["kinds"]), list(degradations["levels"]), degradations["trials"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # an undefined value is an empty cell, counted in n
+        trials = degradation_trials(judgments, ranked, original, measures, seed=seed, kinds=degradations["kinds"],
+                                    levels=sorted(degradations["levels"]), trials=range(degradations["trials"]),
+                                    baseline=baseline, order=order, **common)
+    write_csv(degradation_table(trials), table_out)
+    write_csv(trust_table(trials), trust_out)
+    plot_reproducibility_degradation(degradation_table(trials), figure_stem,
+                                     title=f"{label}: degraded reproductions" if label else None)
+    return trials

@@ -1,0 +1,71 @@
+# Did the reproduction reproduce? (issue 28): Breuer et al.'s reproducibility measures for
+# the runs a collection's reproductions file pairs with their reproductions.
+
+
+rule tabulate_reproducibility:
+    """KTU, RBO, RMSE, nRMSE, ER, Delta RI and t-tests of every baseline and advanced run
+    against their reproductions: tables/reproducibility.csv and the ER-Delta RI figure."""
+    input:
+        unpack(reproducibility_input),
+    output:
+        table=collection_table("reproducibility"),
+        figure=collection_figure("reproducibility"),
+        pdf=figure_pdf("reproducibility"),
+    params:
+        measures=EXPERIMENTS["reproducibility"]["measures"],
+        alphas=config["alphas"],
+        baselines=EXPERIMENTS["reproducibility"]["baselines"],
+        ktu_cutoff=EXPERIMENTS["reproducibility"]["ktu_cutoff"],
+        rbo_p=EXPERIMENTS["reproducibility"]["rbo_p"],
+        rbo_depth=EXPERIMENTS["reproducibility"]["rbo_depth"],
+        reading=ingest_options,
+        label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
+    log:
+        job_log("tabulate_reproducibility"),
+    benchmark:
+        job_benchmark("tabulate_reproducibility")
+    resources:
+        mem_mb=mem_mb_from_input(2),
+        runtime=30,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/tabulate_reproducibility.py"
+
+
+rule tabulate_reproducibility_degradation:
+    """Every run reproduced by degraded copies of itself: tables/reproducibility_degradation.csv,
+    tables/reproducibility_trust.csv and the figure of each measure against the level."""
+    input:
+        unpack(ingest_input),
+    output:
+        table=collection_table("reproducibility_degradation"),
+        trust=collection_table("reproducibility_trust"),
+        figure=collection_figure("reproducibility_degradation"),
+        pdf=figure_pdf("reproducibility_degradation"),
+    params:
+        measures=EXPERIMENTS["reproducibility"]["measures"] or [m for m in config["measures"]
+                                                                 if m not in IMPORTED_MEASURES],
+        alphas=config["alphas"],
+        rarity_depth=config["rarity_depth"],
+        measure_options=config["measure_options"],
+        baselines=EXPERIMENTS["reproducibility"]["baselines"],
+        degradations=EXPERIMENTS["reproducibility"]["degradations"],
+        ktu_cutoff=EXPERIMENTS["reproducibility"]["ktu_cutoff"],
+        rbo_p=EXPERIMENTS["reproducibility"]["rbo_p"],
+        rbo_depth=EXPERIMENTS["reproducibility"]["rbo_depth"],
+        seed=EXPERIMENTS["seed"],
+        threshold=relevance_threshold,
+        reading=ingest_options,
+        label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
+    log:
+        job_log("tabulate_reproducibility_degradation"),
+    benchmark:
+        job_benchmark("tabulate_reproducibility_degradation")
+    resources:
+        mem_mb=mem_mb_from_input(4),
+        runtime=60,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/tabulate_reproducibility_degradation.py"

@@ -55,7 +55,7 @@ def check_fusions(fusions: object, sets: int, key: str = "fuse") -> list[str]:
     if repeated:
         raise ValueError(f"{key}: {repeated[0]!r} listed twice")
     if fusions and sets < 2:
-        raise ValueError(f"{key}: a fused set needs at least two sets to fuse, the folder holds {sets}")
+        raise ValueError(f"{key}: a fused set needs a folder of at least two sets, not {sets}")
     return list(fusions)
 
 

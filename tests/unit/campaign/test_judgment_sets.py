@@ -90,7 +90,7 @@ def test_fused_rounding_on_ties():
 def test_fused_over_fewer_than_two_sets_is_refused():
     with pytest.raises(ValueError, match=r"^fuse: .*at least two"):
         fused_qrels({"a": _qrels({("1", "x"): 1})}, "max")
-    with pytest.raises(ValueError, match=r"^alternative_qrels.crowd.fuse: .*holds 1$"):
+    with pytest.raises(ValueError, match=r"^alternative_qrels.crowd.fuse: .*folder of at least two sets, not 1$"):
         check_fusions(["max"], 1, "alternative_qrels.crowd.fuse")
     with pytest.raises(ValueError, match=r"^fuse: 'median' is no fusion"):
         check_fusions(["median"], 3)

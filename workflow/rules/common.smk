@@ -18,7 +18,7 @@ from irmeta.pipeline.config_schema import read_exponent_numbers, load_schema, sc
 from irmeta.pipeline import experiment_settings as irsettings
 from irmeta.pipeline import manifest as irmanifest
 from irmeta.metaeval.judgment_reduction import generated_set_names
-from irmeta.pipeline.judgment_config import collection_judgment_sets
+from irmeta.pipeline.judgment_config import assessor_folders, collection_judgment_sets
 from irmeta.pipeline.properties import properties_rarity_depth
 
 
@@ -358,12 +358,17 @@ def properties_input(wildcards):
 
 
 def judgments_qrels(wildcards):
-    """The qrels file of one of a collection's alternative judgment sets: its own file when
-    it is read as it is, else the one rule prepare_judgments writes."""
-    judgment_set = JUDGMENT_SETS[wildcards.collection][wildcards.judgments]
+    """The qrels file of one of a collection's alternative judgment sets."""
+    return judgment_set_qrels(wildcards.collection, wildcards.judgments)
+
+
+def judgment_set_qrels(collection, name):
+    """A judgment set's qrels file: its own when it is read as it is, else the one rule
+    prepare_judgments writes."""
+    judgment_set = JUDGMENT_SETS[collection][name]
     if judgment_set.read_as_is:
         return str(judgment_set.files[0])
-    return f"results/{wildcards.collection}/judgments/{wildcards.judgments}/qrels.txt"
+    return f"results/{collection}/judgments/{name}/qrels.txt"
 
 
 def prepared_judgments_input(wildcards):
@@ -386,6 +391,18 @@ def judgment_scores(wildcards):
         ),
         "generated": shard_files("judgment_reduction", "parquet") if wildcards.collection in REDUCED else [],
     }
+
+
+def label_agreement_input(wildcards):
+    """The reference qrels and every alternative set's qrels file (as scored)."""
+    sets = JUDGMENT_SETS.get(wildcards.collection, {})
+    inputs = {
+        "reference": ingest_input(wildcards)["qrels"],
+        "judgments": [judgment_set_qrels(wildcards.collection, name) for name in sets],
+    }
+    if wildcards.collection in REDUCED:  # the generated assessors' grades of its qrels rows
+        inputs["judged"] = f"results/{wildcards.collection}/judged.npz"
+    return inputs
 
 
 def generated_judgments_of_shard(wildcards):

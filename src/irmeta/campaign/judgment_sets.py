@@ -75,7 +75,7 @@ def assessor_files(folder: str | Path, key: str = "path") -> dict[str, Path]:
     return named
 
 
-def _pair_codes(qrels: list[Qrels]) -> list[np.ndarray]:
+def pair_codes(qrels: list[Qrels]) -> list[np.ndarray]:
     """One integer per (topic, document) of each qrels, equal across them exactly when the
     pair is: dictionary codes of both strings over all the qrels together."""
     qid = pa.chunked_array([q.qid.cast(pa.large_string()) for q in qrels]).combine_chunks().dictionary_encode()
@@ -98,7 +98,7 @@ def _rows(qrels: list[Qrels], rows: np.ndarray, grades: np.ndarray, source: str)
 def filled_from_reference(reference: Qrels, judgments: Qrels) -> Qrels:
     """``unjudged: reference``: the set's judgments, then every reference judgment of a
     (topic, document) the set did not judge, with the reference's grade."""
-    theirs, ours = _pair_codes([judgments, reference])
+    theirs, ours = pair_codes([judgments, reference])
     holes = np.flatnonzero(~np.isin(ours, theirs))
     rows = np.concatenate([np.arange(len(judgments)), len(judgments) + holes])
     grades = np.concatenate([judgments.grade, reference.grade[holes]])
@@ -129,7 +129,7 @@ def fused_qrels(sets: Mapping[str, Qrels], fusion: str, name: str = "") -> Qrels
     if len(sets) < 2:
         raise ValueError(f"fuse: a fused set needs at least two sets to fuse, not {len(sets)}")
     listed = list(sets.values())
-    codes = np.concatenate(_pair_codes(listed))
+    codes = np.concatenate(pair_codes(listed))
     unique, first, group = np.unique(codes, return_index=True, return_inverse=True)
     grades = fused_grades(np.concatenate([q.grade for q in listed]), group.ravel(), fusion)
     appearance = np.argsort(first, kind="stable")

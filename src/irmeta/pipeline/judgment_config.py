@@ -51,6 +51,7 @@ class JudgmentSet:
     unjudged: str
     fusion: str | None
     key: str
+    folder: str = ""  #: the config entry of the folder it is a file of ("" for none)
 
     @property
     def read_as_is(self) -> bool:
@@ -85,11 +86,21 @@ def judgment_sets(specs: Mapping[str, JudgmentSpec]) -> dict[str, JudgmentSet]:
         key = f"alternative_qrels.{name}"
         members = assessor_files(spec.path, f"key '{key}'") if spec.path.is_dir() else {name: spec.path}
         fusions = check_fusions(list(spec.fuse), len(members) if spec.path.is_dir() else 1, f"key '{key}.fuse'")
+        folder = name if spec.path.is_dir() else ""
         for member, path in members.items():
-            add(JudgmentSet(member, (path,), spec.unjudged, None, key))
+            add(JudgmentSet(member, (path,), spec.unjudged, None, key, folder))
         for fusion in fusions:
             add(JudgmentSet(f"{name}_{fusion}", tuple(members.values()), spec.unjudged, fusion, key))
     return out
+
+
+def assessor_folders(sets: Mapping[str, JudgmentSet]) -> dict[str, list[str]]:
+    """Each entry that is a folder: the names of its files' sets (not the fused ones)."""
+    folders: dict[str, list[str]] = {}
+    for name, judgment_set in sets.items():
+        if judgment_set.folder and judgment_set.fusion is None:
+            folders.setdefault(judgment_set.folder, []).append(name)
+    return folders
 
 
 def set_qrels(judgment_set: JudgmentSet, reference: Qrels | None) -> Qrels:

@@ -195,6 +195,14 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         on=lambda experiments, facts: facts.alternative_judgments or facts.generated_judgments,
         seeds=(Seed("judgment_reduction", _metaeval("judgment_reduction")),),
     ),
+    Experiment(
+        "label_agreement", "judgment_agreement", "label_agreement.smk",
+        tables=(Output("label_agreement", "label_agreement", "Judgment sets"),
+                Output("label_confusion", "label_confusion", "Judgment sets"),
+                Output("assessor_agreement", "assessor_agreement", "Judgment sets")),
+        needs="rankings", reason="it compares judgment sets of a collection with qrels",
+        on=lambda experiments, facts: facts.alternative_judgments or facts.generated_judgments,
+    ),
 )
 
 #: Rule files that belong to no one experiment: the steps every experiment reads

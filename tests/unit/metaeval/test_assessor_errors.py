@@ -79,3 +79,21 @@ def test_reduction_table_and_figure_have_the_error_kind(tmp_path):
     assert sorted(set(means["judgments"])) == ["error_0.1", "error_0.2", "pool_depth_10"]
     paths = plot_judgment_reduction(table, tmp_path / "r.png", tmp_path / "r.pdf")
     assert all(p.stat().st_size > 1000 for p in paths)
+
+
+def test_generated_assessors_labels_are_the_flipped_qrels_rows(tmp_path):
+    from irmeta.metaeval.label_agreement import generated_assessors, label_agreement_table, matrix_qrels
+
+    matrix, _, qrels = random_campaign(tmp_path, 4)
+    names = jr.generated_set_names([2], [0.5], 1, [0.3])
+    sets = generated_assessors(matrix, names, SEED)
+    assert list(sets) == ["error_0.3_trial_0"]  # subsets of the qrels agree with them by construction
+    reference = matrix_qrels(matrix)
+    pairs = {(q, d): int(g) for q, d, g in zip(reference.qid.to_pylist(), reference.docid.to_pylist(),
+                                                reference.grade)}
+    assert pairs == {(q, d): g for q, judged in qrels.items() for d, g in judged.items()}
+    grades = jr.error_grades(matrix, 0.3, 0, SEED)
+    assert sets["error_0.3_trial_0"].grade.tolist() == grades.tolist()
+    row = label_agreement_table(reference, sets).iloc[0]
+    flipped = int(np.count_nonzero(grades != matrix.qrels_grade))
+    assert row["shared"] == len(grades) and row["agreement"] == pytest.approx(1 - flipped / len(grades), abs=1e-12)

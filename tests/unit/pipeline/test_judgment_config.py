@@ -97,3 +97,11 @@ def test_a_generated_name_and_bad_rules_are_refused(tmp_path, data):
         with pytest.raises(ConfigError) as exc:
             _collection(tmp_path, {"llm": bad})
         assert "\n" not in str(exc.value) and "alternative_qrels" in str(exc.value)
+
+
+def test_assessor_folders_are_the_files_of_each_folder(tmp_path, data):
+    from irmeta.pipeline.judgment_config import assessor_folders
+
+    c = _collection(tmp_path, {"llm": "{data_root}/llm.txt", "crowd": {"path": "{data_root}/crowd", "fuse": ["max"]}})
+    sets = collection_judgment_sets(c.judgment_specs, c.qrels, "c.yaml")
+    assert assessor_folders(sets) == {"crowd": ["w1", "w2", "w3"]}

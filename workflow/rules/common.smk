@@ -17,7 +17,8 @@ from irmeta.pipeline import config_checks as irconfig
 from irmeta.pipeline.config_schema import read_exponent_numbers, load_schema, schema_path
 from irmeta.pipeline import experiment_settings as irsettings
 from irmeta.pipeline import manifest as irmanifest
-from irmeta.metaeval.judgment_reduction import check_set_names, generated_set_names
+from irmeta.metaeval.judgment_reduction import generated_set_names
+from irmeta.pipeline.judgment_config import assessor_folders, collection_judgment_sets
 from irmeta.pipeline.properties import properties_rarity_depth
 
 
@@ -70,22 +71,29 @@ SIMULATED = [name for name, c in COLLECTIONS.items() if c.simulated]
 # per-topic scores only runs those that read scores (irmeta.pipeline.manifest).
 RANKED = [name for name, c in COLLECTIONS.items() if c.has_runs]
 SCORES_ONLY = [name for name in COLLECTIONS if name not in RANKED]
-JUDGED = {name: list(c.alternative_qrels) for name, c in COLLECTIONS.items() if c.alternative_qrels}
 IMPORTED_MEASURES = [m for m in config["measures"] if irconfig.imported_only(m)]
 # Generated judgment sets (shallower pools, sampled judgments) of every collection with
 # rankings, compared with its qrels beside its alternative_qrels (judgment_agreement.smk).
 JUDGMENT_SETTINGS = config["experiments"]["judgment_agreement"]
 try:
     GENERATED_JUDGMENTS = generated_set_names(
-        JUDGMENT_SETTINGS["pool_depths"], JUDGMENT_SETTINGS["judgment_fractions"], JUDGMENT_SETTINGS["trials"]
+        JUDGMENT_SETTINGS["pool_depths"], JUDGMENT_SETTINGS["judgment_fractions"], JUDGMENT_SETTINGS["trials"],
+        JUDGMENT_SETTINGS["assessor_errors"],
     )
 except ValueError as exc:
     raise WorkflowError(f"{CONFIG_SOURCE}: experiments.judgment_agreement.{exc}") from None
-for name, sets in JUDGED.items():
-    try:
-        check_set_names(sets, GENERATED_JUDGMENTS, f"{COLLECTIONS[name].source or name}: alternative_qrels")
-    except ValueError as exc:
-        raise WorkflowError(str(exc)) from None
+# Each collection's judgment sets of any origin (irmeta.pipeline.judgment_config): files,
+# folders of assessors, fused sets, each checked against the qrels before any job.
+JUDGMENT_SETS = {}
+for name, c in COLLECTIONS.items():
+    if c.judgment_specs:
+        try:
+            JUDGMENT_SETS[name] = collection_judgment_sets(
+                c.judgment_specs, None if c.simulated else c.qrels, str(c.source or name), GENERATED_JUDGMENTS
+            )
+        except ValueError as exc:
+            raise WorkflowError(str(exc)) from None
+JUDGED = {name: list(sets) for name, sets in JUDGMENT_SETS.items()}
 REDUCED = RANKED if GENERATED_JUDGMENTS else []
 
 
@@ -352,7 +360,25 @@ def properties_input(wildcards):
 
 def judgments_qrels(wildcards):
     """The qrels file of one of a collection's alternative judgment sets."""
-    return str(COLLECTIONS[wildcards.collection].alternative_qrels[wildcards.judgments])
+    return judgment_set_qrels(wildcards.collection, wildcards.judgments)
+
+
+def judgment_set_qrels(collection, name):
+    """A judgment set's qrels file: its own when it is read as it is, else the one rule
+    prepare_judgments writes."""
+    judgment_set = JUDGMENT_SETS[collection][name]
+    if judgment_set.read_as_is:
+        return str(judgment_set.files[0])
+    return f"results/{collection}/judgments/{name}/qrels.txt"
+
+
+def prepared_judgments_input(wildcards):
+    """A set's files, and the reference qrels when its holes take the reference's grades."""
+    judgment_set = JUDGMENT_SETS[wildcards.collection][wildcards.judgments]
+    inputs = {"files": [str(path) for path in judgment_set.files]}
+    if judgment_set.unjudged == "reference":
+        inputs["reference"] = ingest_input(wildcards)["qrels"]
+    return inputs
 
 
 def judgment_scores(wildcards):
@@ -366,6 +392,18 @@ def judgment_scores(wildcards):
         ),
         "generated": shard_files("judgment_reduction", "parquet") if wildcards.collection in REDUCED else [],
     }
+
+
+def label_agreement_input(wildcards):
+    """The reference qrels and every alternative set's qrels file (as scored)."""
+    sets = JUDGMENT_SETS.get(wildcards.collection, {})
+    inputs = {
+        "reference": ingest_input(wildcards)["qrels"],
+        "judgments": [judgment_set_qrels(wildcards.collection, name) for name in sets],
+    }
+    if wildcards.collection in REDUCED:  # the generated assessors' grades of its qrels rows
+        inputs["judged"] = f"results/{wildcards.collection}/judged.npz"
+    return inputs
 
 
 def generated_judgments_of_shard(wildcards):

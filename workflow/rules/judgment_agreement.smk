@@ -119,3 +119,25 @@ rule tabulate_judgment_agreement:
         IRMETA_ENV
     script:
         "../scripts/tabulate_judgment_agreement.py"
+
+
+rule prepare_judgments:
+    """A judgment set not read as it is (irmeta.pipeline.judgment_config): a folder's
+    assessors fused, or a set whose unjudged documents take the reference's grades."""
+    input:
+        unpack(prepared_judgments_input),
+    output:
+        qrels="results/{collection}/judgments/{judgments}/qrels.txt",
+    params:
+        judgment_set=lambda wildcards: JUDGMENT_SETS[wildcards.collection][wildcards.judgments],
+    log:
+        job_log("prepare_judgments", "{collection}.{judgments}"),
+    benchmark:
+        job_benchmark("prepare_judgments", "{collection}.{judgments}")
+    resources:
+        mem_mb=mem_mb_from_input(4),
+        runtime=10,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/prepare_judgments.py"

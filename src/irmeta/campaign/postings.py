@@ -275,6 +275,27 @@ class RelevanceMatrix:
             ignored_topics=self.ignored_topics,
         )
 
+    def with_grades(self, grades: np.ndarray) -> RelevanceMatrix:
+        """The campaign judged with other grades of the same qrels rows (an assessor who
+        judged the same documents differently): postings move between hits and misses as
+        their grade crosses the threshold; ranks, lengths and rows stay."""
+        grades = np.asarray(grades, dtype=np.int64)
+        if grades.shape != self.qrels_grade.shape:
+            raise ValueError(f"grades has shape {grades.shape}, expected one per qrels row {self.qrels_grade.shape}")
+        judged = self.judged
+        relevant = grades[judged.judgment] >= self.threshold
+
+        def part(mask: np.ndarray) -> Postings:
+            counts = np.bincount(judged.cell[mask], minlength=judged.n_cells)
+            return Postings(offsets_from_counts(counts), judged.rank[mask], judged.judgment[mask])
+
+        hits, misses = part(relevant), part(~relevant)
+        return RelevanceMatrix(
+            runs=self.runs, topics=self.topics, length=self.length, hits=hits, misses_loader=lambda: misses,
+            threshold=self.threshold, qrels_topic=self.qrels_topic, qrels_grade=grades, docids=self.docids,
+            run_depth=self.run_depth, ignored_topics=self.ignored_topics,
+        )
+
     def condensed(self) -> RelevanceMatrix:
         """Sakai's condensed lists (SIGIR 2007; trec_eval -J): each list with its unjudged
         documents removed, the judged ones (grade >= 0) renumbered 1..n in rank order.

@@ -16,7 +16,14 @@ unjudged documents, :meth:`~irmeta.campaign.postings.RelevanceMatrix.with_judgme
   SIGIR 2004, who sample so too). Within a trial the samples are nested: each row gets
   one uniform key from the trial's stream and each (topic, relevance) stratum keeps its
   rows of smallest key, so the sample at 0.1 lies inside that at 0.2 (B&V's nesting):
-  the curve over fractions moves by adding judgments, not by redrawing them.
+  the curve over fractions moves by adding judgments, not by redrawing them;
+- ``error_<q>_trial_<t>``: generated assessors (Carterette and Soboroff, "The effect of
+  assessor error on IR system evaluation", SIGIR 2010): every qrels row keeps its
+  document, and its relevance is flipped with probability q, a relevant row (grade at
+  or above the threshold) to grade 0, a non-relevant one (negative grades too) to the
+  threshold's grade. Within a trial the errors are nested (a row flipped at 0.1 is
+  flipped at 0.2): each row draws one uniform u from the trial's error stream and is
+  flipped when u < q.
 
 Every run is scored under a generated set as under any judgment set: trec_eval's rules
 (unjudged = non-relevant, N_R and ideal gains from the set), rarity S_d counted over all
@@ -26,7 +33,8 @@ set leaves without a single judgment leaves the comparison, as trec_eval drops a
 absent from its qrels (``topics_excluded`` counts it; a shallow pool on a small campaign
 can do this, a sample cannot).
 
-Draws: trial t's keys come from ``default_rng([seed, t])`` with ``seed`` =
+Draws: trial t's keys come from ``default_rng([seed, t])`` (its errors' uniforms from
+``default_rng([seed, t, ERROR_STREAM])``) with ``seed`` =
 ``experiments.seed + SEED_OFFSET`` (:func:`irmeta.pipeline.experiment_settings.experiment_seed`), one
 stream per trial shared by every fraction, so a set's judgments depend on its name alone,
 never on how the sets are split into shards.
@@ -60,6 +68,9 @@ SEED_OFFSET = 6
 
 POOL_DEPTH = "pool_depth"
 FRACTION = "fraction"
+ERROR = "error"
+#: Appended to a trial's seed for its assessor errors' stream: never a sample's keys.
+ERROR_STREAM = 1
 
 #: ``judgment_reduction.csv``: one row per kind, value, measure and alpha.
 JUDGMENT_REDUCTION_COLUMNS = (
@@ -69,6 +80,7 @@ JUDGMENT_REDUCTION_COLUMNS = (
 
 _POOL_NAME = re.compile(r"pool_depth_(\d+)")
 _FRACTION_NAME = re.compile(r"fraction_([0-9.]+)_trial_(\d+)")
+_ERROR_NAME = re.compile(r"error_([0-9.]+)_trial_(\d+)")
 
 
 @dataclass(frozen=True)
@@ -84,6 +96,8 @@ class GeneratedSet:
     def name(self) -> str:
         if self.kind == POOL_DEPTH:
             return f"pool_depth_{self.value}"
+        if self.kind == ERROR:
+            return f"error_{fraction_label(self.value)}_trial_{self.trial}"
         return f"fraction_{fraction_label(self.value)}_trial_{self.trial}"
 
 
@@ -109,26 +123,39 @@ def _check_fraction(fraction: object) -> float:
 MAX_TRIALS = 1000
 
 
-def generated_sets(pool_depths: Iterable[int], fractions: Iterable[float], trials: int) -> list[GeneratedSet]:
+def _check_error_rate(rate: object) -> float:
+    if isinstance(rate, bool) or not isinstance(rate, (int, float, np.number)) or not 0 < rate <= 1:
+        raise ValueError(f"assessor_errors: an error rate must be a number in (0, 1], not {rate!r}")
+    return float(rate)
+
+
+def generated_sets(pool_depths: Iterable[int], fractions: Iterable[float], trials: int,
+                   errors: Iterable[float] = ()) -> list[GeneratedSet]:
     """Every generated set, in table order: the pool depths as given, then each fraction's
-    trials 0..trials-1. A repeated depth or fraction is an error (its rows would repeat)."""
+    trials 0..trials-1, then each error rate's trials. A repeated depth, fraction or rate
+    is an error (its rows would repeat)."""
     depths = [_check_depth(d) for d in pool_depths]
     shares = [_check_fraction(f) for f in fractions]
+    rates = [_check_error_rate(q) for q in errors]
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or not 1 <= trials <= MAX_TRIALS:
         raise ValueError(f"trials: the trials of each fraction must be an integer in [1, {MAX_TRIALS}], not {trials!r}")
     listed: tuple[tuple[str, list[str]], ...] = (("pool_depths", [str(d) for d in depths]),
-                                                  ("judgment_fractions", [fraction_label(f) for f in shares]))
+                                                  ("judgment_fractions", [fraction_label(f) for f in shares]),
+                                                  ("assessor_errors", [fraction_label(q) for q in rates]))
     for key, values in listed:
         repeated = sorted({v for v in values if values.count(v) > 1})
         if repeated:
             raise ValueError(f"{key}: {', '.join(repeated)} listed twice")
     return ([GeneratedSet(POOL_DEPTH, d) for d in depths]
-            + [GeneratedSet(FRACTION, f, t) for f in shares for t in range(int(trials))])
+            + [GeneratedSet(FRACTION, f, t) for f in shares for t in range(int(trials))]
+            + [GeneratedSet(ERROR, q, t) for q in rates for t in range(int(trials))])
 
 
-def generated_set_names(pool_depths: Iterable[int], fractions: Iterable[float], trials: int) -> list[str]:
-    """The names of :func:`generated_sets`: ``pool_depth_10``, ``fraction_0.1_trial_0``, ..."""
-    return [s.name for s in generated_sets(pool_depths, fractions, trials)]
+def generated_set_names(pool_depths: Iterable[int], fractions: Iterable[float], trials: int,
+                        errors: Iterable[float] = ()) -> list[str]:
+    """The names of :func:`generated_sets`: ``pool_depth_10``, ``fraction_0.1_trial_0``,
+    ``error_0.1_trial_0``, ..."""
+    return [s.name for s in generated_sets(pool_depths, fractions, trials, errors)]
 
 
 def parse_set_name(name: str) -> GeneratedSet:
@@ -142,14 +169,22 @@ def parse_set_name(name: str) -> GeneratedSet:
             fraction = -1.0
         if fraction > 0 and fraction_label(fraction) == match[1]:
             return GeneratedSet(FRACTION, fraction, int(match[2]))
-    raise ValueError(f"{name!r} names no generated judgment set (pool_depth_<d> or fraction_<f>_trial_<t>)")
+    if match := _ERROR_NAME.fullmatch(name):
+        try:
+            rate = _check_error_rate(float(match[1]))
+        except ValueError:
+            rate = -1.0
+        if rate > 0 and fraction_label(rate) == match[1]:
+            return GeneratedSet(ERROR, rate, int(match[2]))
+    raise ValueError(f"{name!r} names no generated judgment set (pool_depth_<d>, fraction_<f>_trial_<t> "
+                     f"or error_<q>_trial_<t>)")
 
 
 #: The reference judgment set's name in judgment_agreement.csv (its ``reference`` column).
 REFERENCE_NAME = "qrels"
 
 # Prefixes of generated sets' names (and of the trials' means, ``fraction_<f>``, in the figures).
-_GENERATED_PREFIXES = (POOL_DEPTH + "_", FRACTION + "_")
+_GENERATED_PREFIXES = (POOL_DEPTH + "_", FRACTION + "_", ERROR + "_")
 
 
 def check_alternative_name(name: str) -> None:
@@ -207,9 +242,32 @@ def fraction_mask(matrix: RelevanceMatrix, fraction: float, trial: int, seed: in
     return keep
 
 
-def judgment_mask(matrix: RelevanceMatrix, name: str, seed: int) -> np.ndarray:
-    """(J,) bool: the qrels rows the generated set ``name`` keeps (``seed``: for fractions)."""
+def error_grades(matrix: RelevanceMatrix, rate: float, trial: int, seed: int) -> np.ndarray:
+    """(J,) int64: the qrels grades as trial ``trial``'s assessor of error rate ``rate``
+    gives them: each row flipped when its uniform from ``default_rng([seed, trial,
+    ERROR_STREAM])`` is below ``rate``, relevant to 0, non-relevant to the threshold."""
+    rate = _check_error_rate(rate)
+    uniform = np.random.default_rng([int(seed), int(trial), ERROR_STREAM]).random(len(matrix.qrels_grade))
+    relevant = matrix.qrels_grade >= matrix.threshold
+    flipped = np.where(relevant, 0, matrix.threshold).astype(np.int64)
+    return np.where(uniform < rate, flipped, matrix.qrels_grade).astype(np.int64)
+
+
+def generated_matrix(matrix: RelevanceMatrix, name: str, seed: int) -> RelevanceMatrix:
+    """The campaign judged by the generated set ``name``: a subset of its qrels rows, or
+    (an assessor's errors) its rows with other grades."""
     generated = parse_set_name(name)
+    if generated.kind == ERROR:
+        return matrix.with_grades(error_grades(matrix, float(generated.value), int(generated.trial or 0), seed))
+    return matrix.with_judgments(judgment_mask(matrix, name, seed))
+
+
+def judgment_mask(matrix: RelevanceMatrix, name: str, seed: int) -> np.ndarray:
+    """(J,) bool: the qrels rows the generated set ``name`` keeps (``seed``: for fractions;
+    an assessor's errors keep every row)."""
+    generated = parse_set_name(name)
+    if generated.kind == ERROR:
+        return np.ones(len(matrix.qrels_grade), dtype=bool)
     if generated.kind == POOL_DEPTH:
         return pool_depth_mask(matrix, int(generated.value))
     return fraction_mask(matrix, float(generated.value), int(generated.trial or 0), seed)
@@ -234,7 +292,11 @@ def reduced_scores(matrix: RelevanceMatrix, keep: np.ndarray, measures: Sequence
     """Every run scored with ``measures`` under the qrels rows ``keep``, with the
     pipeline's ``options`` (alphas, rarity_depth, measure options), means over every topic
     the set judged."""
-    reduced = matrix.with_judgments(keep)
+    return judged_scores(matrix.with_judgments(keep), measures, **options)
+
+
+def judged_scores(reduced: RelevanceMatrix, measures: Sequence[str], **options) -> Scores:
+    """Every run scored with ``measures`` on a campaign judged by a generated set (:func:`reduced_scores`)."""
     options = {k: v for k, v in options.items() if v is not None}
     return _judged_topics_only(score_arrays(reduced, list(measures), averaging=("all",), **options), reduced)
 
@@ -249,7 +311,7 @@ def generated_agreement_rows(matrix: RelevanceMatrix, reference: Scores, names: 
     :data:`SEED_OFFSET`."""
     frames = []
     for name in names:
-        scores = reduced_scores(matrix, judgment_mask(matrix, name, seed), measures, **dict(options or {}))
+        scores = judged_scores(generated_matrix(matrix, name, seed), measures, **dict(options or {}))
         frames.append(judgment_agreement_table(reference, {name: scores}, reference_name=reference_name,
                                                level=level))
     if not frames:
@@ -316,10 +378,10 @@ def trial_means(agreement: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
     """``agreement`` with each fraction's trials replaced by one row per measure and alpha,
     the trials' mean (judgments ``fraction_<f>``), for a figure with one mark per set."""
     rows = _generated_rows(agreement, names)
-    fractions = rows[rows["kind"] == FRACTION]
+    fractions = rows[rows["kind"].isin([FRACTION, ERROR])]  # the kinds drawn in trials
     if fractions.empty:
         return agreement.reset_index(drop=True)
-    means = fractions.assign(judgments=FRACTION + "_" + fractions["value"].map(fraction_label))
+    means = fractions.assign(judgments=fractions["kind"] + "_" + fractions["value"].map(fraction_label))
     numeric = ["kendall_tau", "tau_ap", "swapped_significant", "significant_reference", "significant_alternative",
                "reversed_significant", "swapped_share"]
     keys = [c for c in agreement.columns if c not in numeric]

@@ -23,6 +23,7 @@ from irmeta.campaign.runs import DuplicatePolicy, RunNameSource
 from irmeta.pipeline.collection_paths import check_collection_paths, missing_runs
 from irmeta.pipeline.config_checks import imported_only
 from irmeta.pipeline.config_schema import COLLECTION_SCHEMA, ConfigError, read_yaml, validate
+from irmeta.pipeline.judgment_config import JudgmentSpec, judgment_spec
 
 DATA_ROOT = "{data_root}"
 
@@ -67,6 +68,7 @@ class Collection:
     alternative_qrels: Mapping[str, Path] = field(default_factory=dict)  # other judgment sets, by name
     reproductions: Path | None = None  # original -> reproduced runs (reproducibility.csv)
     reproductions_collection: str | None = None  # the reproduced runs' collection, None: this one
+    judgment_specs: Mapping[str, JudgmentSpec] = field(default_factory=dict)  # the same, with unjudged and fuse
 
     @property
     def simulated(self) -> bool:
@@ -177,19 +179,22 @@ def load_collection(
         listing_topics=tuple(data["listing_topics"]),
         pool_depth=data["pool_depth"],
         **_given_scores(data, root, base, path),
-        alternative_qrels=_alternative_qrels(data, root, base, path),
+        **_alternative_qrels(data, root, base, path),
         **_reproductions(data, root, base, path),
     )
 
 
-def _alternative_qrels(data: Mapping[str, Any], root: Path, base: Path, source: Path) -> dict[str, Path]:
-    """The other judgment sets, by name; a name the results already use is refused."""
+def _alternative_qrels(data: Mapping[str, Any], root: Path, base: Path, source: Path) -> dict[str, Any]:
+    """The other judgment sets, by name (``alternative_qrels``: their paths;
+    ``judgment_specs``: with their rules); a name the results already use is refused."""
     given = data.get("alternative_qrels") or {}
     try:
         check_alternative_names(given)
+        specs = {name: judgment_spec(name, spec, lambda text, key: _resolve(text, key, root, base, source))
+                 for name, spec in given.items()}
     except ValueError as exc:
         raise ConfigError(f"{source}: {exc}") from None
-    return {name: Path(_resolve(spec, f"alternative_qrels.{name}", root, base, source)) for name, spec in given.items()}
+    return {"alternative_qrels": {name: spec.path for name, spec in specs.items()}, "judgment_specs": specs}
 
 
 def _reproductions(data: Mapping[str, Any], root: Path, base: Path, source: Path) -> dict[str, Any]:

@@ -26,9 +26,8 @@ def check_collection_paths(collection: Collection) -> list[Path]:
     if collection.scores is not None and not collection.scores.exists():
         raise FileNotFoundError(f"{source}: key 'scores.path': {collection.scores}: no such file")
     for name, qrels in collection.alternative_qrels.items():
-        if not qrels.is_file():
-            what = "is a directory, not a file" if qrels.is_dir() else "no such file"
-            raise FileNotFoundError(f"{source}: key 'alternative_qrels.{name}': {qrels}: {what}")
+        if not qrels.exists():  # a file, or a folder of one file per assessor
+            raise FileNotFoundError(f"{source}: key 'alternative_qrels.{name}': {qrels}: no such file or folder")
     if not collection.runs:  # scores only
         refuse_pattern_paths(collection, [])
         return []

@@ -215,6 +215,14 @@ EXPERIMENTS: tuple[Experiment, ...] = (
             experiments.get("reproducibility", {}).get("degradations", {}).get("enabled", False)),
         seeds=(Seed("reproducibility_degradation", _metaeval("reproducibility_degradation")),),
     ),
+    Experiment(
+        "label_agreement", "judgment_agreement", "label_agreement.smk",
+        tables=(Output("label_agreement", "label_agreement", "Judgment sets"),
+                Output("label_confusion", "label_confusion", "Judgment sets"),
+                Output("assessor_agreement", "assessor_agreement", "Judgment sets")),
+        needs="rankings", reason="it compares judgment sets of a collection with qrels",
+        on=lambda experiments, facts: facts.alternative_judgments or facts.generated_judgments,
+    ),
 )
 
 #: Rule files that belong to no one experiment: the steps every experiment reads

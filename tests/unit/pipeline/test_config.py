@@ -166,7 +166,8 @@ def test_config_defaults(tmp_path):
         "threads": 2,
     }
     assert experiments["judgment_agreement"] == {
-        "level": 0.05, "pool_depths": [10, 20, 50], "judgment_fractions": [0.1, 0.2, 0.3, 0.5], "trials": 20}
+        "level": 0.05, "pool_depths": [10, 20, 50], "judgment_fractions": [0.1, 0.2, 0.3, 0.5], "trials": 20,
+        "assessor_errors": [0.1, 0.2, 0.3]}
     assert experiments["claims"] == {"tau_threshold": 0.9}
 
 

@@ -118,7 +118,8 @@ def test_what_a_collection_runs_follows_its_facts_and_the_settings():
         if e.name in ("system_subsampling", "synthetic_rare_common", "rarity_listing")}
     # alternative judgments alone turn the judgment tables on
     judged = Facts(has_runs=True, alternative_judgments=True, generated_judgments=False, paired_tests=False)
-    assert manifest.collection_tables(off, judged)[-2:] == ["judgment_agreement", "judgment_reduction"]
+    assert manifest.collection_tables(off, judged)[-5:] == ["judgment_agreement", "judgment_reduction",
+                                                          "label_agreement", "label_confusion", "assessor_agreement"]
     assert manifest.collection_tables(EVERYTHING_ON, RANKED, paper=True) == [
         "kendall_tau", "discriminative_power", "stability", "swap_sensitivity", "system_subsampling",
         "synthetic_rare_common", "rarity_listing"]

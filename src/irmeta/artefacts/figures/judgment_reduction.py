@@ -1,11 +1,12 @@
 """Shallower pools and sampled judgments as curves, from ``judgment_reduction.csv``
 (:func:`irmeta.metaeval.judgment_reduction.judgment_reduction_table`): Kendall's tau
 between the runs' ranking under a generated judgment set and under the full qrels,
-against the pool depth (left) and against the fraction of judgments kept (right), one
+against the pool depth (left), against the fraction of judgments kept and against the
+error rate of generated assessors (Carterette and Soboroff, SIGIR 2010), one
 line per measure (the shape of Buckley and Voorhees's SIGIR 2004 figures). A measure with
 alphas is drawn at one (:func:`~irmeta.artefacts.figures.topic_set_size.shown_alpha`: 1,
 where rareness weighs most); for fractions the mean over trials is solid, the lowest
-trial dotted.
+trial dotted (for error rates too).
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ _COLUMNS = ("kind", "value", "measure", "alpha", "kendall_tau", "kendall_tau_min
 
 # Panels in this order, when the table has rows of their kind.
 _PANELS = (("pool_depth", "pool depth d (top d of every run judged)"),
-           ("fraction", "fraction of each topic's judgments kept"))
+           ("fraction", "fraction of each topic's judgments kept"),
+           ("error", "assessor error rate q (relevance flipped)"))
+_TRIALS = ("fraction", "error")  # kinds drawn in trials: their lowest trial dotted
 _FULL_COLOUR = "#999999"
 
 
@@ -74,7 +77,7 @@ def plot_judgment_reduction(table: pd.DataFrame, png: str | Path, pdf: str | Pat
 
     def draw() -> Figure:
         handles = [Line2D([], [], **style(m)) for m in measures]
-        if any(kind == "fraction" for kind, _ in panels):
+        if any(kind in _TRIALS for kind, _ in panels):
             handles.append(Line2D([], [], color="black", linestyle=":", linewidth=1.0, label="lowest trial"))
         fig, axes, ncol = new_figure(max(1, len(panels)), panel_width=3.4, height=3.1, n_legend=len(handles),
                                      column_width=2.6)
@@ -88,7 +91,7 @@ def plot_judgment_reduction(table: pd.DataFrame, png: str | Path, pdf: str | Pat
                 line = rows[rows["measure"] == measure].sort_values("value")
                 s = style(measure)
                 ax.plot(line["value"], line["kendall_tau"], zorder=3, **s)
-                if kind == "fraction":
+                if kind in _TRIALS:
                     ax.plot(line["value"], line["kendall_tau_min"], color=s["color"], linestyle=":",
                             linewidth=1.0, zorder=2)
             ax.axhline(1.0, color=_FULL_COLOUR, linestyle=":", linewidth=0.8, zorder=1)

@@ -1,0 +1,228 @@
+"""Agreement on labels between judgment sets: each set against the reference (the
+official qrels), and the assessors of one folder with each other, on the (topic,
+document) pairs both judged.
+
+The statistics come from the libraries made for them, never from formulas of our own:
+Cohen's kappa, unweighted and weighted (linear, quadratic), from statsmodels
+(``statsmodels.stats.inter_rater.cohens_kappa`` on the confusion table; Cohen 1960,
+1968), Krippendorff's alpha (ordinal) from the ``krippendorff`` package (Krippendorff,
+"Content analysis", 2004).
+
+- Binary kappa: both labels cut at the collection's relevance threshold (relevant or not).
+- Weighted kappas: on grades, the table spanning every integer grade from the lowest to
+  the highest either set gives, so a weight's distance is the grades' difference (a grade
+  nobody gave still counts as a step between the others).
+- Alpha: ordinal, on grades (grades nobody gave carry no weight in the ordinal metric).
+- Undefined: when the chance agreement is 1 (both sets give one and the same category
+  only: kappa is 0/0) or alpha's value domain holds one value, the cell is empty, never
+  NaN or a guess.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from irmeta.campaign.judgment_sets import pair_codes
+from irmeta.campaign.postings import RelevanceMatrix
+from irmeta.campaign.qrels import Qrels, sort_topics
+from irmeta.metaeval.judgment_reduction import ERROR, error_grades, parse_set_name
+
+LABEL_AGREEMENT_COLUMNS = (
+    "judgments", "topic", "shared", "only_reference", "only_judgments", "agreement", "cohen_kappa",
+    "weighted_kappa_linear", "weighted_kappa_quadratic", "krippendorff_alpha_ordinal", "relevant_reference",
+    "relevant_judgments",
+)
+LABEL_CONFUSION_COLUMNS = ("judgments", "reference_grade", "judgments_grade", "count")
+ASSESSOR_AGREEMENT_COLUMNS = (
+    "folder", "judgments_a", "judgments_b", "shared", "cohen_kappa", "weighted_kappa_quadratic",
+    "krippendorff_alpha_ordinal",
+)
+#: The ``topic`` of the rows over every topic (as in irmeta's score tables).
+ALL_TOPICS = "all"
+
+
+def kappa(a: np.ndarray, b: np.ndarray, weights: str | None = None) -> float:
+    """Cohen's kappa of two raters' integer labels (statsmodels), ``weights`` None,
+    ``"linear"`` or ``"quadratic"`` over the integers min..max of both; NaN when undefined
+    (chance agreement 1) or no label is given."""
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+    if len(a) == 0:
+        return float("nan")
+    low = min(int(a.min()), int(b.min()))
+    size = max(int(a.max()), int(b.max())) - low + 1
+    table = np.zeros((size, size))
+    np.add.at(table, (a - low, b - low), 1)
+    if size == 1:
+        return float("nan")
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        value = cohens_kappa(table, wt=weights, return_results=False)
+    value = float(value)
+    return value if np.isfinite(value) else float("nan")
+
+
+def ordinal_alpha(ratings: np.ndarray) -> float:
+    """Krippendorff's alpha, ordinal (the ``krippendorff`` package), of ``ratings``
+    (raters, units), NaN for a missing rating; NaN when undefined (one value only)."""
+    import krippendorff
+
+    ratings = np.asarray(ratings, dtype=float)
+    values = ratings[np.isfinite(ratings)]
+    if len(np.unique(values)) < 2:
+        return float("nan")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = float(krippendorff.alpha(reliability_data=ratings, level_of_measurement="ordinal"))
+    return value if np.isfinite(value) else float("nan")
+
+
+@dataclass(frozen=True)
+class _Paired:
+    """Two sets' judgments aligned: the shared pairs' topics and grades, and per topic the
+    pairs judged by one set only."""
+
+    topic: np.ndarray  # topic id of each shared pair
+    reference: np.ndarray  # the reference's grade of each shared pair
+    judgments: np.ndarray  # the set's grade of each shared pair
+    only_reference: dict[str, int]
+    only_judgments: dict[str, int]
+
+
+def _paired(reference: Qrels, judgments: Qrels) -> _Paired:
+    ours, theirs = pair_codes([reference, judgments])
+    common, i, j = np.intersect1d(ours, theirs, assume_unique=True, return_indices=True)
+    ref_topics = np.asarray(reference.qid.to_pylist(), dtype=object)
+    set_topics = np.asarray(judgments.qid.to_pylist(), dtype=object)
+
+    def unmatched(topics: np.ndarray, matched: np.ndarray) -> dict[str, int]:
+        alone = np.ones(len(topics), dtype=bool)
+        alone[matched] = False
+        names, counts = np.unique(topics[alone].astype(str), return_counts=True)
+        return dict(zip(names.tolist(), counts.tolist()))
+
+    return _Paired(ref_topics[i].astype(str), reference.grade[i], judgments.grade[j],
+                   unmatched(ref_topics, i), unmatched(set_topics, j))
+
+
+def _row(name: str, topic: str, ref: np.ndarray, alt: np.ndarray, only_ref: int, only_alt: int,
+         threshold: int) -> dict:
+    """One row of :data:`LABEL_AGREEMENT_COLUMNS` from the shared pairs' grades."""
+    rel_ref, rel_alt = ref >= threshold, alt >= threshold
+    shared = len(ref)
+    return {
+        "judgments": name, "topic": topic, "shared": shared, "only_reference": only_ref, "only_judgments": only_alt,
+        "agreement": float(np.mean(rel_ref == rel_alt)) if shared else float("nan"),
+        "cohen_kappa": kappa(rel_ref.astype(np.int64), rel_alt.astype(np.int64)),
+        "weighted_kappa_linear": kappa(ref, alt, "linear"),
+        "weighted_kappa_quadratic": kappa(ref, alt, "quadratic"),
+        "krippendorff_alpha_ordinal": ordinal_alpha(np.vstack([ref, alt])) if shared else float("nan"),
+        "relevant_reference": int(rel_ref.sum()), "relevant_judgments": int(rel_alt.sum()),
+    }
+
+
+def label_agreement_table(reference: Qrels, sets: Mapping[str, Qrels], *, threshold: int = 1) -> pd.DataFrame:
+    """``label_agreement.csv``: per set (the mapping's order), first over every topic
+    (``topic`` = ``all``), then per topic (the topics either judged, natural order), with
+    columns :data:`LABEL_AGREEMENT_COLUMNS`:
+
+    - ``shared``: (topic, document) pairs both judged; ``only_reference``,
+      ``only_judgments``: pairs judged by one of the two only;
+    - ``agreement``: the share of shared pairs both call relevant or both not (at
+      ``threshold``), the observed agreement of the binary kappa;
+    - ``cohen_kappa``: binary, at ``threshold``; ``weighted_kappa_linear``,
+      ``weighted_kappa_quadratic``, ``krippendorff_alpha_ordinal``: on grades (module
+      docstring); empty when undefined;
+    - ``relevant_reference``, ``relevant_judgments``: shared pairs each calls relevant.
+    """
+    rows = []
+    for name, judgments in sets.items():
+        paired = _paired(reference, judgments)
+        rows.append(_row(str(name), ALL_TOPICS, paired.reference, paired.judgments,
+                         sum(paired.only_reference.values()), sum(paired.only_judgments.values()), threshold))
+        topics = sort_topics(set(paired.topic.tolist()) | set(paired.only_reference) | set(paired.only_judgments))
+        for topic in topics:
+            mask = paired.topic == topic
+            rows.append(_row(str(name), topic, paired.reference[mask], paired.judgments[mask],
+                             paired.only_reference.get(topic, 0), paired.only_judgments.get(topic, 0), threshold))
+    return pd.DataFrame(rows, columns=list(LABEL_AGREEMENT_COLUMNS))
+
+
+def label_confusion_table(reference: Qrels, sets: Mapping[str, Qrels]) -> pd.DataFrame:
+    """``label_confusion.csv``: per set, the shared pairs counted by (reference grade, set
+    grade), every combination that occurs (a count of 0 is no row), grades ascending."""
+    frames = []
+    for name, judgments in sets.items():
+        paired = _paired(reference, judgments)
+        pairs, counts = np.unique(np.column_stack([paired.reference, paired.judgments]), axis=0, return_counts=True)
+        frames.append(pd.DataFrame({"judgments": str(name), "reference_grade": pairs[:, 0].astype(np.int64),
+                                    "judgments_grade": pairs[:, 1].astype(np.int64), "count": counts.astype(np.int64)}))
+    if not frames:
+        return pd.DataFrame(columns=list(LABEL_CONFUSION_COLUMNS))
+    return pd.concat(frames, ignore_index=True)[list(LABEL_CONFUSION_COLUMNS)]
+
+
+def _ratings(sets: Sequence[Qrels]) -> np.ndarray:
+    """(sets, units) grades, NaN where a set did not judge a unit (every pair any judged)."""
+    codes = pair_codes(list(sets))
+    units, inverse = np.unique(np.concatenate(codes), return_inverse=True)
+    ratings = np.full((len(sets), len(units)), np.nan)
+    bounds = np.cumsum([0] + [len(c) for c in codes])
+    for k, qrels in enumerate(sets):
+        ratings[k, inverse.ravel()[bounds[k]:bounds[k + 1]]] = qrels.grade
+    return ratings
+
+
+def assessor_agreement_table(folders: Mapping[str, Mapping[str, Qrels]], *, threshold: int = 1) -> pd.DataFrame:
+    """``assessor_agreement.csv``: for each folder of three or more sets, every two sets
+    (in the folder's order) on what both judged (binary kappa at ``threshold``, quadratic
+    weighted kappa, ordinal alpha), then one row ``judgments_a`` = ``all`` (``judgments_b``
+    empty): Krippendorff's alpha over every set, a set's missing judgments missing values,
+    ``shared`` the pairs at least two sets judged. Columns :data:`ASSESSOR_AGREEMENT_COLUMNS`."""
+    rows = []
+    for folder, sets in folders.items():
+        if len(sets) < 3:
+            continue
+        names = list(sets)
+        ratings = _ratings([sets[n] for n in names])
+        for a in range(len(names)):
+            for b in range(a + 1, len(names)):
+                both = np.isfinite(ratings[a]) & np.isfinite(ratings[b])
+                ga, gb = ratings[a, both].astype(np.int64), ratings[b, both].astype(np.int64)
+                relevant_a, relevant_b = (ga >= threshold).astype(np.int64), (gb >= threshold).astype(np.int64)
+                rows.append({"folder": folder, "judgments_a": names[a], "judgments_b": names[b],
+                             "shared": int(both.sum()), "cohen_kappa": kappa(relevant_a, relevant_b),
+                             "weighted_kappa_quadratic": kappa(ga, gb, "quadratic"),
+                             "krippendorff_alpha_ordinal": ordinal_alpha(np.vstack([ga, gb]))})
+        rated = np.isfinite(ratings).sum(axis=0) >= 2
+        rows.append({"folder": folder, "judgments_a": ALL_TOPICS, "judgments_b": "", "shared": int(rated.sum()),
+                     "cohen_kappa": float("nan"), "weighted_kappa_quadratic": float("nan"),
+                     "krippendorff_alpha_ordinal": ordinal_alpha(ratings[:, rated])})
+    return pd.DataFrame(rows, columns=list(ASSESSOR_AGREEMENT_COLUMNS))
+
+
+def matrix_qrels(matrix: RelevanceMatrix, grades: np.ndarray | None = None) -> Qrels:
+    """A campaign's qrels rows as :class:`Qrels` (``grades``: other grades of the same rows)."""
+    import pyarrow as pa
+
+    topics = pa.array(matrix.topics, pa.large_string()).take(pa.array(matrix.qrels_topic, pa.int64()))
+    return Qrels(qid=topics, docid=matrix.docids.cast(pa.large_string()),
+                 grade=np.asarray(matrix.qrels_grade if grades is None else grades, dtype=np.int64))
+
+
+def generated_assessors(matrix: RelevanceMatrix, names: Sequence[str], seed: int) -> dict[str, Qrels]:
+    """The generated assessors among ``names`` (``error_<q>_trial_<t>``, the other
+    generated sets being subsets of the qrels that agree with them by construction), each
+    as :class:`Qrels` of the campaign's qrels rows with that assessor's grades."""
+    sets = {}
+    for name in names:
+        generated = parse_set_name(name)
+        if generated.kind == ERROR:
+            grades = error_grades(matrix, float(generated.value), int(generated.trial or 0), seed)
+            sets[name] = matrix_qrels(matrix, grades)
+    return sets

@@ -1,0 +1,29 @@
+# Agreement on labels: each alternative judgment set's grades against the qrels' on the
+# (topic, document) pairs both judged, and the assessors of a folder with each other
+# (irmeta.metaeval.label_agreement); the generated assessors error_<q>_trial_<t> too.
+
+
+rule tabulate_label_agreement:
+    """Label agreement per set and topic, the grade confusion, the assessors' agreement."""
+    input:
+        unpack(label_agreement_input),
+    output:
+        table=collection_table("label_agreement"),
+        confusion=collection_table("label_confusion"),
+        assessors=collection_table("assessor_agreement"),
+    params:
+        judgments=lambda wildcards: list(JUDGMENT_SETS.get(wildcards.collection, {})),
+        folders=lambda wildcards: assessor_folders(JUDGMENT_SETS.get(wildcards.collection, {})),
+        threshold=relevance_threshold,
+        generated=lambda wildcards: GENERATED_JUDGMENTS if wildcards.collection in REDUCED else [],
+        seed=irsettings.experiment_seed(config, "judgment_reduction"),
+    log:
+        job_log("tabulate_label_agreement"),
+    benchmark:
+        job_benchmark("tabulate_label_agreement")
+    resources:
+        **MATRIX_JOB,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/tabulate_label_agreement.py"

@@ -225,3 +225,33 @@ def check_run_file_names(runs: Sequence[str], run_name: str, *, trec_eval: bool 
         except OSError:  # missing: the scoring says so, after the settings, in its own order
             continue
         check_tsv_names("run", (run_name_from_path(p) for p in found), trec_eval=trec_eval)
+
+
+def add_report_options(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
+    """``--format``, ``--output`` and ``--digits`` as the report subcommands (compare,
+    repro) take them."""
+    p.add_argument("--format", action=Once, choices=list(formats), default=formats[0],
+                   help=f"{formats[0]} (default), {', '.join(formats[1:])}")
+    p.add_argument("--output", action=Once, type=path_text,
+                   help="write here instead of standard output (a new or regular file, not an input)")
+    p.add_argument("--digits", action=Once, type=bounded_int(0, 17), default=None,
+                   help="decimals (default 4 in markdown and latex, full precision in tsv)")
+
+
+def add_reading_options(p: argparse.ArgumentParser, max_cutoff: int) -> None:
+    """How runs are read and the measures weighted, as ``irmeta score`` names them:
+    ``--plugin``, ``--threshold``, ``--depth``, ``--duplicates``, ``--run-name``,
+    ``--alpha``, ``--gains``, ``--beta``."""
+    p.add_argument("--plugin", action="append", type=path_text,
+                   help="a module or .py file that registers measures or tests")
+    p.add_argument("--threshold", action=Once, type=bounded_int(0), default=1,
+                   help="grade at or above which a document is relevant (trec_eval -l)")
+    p.add_argument("--depth", action=Once, type=bounded_int(1, max_cutoff), default=None,
+                   help="keep the top N documents (-M)")
+    p.add_argument("--duplicates", action=Once, choices=["error", "first"], default="error",
+                   help="a docid twice for a topic: refuse or keep the best-ranked copy")
+    p.add_argument("--run-name", action=Once, choices=["file", "tag"], default="file",
+                   help="name runs by file name (minus .gz) or by their tag column")
+    p.add_argument("--alpha", action="append", help="rarity weight of the rareness measures, repeatable")
+    p.add_argument("--gains", action=Once, help="grade:gain pairs of the graded measures, e.g. 1:1,2:3")
+    p.add_argument("--beta", action=Once, type=finite_non_negative, default=None, help="Sakai's beta (default 1)")

@@ -12,10 +12,11 @@ import argparse
 from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, DEFAULT_SEED, score
 from irmeta.cli_args import (
     Once,
+    add_reading_options,
+    add_report_options,
     bounded_int,
     check_output,
     check_run_file_names,
-    finite_non_negative,
     gains_map,
     load_plugins,
     path_text,
@@ -77,26 +78,10 @@ def add_compare_parser(sub: argparse._SubParsersAction) -> None:
                    help="draws of the randomised tests (randomisation, paired_bootstrap; default 1000)")
     p.add_argument("--seed", action=Once, type=bounded_int(0), default=DEFAULT_SEED,
                    help=f"seed of the randomised tests (default {DEFAULT_SEED})")
-    p.add_argument("--format", action=Once, choices=FORMATS, default="markdown",
-                   help="markdown (default), latex or tsv")
-    p.add_argument("--output", action=Once, type=path_text,
-                   help="write here instead of standard output (a new or regular file, not an input)")
-    p.add_argument("--digits", action=Once, type=bounded_int(0, 17), default=None,
-                   help="decimals (default 4 in markdown and latex, full precision in tsv)")
-    p.add_argument("--plugin", action="append", type=path_text,
-                   help="a module or .py file that registers measures or tests")
-    p.add_argument("--threshold", action=Once, type=bounded_int(0), default=1,
-                   help="grade at or above which a document is relevant (trec_eval -l)")
-    p.add_argument("--depth", action=Once, type=positive, default=None, help="keep the top N documents (-M)")
-    p.add_argument("--duplicates", action=Once, choices=["error", "first"], default="error",
-                   help="a docid twice for a topic: refuse or keep the best-ranked copy")
-    p.add_argument("--run-name", action=Once, choices=["file", "tag"], default="file",
-                   help="name runs by file name (minus .gz) or by their tag column")
-    p.add_argument("--alpha", action="append", help="rarity weight of the rareness measures, repeatable")
+    add_report_options(p, FORMATS)
+    add_reading_options(p, MAX_CUTOFF)
     p.add_argument("--rarity-depth", action=Once, type=positive, default=None,
                    help="depth at which S_d is counted; default: the cutoff")
-    p.add_argument("--gains", action=Once, help="grade:gain pairs of the graded measures, e.g. 1:1,2:3")
-    p.add_argument("--beta", action=Once, type=finite_non_negative, default=None, help="Sakai's beta (default 1)")
     p.add_argument("--asl-unretrieved", action=Once, choices=["paper", "plus_one", "depth"], default=None,
                    help="ASL of a relevant document not returned (default paper)")
     p.set_defaults(func=_compare)

@@ -11,9 +11,10 @@ import argparse
 from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES
 from irmeta.cli_args import (
     Once,
+    add_reading_options,
+    add_report_options,
     bounded_int,
     check_output,
-    finite_non_negative,
     gains_map,
     load_plugins,
     path_text,
@@ -48,7 +49,6 @@ def add_repro_parser(sub: argparse._SubParsersAction) -> None:
     """The ``repro`` subcommand."""
     p = sub.add_parser("repro", help="did a reproduction reproduce: KTU, RBO, RMSE, ER, Delta RI, t-tests",
                        description=_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    positive = bounded_int(1, MAX_CUTOFF)
     p.add_argument("--qrels", action=Once, type=path_text, required=True, help="the original's qrels, plain or .gz")
     for role in ("original-baseline", "original-advanced", "reproduced-baseline", "reproduced-advanced"):
         p.add_argument(f"--{role}", action=Once, type=path_text, required=True, help=f"the {role.replace('-', ' ')} "
@@ -63,22 +63,8 @@ def add_repro_parser(sub: argparse._SubParsersAction) -> None:
                    help=f"RBO's persistence (default {rm.RBO_P})")
     p.add_argument("--rbo-depth", action=Once, type=bounded_int(1), default=rm.RBO_DEPTH,
                    help=f"RBO's depth (default {rm.RBO_DEPTH})")
-    p.add_argument("--format", action=Once, choices=FORMATS, default="markdown", help="markdown (default), latex, tsv")
-    p.add_argument("--output", action=Once, type=path_text,
-                   help="write here instead of standard output (a new or regular file, not an input)")
-    p.add_argument("--digits", action=Once, type=bounded_int(0, 17), default=None,
-                   help="decimals (default 4 in markdown and latex, full precision in tsv)")
-    p.add_argument("--plugin", action="append", type=path_text, help="a module or .py file that registers measures")
-    p.add_argument("--threshold", action=Once, type=bounded_int(0), default=1,
-                   help="grade at or above which a document is relevant (trec_eval -l)")
-    p.add_argument("--depth", action=Once, type=positive, default=None, help="keep the top N documents (-M)")
-    p.add_argument("--duplicates", action=Once, choices=["error", "first"], default="error",
-                   help="a docid twice for a topic: refuse or keep the best-ranked copy")
-    p.add_argument("--run-name", action=Once, choices=["file", "tag"], default="file",
-                   help="name runs by file name (minus .gz) or by their tag column")
-    p.add_argument("--alpha", action="append", help="rarity weight of the rareness measures, repeatable")
-    p.add_argument("--gains", action=Once, help="grade:gain pairs of the graded measures, e.g. 1:1,2:3")
-    p.add_argument("--beta", action=Once, type=finite_non_negative, default=None, help="Sakai's beta (default 1)")
+    add_report_options(p, FORMATS)
+    add_reading_options(p, MAX_CUTOFF)
     p.set_defaults(func=_repro)
 
 

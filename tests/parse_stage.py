@@ -67,10 +67,9 @@ CONFIG_HINTS = {
 
 
 def _workdir(tmp_path: Path) -> Path:
-    """A working directory with the demo collection (simulated: no data needed)."""
-    folder = tmp_path / "config" / "collections"
-    folder.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(REPO / "config" / "collections" / "demo.yaml", folder / "demo.yaml")
+    """A working directory with the shipped collections (the demo is simulated: no data
+    needed) and whatever files they name beside them."""
+    shutil.copytree(REPO / "config" / "collections", tmp_path / "config" / "collections", dirs_exist_ok=True)
     return tmp_path
 
 

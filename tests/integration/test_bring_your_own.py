@@ -128,8 +128,9 @@ def test_experiments_that_need_rankings_are_skipped_and_said_so(byo):
 
 def test_judgment_sets_are_compared(byo):
     agreement = _table(byo, "trec8_half", "judgment_agreement")
-    # the given set beside the generated ones (shallower pools, sampled judgments)
-    assert set(agreement["judgments"]) == {"half", "pool_depth_10", "fraction_0.5_trial_0"}
+    # the given set beside the generated ones (shallower pools, sampled judgments, assessors with errors)
+    assert set(agreement["judgments"]) == {"half", "pool_depth_10", "fraction_0.5_trial_0",
+                                           *(f"error_{q}_trial_0" for q in (0.1, 0.2, 0.3))}
     assert set(agreement["reference"]) == {"qrels"}
     agreement = agreement[agreement["judgments"] == "half"]
     assert set(agreement["measure"]) == set(MEASURES)

@@ -1,6 +1,7 @@
 """The experiment manifest changed how common.smk lists its targets, not what they are: for
-each shipped config, a dry run (every job forced) writes the same files as the commit
-before the manifest (b563bdf, taken from this repository's history)."""
+each shipped config, a dry run (every job forced) writes every file the commit before the
+manifest wrote (b563bdf, taken from this repository's history); experiments added since
+(issues 27 and 28) add files of their own, named in the manifest."""
 
 from __future__ import annotations
 
@@ -31,8 +32,7 @@ def before(tmp_path_factory):
 def test_the_targets_are_the_same_files_as_before_the_manifest(before, configfile, shared_data):
     args = ("--configfile", configfile, "--config", f"data_root={shared_data}")
     then, now = dry_run_outputs(before, *args), dry_run_outputs(REPO, *args)
-    assert set(now) == set(then), {"only before": sorted(set(then) - set(now)),
-                                   "only now": sorted(set(now) - set(then))}
+    assert set(then) <= set(now), {"only before": sorted(set(then) - set(now))}
     # the figures plot_collection and plot_rankings drew are now drawn by their experiments' rules
     moved = {path for path, rule in then.items() if rule in ("plot_collection", "plot_rankings")}
     assert moved and all(now[path] not in ("plot_collection", "plot_rankings") for path in moved)

@@ -38,6 +38,8 @@ rule tabulate_reproducibility_degradation:
     tables/reproducibility_trust.csv and the figure of each measure against the level."""
     input:
         unpack(ingest_input),
+        # not read: the ingestion's checks of the runs and qrels (topics shared, ...) come first
+        judged="results/{collection}/judged.npz",
     output:
         table=collection_table("reproducibility_degradation"),
         trust=collection_table("reproducibility_trust"),

@@ -31,11 +31,12 @@ from irmeta.metaeval.score_matrices import oriented, sort_by_alpha
 from irmeta.metaeval.stats.blocks import run_pairs
 from irmeta.metaeval.stats.correlation import kendall_tau, tau_ap
 from irmeta.metaeval.stats.tukey_hsd import tukey_hsd_critical_values, tukey_hsd_statistics
+from irmeta.metaeval.top_ranks import TOP_COLUMNS, top_agreement
 
 JUDGMENT_AGREEMENT_COLUMNS = (
     "reference", "judgments", "measure", "alpha", "averaging", "level", "runs", "topics", "topics_excluded",
     "pairs", "kendall_tau", "tau_ap", "significant_reference", "significant_alternative",
-    "swapped_significant", "reversed_significant", "swapped_share",
+    "swapped_significant", "reversed_significant", "swapped_share", *TOP_COLUMNS,
 )
 
 
@@ -115,7 +116,7 @@ def _significant(values: np.ndarray, level: float, critical: dict[tuple[int, int
 
 
 def _agreement(reference_means: np.ndarray, alternative_means: np.ndarray, significant_reference: np.ndarray,
-               significant_alternative: np.ndarray) -> dict[str, float | int]:
+               significant_alternative: np.ndarray, runs: list[str]) -> dict[str, object]:
     """The columns comparing one measure-alpha's two rankings (means oriented, higher better)."""
     opposite = _pair_signs(reference_means) * _pair_signs(alternative_means) < 0
     swapped = int(np.count_nonzero(significant_reference & opposite))
@@ -128,20 +129,43 @@ def _agreement(reference_means: np.ndarray, alternative_means: np.ndarray, signi
         "swapped_significant": swapped,
         "reversed_significant": int(np.count_nonzero(significant_reference & significant_alternative & opposite)),
         "swapped_share": swapped / n_significant if n_significant else np.nan,
+        **top_agreement(reference_means, alternative_means, runs),
     }
 
 
-def _alternative_rows(reference: Scores, alternative: Scores, name: str, reference_name: str, level: float,
-                      averaging: str, critical: dict[tuple[int, int], float]) -> list[dict]:
+@dataclass(frozen=True)
+class AlignedSets:
+    """A reference and an alternative set's scores on the topics both judged, runs in the
+    reference's order; ``blocks``: (reference block, alternative block) of each of the
+    reference's measure-alpha blocks; ``excluded``: topics judged in only one set."""
+
+    topics: list[str]
+    excluded: int
+    reference: _Aligned
+    alternative: _Aligned
+    blocks: list[tuple[int, int]]
+
+
+def aligned_sets(reference: Scores, alternative: Scores, name: str, reference_name: str,
+                 averaging: str = "all_topics") -> AlignedSets:
+    """Both sets' scores as :func:`judgment_agreement_table` compares them (the module's
+    docstring: shared topics, means recomputed over them when the topic sets differ)."""
     topics = _shared_topics(reference, alternative)
     if len(topics) < 2:
         raise ValueError(f"judgments {name!r}: {len(topics)} topic(s) in common with {reference_name!r}, need 2")
     excluded = len(set(reference.topics) ^ set(alternative.topics))
     ref = _aligned(reference, reference.runs, topics, averaging, reference_name, recompute=excluded > 0)
     alt = _aligned(alternative, reference.runs, topics, averaging, name, recompute=excluded > 0)
+    return AlignedSets(topics, excluded, ref, alt, _block_pairs(reference, alternative, name))
+
+
+def _alternative_rows(reference: Scores, alternative: Scores, name: str, reference_name: str, level: float,
+                      averaging: str, critical: dict[tuple[int, int], float]) -> list[dict]:
+    aligned = aligned_sets(reference, alternative, name, reference_name, averaging)
+    topics, excluded, ref, alt = aligned.topics, aligned.excluded, aligned.reference, aligned.alternative
     n_runs = len(reference.runs)
     rows = []
-    for i, j in _block_pairs(reference, alternative, name):
+    for i, j in aligned.blocks:
         measure = reference.measures[i]
         # Both rankings best first: a lower-is-better measure (ASL) is negated, exactly.
         ref_means, alt_means = oriented(ref.means[i], measure), oriented(alt.means[j], measure)
@@ -151,7 +175,7 @@ def _alternative_rows(reference: Scores, alternative: Scores, name: str, referen
             "topics_excluded": excluded,
             "pairs": n_runs * (n_runs - 1) // 2,
             **_agreement(ref_means, alt_means, _significant(ref.per_topic[i], level, critical),
-                         _significant(alt.per_topic[j], level, critical)),
+                         _significant(alt.per_topic[j], level, critical), list(reference.runs)),
         })
     return rows
 
@@ -184,7 +208,11 @@ def judgment_agreement_table(reference: Scores, alternatives: Mapping[str, Score
     - ``reversed_significant``: the swapped pairs that are also significant under the
       alternative (significant under both, with opposite signs);
     - ``swapped_share``: swapped_significant / significant_reference (NaN when the
-      reference finds no significant pair).
+      reference finds no significant pair);
+    - ``top1_same``, ``top5_overlap``, ``top10_overlap``, ``largest_rank_change``,
+      ``largest_rank_change_run``: agreement at the top of the two rankings of the
+      oriented means (:mod:`.top_ranks`: ties by run name; an overlap is NaN with fewer
+      runs than its k; the run is "" when no run moves).
     """
     critical: dict[tuple[int, int], float] = {}
     frames = []

@@ -376,14 +376,20 @@ def judgment_reduction_table(agreement: pd.DataFrame, names: Sequence[str]) -> p
 
 def trial_means(agreement: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
     """``agreement`` with each fraction's trials replaced by one row per measure and alpha,
-    the trials' mean (judgments ``fraction_<f>``), for a figure with one mark per set."""
+    the trials' mean (judgments ``fraction_<f>``), for a figure with one mark per set
+    (``top1_same``: the share of trials; ``largest_rank_change_run``: blank)."""
     rows = _generated_rows(agreement, names)
     fractions = rows[rows["kind"].isin([FRACTION, ERROR])]  # the kinds drawn in trials
     if fractions.empty:
         return agreement.reset_index(drop=True)
     means = fractions.assign(judgments=fractions["kind"] + "_" + fractions["value"].map(fraction_label))
     numeric = ["kendall_tau", "tau_ap", "swapped_significant", "significant_reference", "significant_alternative",
-               "reversed_significant", "swapped_share"]
+               "reversed_significant", "swapped_share", "top1_same", "top5_overlap", "top10_overlap",
+               "largest_rank_change"]
+    numeric = [c for c in numeric if c in agreement.columns]
+    # a trial's own run names no mean of trials: blank, and not a grouping key
+    means = means.assign(**{c: "" for c in ("largest_rank_change_run",) if c in means.columns})
+    means = means.assign(**{c: means[c].astype(float) for c in ("top1_same",) if c in means.columns})
     keys = [c for c in agreement.columns if c not in numeric]
     means = means.groupby(keys, sort=False, dropna=False)[numeric].mean().reset_index()[list(agreement.columns)]
     kept = agreement[~agreement["judgments"].isin(set(fractions["judgments"]))]

@@ -121,6 +121,23 @@ def test_the_reference_against_itself_agrees_fully(table):
     assert (me["significant_reference"] == me["significant_alternative"]).all()
     assert (me["significant_reference"] > 0).all()
     assert (me["topics"] == 50).all() and (me["topics_excluded"] == 0).all()
+    assert (me["top1_same"] == True).all()  # noqa: E712 (numpy bools)
+    assert (me["top5_overlap"] == 1.0).all() and (me["top10_overlap"] == 1.0).all()
+    assert (me["largest_rank_change"] == 0).all() and (me["largest_rank_change_run"] == "").all()
+
+
+def test_the_top_columns_are_those_of_the_oriented_means(table, judgment_sets):
+    from irmeta.metaeval.top_ranks import TOP_COLUMNS, top_agreement
+
+    official = judgment_sets["official"]
+    for name in ("half", "negated", "shuffled"):
+        theirs = judgment_sets[name]
+        for row in rows_of(table, name).itertuples(index=False):
+            i = official.block(row.measure, row.alpha or None)
+            expected = top_agreement(official.means["all_topics"][i], theirs.means["all_topics"][i], official.runs)
+            assert {c: getattr(row, c) for c in TOP_COLUMNS} == expected
+    negated = rows_of(table, "negated")
+    assert (negated["largest_rank_change"] > 0).all() and not negated["top1_same"].any()
 
 
 def test_half_the_judgments_rank_the_runs_differently_but_alike(table):

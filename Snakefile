@@ -37,6 +37,7 @@ include: "workflow/rules/variance.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/collection_properties.smk"
 include: "workflow/rules/reproducibility.smk"
+include: "workflow/rules/conclusion_agreement.smk"
 
 
 localrules:

@@ -223,6 +223,15 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         needs="rankings", reason="it compares judgment sets of a collection with qrels",
         on=lambda experiments, facts: facts.alternative_judgments or facts.generated_judgments,
     ),
+    Experiment(
+        "conclusion_agreement", "judgment_agreement", "conclusion_agreement.smk",
+        tables=(Output("conclusion_agreement", "conclusion_agreement", "Judgment sets"),),
+        needs="rankings", reason="it rescores the runs under other qrels",
+        # discriminative power's paired tests (and seed) on the alternative sets: with
+        # generated sets alone (too costly to test, ~0.3 s a matrix each) the header only
+        on=lambda experiments, facts: (facts.alternative_judgments or facts.generated_judgments)
+        and facts.paired_tests,
+    ),
 )
 
 #: Rule files that belong to no one experiment: the steps every experiment reads

@@ -36,6 +36,10 @@ def __getattr__(name: str):
         from irmeta.comparison import compare
 
         return compare
+    if name == "agree":  # irmeta agree's tables (irmeta.agreement)
+        from irmeta.agreement import agree
+
+        return agree
     if name == "repro":  # irmeta repro's table (irmeta.reproduction)
         from irmeta.reproduction import repro
 

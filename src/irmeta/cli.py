@@ -29,6 +29,7 @@ import numpy as np
 from irmeta import __version__
 from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, score
 from irmeta.campaign.errors import TrecFormatWarning
+from irmeta.cli_agree import add_agree_parser
 from irmeta.cli_args import (
     INPUT_ERRORS,
     Once,
@@ -257,6 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_compare_parser(sub)
     add_repro_parser(sub)
+    add_agree_parser(sub)
 
     sim = sub.add_parser("simulate", help="write a synthetic campaign (qrels and runs)")
     sim.add_argument("--out", action=Once, type=path_text, required=True,

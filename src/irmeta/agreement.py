@@ -213,7 +213,8 @@ def _blocks(a: Agreement) -> list[tuple[str, pd.DataFrame]]:
         ("Rank agreement with the qrels per measure: Kendall's tau-b and tau_AP of the runs' means, the top of the "
          "two rankings (ties by run name; an overlap is empty with fewer runs than its k).", a.rankings),
         (f"Conclusion agreement with the qrels: {TESTS[p.test].title}{draws}, {correction} over all pairs, "
-         f"level {p.level:g}; a pair's decision is a > b, b > a or none.", a.conclusions),
+         f"level {p.level:g}; a pair's decision is a > b, b > a or none.",
+         a.conclusions.assign(level=[f"{v:g}" for v in a.conclusions["level"]])),
     ]
 
 

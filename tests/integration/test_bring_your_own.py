@@ -74,6 +74,12 @@ def byo(tmp_path_factory, shared_data) -> Path:
     trec8 = Path(shared_data) / "trec8_adhoc"
     runs = sorted((trec8 / "runs").iterdir())[::4][:30]
     half = half_of_the_judgments(trec8 / "qrels.txt", data / "trec8_half.txt")
+    assessors = data / "assessors"  # a folder: one set per file, and their majority
+    assessors.mkdir()
+    for seed in (1, 2, 3):
+        half_of_the_judgments(trec8 / "qrels.txt", assessors / f"a{seed}.txt", seed=seed)
+    judgment_sets = {"half": str(half), "half_filled": {"path": str(half), "unjudged": "reference"},
+                     "assessors": {"path": str(assessors), "fuse": ["majority"]}}
     collections = work / "config" / "collections"
     _yaml(collections / "demo_scores.yaml", {"name": "demo_scores", "label": "Demo scores",
                                              "scores": {"path": str(data / "demo_scores.tsv")}})
@@ -81,7 +87,7 @@ def byo(tmp_path_factory, shared_data) -> Path:
                                                 "scores": {"path": str(data / "demo_trec_eval.txt")}})
     _yaml(collections / "trec8_half.yaml", {"name": "trec8_half", "label": "TREC-8 (30 runs)",
                                             "qrels": str(trec8 / "qrels.txt"), "runs": [str(r) for r in runs],
-                                            "depth": 1000, "alternative_qrels": {"half": str(half)}})
+                                            "depth": 1000, "alternative_qrels": judgment_sets})
     _yaml(work / "config" / "byo.yaml",
           dict(SMALL, collections=["demo", "demo_scores", "demo_trec_eval", "trec8_half"],
                data_root=str(shared_data)))
@@ -129,7 +135,8 @@ def test_experiments_that_need_rankings_are_skipped_and_said_so(byo):
 def test_judgment_sets_are_compared(byo):
     agreement = _table(byo, "trec8_half", "judgment_agreement")
     # the given set beside the generated ones (shallower pools, sampled judgments, assessors with errors)
-    assert set(agreement["judgments"]) == {"half", "pool_depth_10", "fraction_0.5_trial_0",
+    assert set(agreement["judgments"]) == {"half", "half_filled", "a1", "a2", "a3", "assessors_majority",
+                                           "pool_depth_10", "fraction_0.5_trial_0",
                                            *(f"error_{q}_trial_0" for q in (0.1, 0.2, 0.3))}
     assert set(agreement["reference"]) == {"qrels"}
     agreement = agreement[agreement["judgments"] == "half"]
@@ -143,6 +150,23 @@ def test_judgment_sets_are_compared(byo):
     official = pd.read_parquet(byo / "results" / "trec8_half" / "scores.parquet")
     half = pd.read_parquet(byo / "results" / "trec8_half" / "judgments" / "half" / "scores.parquet")
     assert len(official) == len(half) and not np.allclose(official["value"], half["value"])
+
+
+def test_holes_filled_from_the_reference_score_as_the_reference_and_keep_their_own_labels(byo):
+    # half the qrels, the other half taken from the qrels: the qrels themselves, bit for bit
+    official = pd.read_parquet(byo / "results" / "trec8_half" / "scores.parquet")
+    filled = pd.read_parquet(byo / "results" / "trec8_half" / "judgments" / "half_filled" / "scores.parquet")
+    pd.testing.assert_frame_equal(official, filled, check_exact=True)
+    agreement = _table(byo, "trec8_half", "judgment_agreement")
+    assert (agreement.loc[agreement["judgments"] == "half_filled", "kendall_tau"] == 1).all()
+    # label agreement is on the set's own labels, not on the grades copied into its holes
+    labels = pd.read_csv(byo / "results" / "trec8_half" / "tables" / "label_agreement.csv", dtype={"topic": str})
+    overall = labels[labels["topic"] == "all"].set_index("judgments")
+    assert overall.loc["half_filled", "shared"] == overall.loc["half", "shared"]
+    assert overall.loc["half", "only_reference"] > 0 and overall.loc["half_filled", "only_reference"] > 0
+    assessors = pd.read_csv(byo / "results" / "trec8_half" / "tables" / "assessor_agreement.csv")
+    pairs = assessors[assessors["judgments_b"].notna()] if "judgments_b" in assessors else assessors
+    assert {("a1", "a2"), ("a1", "a3"), ("a2", "a3")} <= set(zip(pairs["judgments_a"], pairs["judgments_b"]))
 
 
 def test_the_claims_table_puts_every_collection_side_by_side(byo):

@@ -395,11 +395,12 @@ def judgment_scores(wildcards):
 
 
 def label_agreement_input(wildcards):
-    """The reference qrels and every alternative set's qrels file (as scored)."""
+    """The reference qrels and the files of every alternative set (their own labels, not
+    the reference's grades an ``unjudged: reference`` set is scored with)."""
     sets = JUDGMENT_SETS.get(wildcards.collection, {})
     inputs = {
         "reference": ingest_input(wildcards)["qrels"],
-        "judgments": [judgment_set_qrels(wildcards.collection, name) for name in sets],
+        "judgments": sorted({str(path) for judgment_set in sets.values() for path in judgment_set.files}),
     }
     if wildcards.collection in REDUCED:  # the generated assessors' grades of its qrels rows
         inputs["judged"] = f"results/{wildcards.collection}/judged.npz"

@@ -12,7 +12,7 @@ rule tabulate_label_agreement:
         confusion=collection_table("label_confusion"),
         assessors=collection_table("assessor_agreement"),
     params:
-        judgments=lambda wildcards: list(JUDGMENT_SETS.get(wildcards.collection, {})),
+        judgments=lambda wildcards: list(JUDGMENT_SETS.get(wildcards.collection, {}).values()),
         folders=lambda wildcards: assessor_folders(JUDGMENT_SETS.get(wildcards.collection, {})),
         threshold=relevance_threshold,
         generated=lambda wildcards: GENERATED_JUDGMENTS if wildcards.collection in REDUCED else [],

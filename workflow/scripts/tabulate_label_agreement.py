@@ -1,5 +1,5 @@
 """Rule tabulate_label_agreement: irmeta.metaeval.label_agreement on the qrels and each
-alternative judgment set's qrels (as scored: fused and filled ones as written)."""
+alternative judgment set's own labels (fused sets fused, holes not filled)."""
 
 import pandas as pd
 
@@ -12,6 +12,7 @@ from irmeta.metaeval.label_agreement import (
     label_confusion_table,
     matrix_qrels,
 )
+from irmeta.pipeline.judgment_config import own_labels
 from irmeta.pipeline.scripts import log_to, run_script
 from irmeta.pipeline.stored_scores import write_csv
 
@@ -19,7 +20,7 @@ from irmeta.pipeline.stored_scores import write_csv
 def main(smk) -> None:
     log = log_to(smk.log[0])
     reference = read_qrels(smk.input.reference)
-    sets = {name: read_qrels(path) for name, path in zip(smk.params.judgments, smk.input.judgments)}
+    sets = {judgment_set.name: own_labels(judgment_set) for judgment_set in smk.params.judgments}
     tables = [label_agreement_table(reference, sets, threshold=smk.params.threshold)]
     confusions = [label_confusion_table(reference, sets)]
     if "judged" in smk.input.keys():

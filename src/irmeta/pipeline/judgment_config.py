@@ -103,14 +103,20 @@ def assessor_folders(sets: Mapping[str, JudgmentSet]) -> dict[str, list[str]]:
     return folders
 
 
-def set_qrels(judgment_set: JudgmentSet, reference: Qrels | None) -> Qrels:
-    """The judgments of ``judgment_set``: its file, or its files fused, holes filled from
-    ``reference`` under ``unjudged: reference``."""
+def own_labels(judgment_set: JudgmentSet) -> Qrels:
+    """The labels ``judgment_set``'s assessors gave: its file, or its files fused, without
+    the reference's grades an ``unjudged: reference`` set is scored with (label agreement
+    compares these, or the copied grades would agree with themselves)."""
     if judgment_set.fusion is None:
-        qrels = read_qrels(judgment_set.files[0])
-    else:
-        qrels = fused_qrels({str(p): read_qrels(p) for p in judgment_set.files}, judgment_set.fusion,
-                            name=judgment_set.name)
+        return read_qrels(judgment_set.files[0])
+    return fused_qrels({str(p): read_qrels(p) for p in judgment_set.files}, judgment_set.fusion,
+                       name=judgment_set.name)
+
+
+def set_qrels(judgment_set: JudgmentSet, reference: Qrels | None) -> Qrels:
+    """The judgments of ``judgment_set`` as scored: :func:`own_labels`, holes filled from
+    ``reference`` under ``unjudged: reference``."""
+    qrels = own_labels(judgment_set)
     if judgment_set.unjudged == "reference":
         if reference is None:
             raise ValueError(f"key '{judgment_set.key}.unjudged': 'reference' needs the collection's qrels")

@@ -48,7 +48,7 @@ FAMILY_BIAS_COLUMNS = ("judgments", "measure", "alpha", "family", "runs", "mean_
                        "mean_score_change", "p_value")
 
 DEFAULT_PERMUTATIONS = 10_000
-#: Numbers held at once by one chunk of draws ((blocks, draws, runs) float64: 32 MB).
+#: Numbers held at once by one chunk of draws ((blocks + families) x draws x runs float64: 32 MB).
 CHUNK_CELLS = 4_000_000
 #: The most label subsets ``exhaustive`` enumerates for one family.
 MAX_EXHAUSTIVE = 2_000_000
@@ -119,14 +119,18 @@ def _monte_carlo_p(changes: np.ndarray, onehot: np.ndarray, sizes: np.ndarray, t
     n_blocks, n_runs = changes.shape
     rng = np.random.default_rng(seed)
     # the draws are the same whatever the chunk: random() fills its output in order
-    chunk = max(1, CHUNK_CELLS // max(1, n_blocks * n_runs))
+    chunk = max(1, CHUNK_CELLS // max(1, (n_blocks + onehot.shape[1]) * n_runs))
     extreme = np.zeros(observed.shape, dtype=np.int64)
+    as_float, onehot_float = changes.astype(np.float64), onehot.astype(np.float64)
+    observed = observed.astype(np.float64)
     done = 0
     while done < permutations:
         size = min(chunk, permutations - done)
         order = np.argsort(rng.random((size, n_runs)), axis=1)  # (draws, S): a permutation each
-        permuted = changes[:, order]  # (blocks, draws, S)
-        sums = permuted @ onehot  # (blocks, draws, F)
+        # the labels permuted over the runs (run i takes the label of run order[d, i]), one
+        # matrix product over every block (float64 for BLAS: integer sums below 2**53 are exact)
+        labels = onehot_float[order.T].reshape(n_runs, -1)  # (S, draws * F), runs leading: no copy in the product
+        sums = (as_float @ labels).reshape(n_blocks, size, -1)  # (blocks, draws, F)
         drawn = _deviations(sums, sizes, totals[:, :, None], n_runs)
         extreme += np.count_nonzero(drawn >= observed[:, None, :], axis=1)
         done += size

@@ -143,6 +143,12 @@ def _design_runs(rng: np.random.Generator, n_runs: int) -> tuple[list[str], list
     return names, groups, n_innov
 
 
+def simulated_run_names(seed: int = 42, n_runs: int = 24) -> list[str]:
+    """The run names :func:`simulate_campaign` gives for ``seed`` and ``n_runs`` (its
+    first draws), without simulating: what a collection's config is checked against."""
+    return _design_runs(np.random.default_rng(_check_int("seed", seed, 0)), _check_int("n_runs", n_runs, 2))[0]
+
+
 def _strictly_decreasing(y: np.ndarray) -> np.ndarray:
     """Largest integer array <= y (elementwise) that strictly decreases along the last axis.
 

@@ -117,6 +117,7 @@ FACTS = {
         generated_judgments=bool(GENERATED_JUDGMENTS),
         paired_tests=bool(PAIRED_TESTS),
         reproductions=c.reproductions is not None,
+        run_families=c.run_families is not None,
     )
     for name, c in COLLECTIONS.items()
 }
@@ -441,3 +442,19 @@ def reproducibility_input(wildcards):
     if collection.reproductions_collection is not None:
         inputs["other_scores"] = f"results/{collection.reproductions_collection}/scores.npz"
     return inputs
+
+
+def run_families_input(wildcards):
+    """The collection's run_families file, when it names one (family_bias.csv, the rank figure's colours)."""
+    collection = COLLECTIONS[wildcards.collection]
+    return {"families": str(collection.run_families)} if collection.run_families is not None else {}
+
+
+def family_bias_input(wildcards):
+    """The scores under the reference and each alternative set, the generated sets' shards
+    of family rows and ranks, and the run families."""
+    inputs = {key: value for key, value in judgment_scores(wildcards).items() if key != "generated"}
+    reduced = wildcards.collection in REDUCED
+    inputs["family_shards"] = shard_files("family_bias", "parquet") if reduced else []
+    inputs["rank_shards"] = shard_files("judgment_ranks", "parquet") if reduced else []
+    return {**inputs, **run_families_input(wildcards)}

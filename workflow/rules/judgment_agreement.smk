@@ -61,10 +61,13 @@ rule compare_reduced_judgments:
     """One shard of the generated judgment sets (pool_depth_<d>, fraction_<f>_trial_<t>):
     every run scored under each set, one set at a time, and compared with the qrels."""
     input:
+        unpack(run_families_input),
         judged="results/{collection}/judged.npz",
         reference="results/{collection}/scores.npz",
     output:
         rows="results/{collection}/shards/judgment_reduction/{shard}.parquet",
+        families="results/{collection}/shards/family_bias/{shard}.parquet",
+        ranks="results/{collection}/shards/judgment_ranks/{shard}.parquet",
     params:
         sets=generated_judgments_of_shard,
         measures=[m for m in config["measures"] if m not in IMPORTED_MEASURES],
@@ -73,6 +76,8 @@ rule compare_reduced_judgments:
         measure_options=config["measure_options"],
         level=JUDGMENT_SETTINGS["level"],
         seed=irsettings.experiment_seed(config, "judgment_reduction"),
+        family_seed=irsettings.experiment_seed(config, "family_bias"),
+        family_permutations=JUDGMENT_SETTINGS["family_permutations"],
     wildcard_constraints:
         collection=alternatives(REDUCED),
     log:
@@ -141,3 +146,52 @@ rule prepare_judgments:
         IRMETA_ENV
     script:
         "../scripts/prepare_judgments.py"
+
+
+rule tabulate_family_bias:
+    """Per judgment set, measure and alpha: each run family's mean rank and score change
+    from the qrels to the set, with a permutation test of the family labels
+    (irmeta.metaeval.family_bias); the generated sets' rows come from the shards."""
+    input:
+        unpack(family_bias_input),
+    output:
+        table=collection_table("family_bias"),
+    params:
+        judgments=lambda wildcards: JUDGED.get(wildcards.collection, []),
+        measures=[m for m in config["measures"] if m not in IMPORTED_MEASURES],
+        permutations=JUDGMENT_SETTINGS["family_permutations"],
+        seed=irsettings.experiment_seed(config, "family_bias"),
+    log:
+        job_log("tabulate_family_bias"),
+    benchmark:
+        job_benchmark("tabulate_family_bias")
+    resources:
+        **MATRIX_JOB,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/tabulate_family_bias.py"
+
+
+rule plot_family_ranks:
+    """Each run's rank under the qrels against its rank under a judgment set, per measure,
+    coloured by its family when the collection names run_families."""
+    input:
+        unpack(family_bias_input),
+    output:
+        figure=collection_figure("family_ranks"),
+        pdf=figure_pdf("family_ranks"),
+    params:
+        judgments=lambda wildcards: JUDGED.get(wildcards.collection, []),
+        measures=[m for m in config["measures"] if m not in IMPORTED_MEASURES],
+        label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
+    log:
+        job_log("plot_family_ranks"),
+    benchmark:
+        job_benchmark("plot_family_ranks")
+    resources:
+        **MATRIX_JOB,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/plot_family_ranks.py"

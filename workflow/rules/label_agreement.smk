@@ -27,3 +27,29 @@ rule tabulate_label_agreement:
         IRMETA_ENV
     script:
         "../scripts/tabulate_label_agreement.py"
+
+
+rule plot_label_agreement:
+    """The grade confusion of each set as heatmaps, and kappa against Kendall's tau."""
+    input:
+        confusion=collection_table("label_confusion"),
+        labels=collection_table("label_agreement"),
+        agreement=collection_table("judgment_agreement"),
+    output:
+        confusion=collection_figure("label_confusion"),
+        confusion_pdf=figure_pdf("label_confusion"),
+        kappa_tau=collection_figure("kappa_tau"),
+        kappa_tau_pdf=figure_pdf("kappa_tau"),
+    params:
+        label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
+    log:
+        job_log("plot_label_agreement"),
+    benchmark:
+        job_benchmark("plot_label_agreement")
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        IRMETA_ENV
+    script:
+        "../scripts/plot_label_agreement.py"

@@ -47,7 +47,7 @@ fraction over its trials (means, and the lowest tau), for a pool depth its one s
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -303,15 +303,18 @@ def judged_scores(reduced: RelevanceMatrix, measures: Sequence[str], **options) 
 
 def generated_agreement_rows(matrix: RelevanceMatrix, reference: Scores, names: Sequence[str], *,
                              measures: Sequence[str], seed: int, level: float = 0.05,
-                             reference_name: str = REFERENCE_NAME, options: Mapping | None = None) -> pd.DataFrame:
+                             reference_name: str = REFERENCE_NAME, options: Mapping | None = None,
+                             each: Callable[[str, Scores], None] | None = None) -> pd.DataFrame:
     """The rows of ``judgment_agreement.csv`` of the generated sets ``names``: each set's
     scores (:func:`reduced_scores`) against ``reference`` (the runs' scores under the full
     qrels), by :func:`~irmeta.metaeval.judgment_agreement.judgment_agreement_table`, one
     set at a time (never two sets' scores in memory). ``seed``: experiments.seed +
-    :data:`SEED_OFFSET`."""
+    :data:`SEED_OFFSET`. ``each(name, scores)``, if given, also sees each set's scores."""
     frames = []
     for name in names:
         scores = judged_scores(generated_matrix(matrix, name, seed), measures, **dict(options or {}))
+        if each is not None:
+            each(name, scores)
         frames.append(judgment_agreement_table(reference, {name: scores}, reference_name=reference_name,
                                                level=level))
     if not frames:

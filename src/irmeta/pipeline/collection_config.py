@@ -69,6 +69,7 @@ class Collection:
     reproductions: Path | None = None  # original -> reproduced runs (reproducibility.csv)
     reproductions_collection: str | None = None  # the reproduced runs' collection, None: this one
     judgment_specs: Mapping[str, JudgmentSpec] = field(default_factory=dict)  # the same, with unjudged and fuse
+    run_families: Path | None = None  # run -> family of system (family_bias.csv)
 
     @property
     def simulated(self) -> bool:
@@ -181,6 +182,8 @@ def load_collection(
         **_given_scores(data, root, base, path),
         **_alternative_qrels(data, root, base, path),
         **_reproductions(data, root, base, path),
+        run_families=(Path(_resolve(data["run_families"], "run_families", root, base, path))
+                      if "run_families" in data else None),
     )
 
 
@@ -263,6 +266,10 @@ def available_collections(
             if absent:
                 warnings.append(f"collection {name}: {len(absent)} official run(s) missing: {', '.join(absent)}")
         check_collection_measures(collection, config)
+        if check_paths:
+            from irmeta.pipeline.run_families_config import check_run_families
+
+            check_run_families(collection)
         out[collection.name] = collection
     check_reproductions(out, config["collections"])
     return out, warnings

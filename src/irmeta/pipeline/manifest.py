@@ -35,6 +35,7 @@ class Facts:
     generated_judgments: bool  #: experiments.judgment_agreement generates judgment sets
     paired_tests: bool  #: discriminative power's methods include paired tests
     reproductions: bool = False  #: the collection names its reproductions (key reproductions)
+    run_families: bool = False  #: the collection names its runs' families (key run_families)
 
 
 #: A condition on ``config["experiments"]`` and a collection's :class:`Facts`.
@@ -95,6 +96,11 @@ def _metaeval(name: str) -> str:
 
 
 _FIGURES = "irmeta.artefacts.figures"
+
+
+def _has_families(experiments: Mapping[str, Any], facts: Facts) -> bool:
+    """family_bias.csv: the collection names its runs' families (key run_families)."""
+    return facts.run_families
 
 #: Every experiment, in the order experiments.md lists them.
 EXPERIMENTS: tuple[Experiment, ...] = (
@@ -187,14 +193,18 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     Experiment(
         "judgment_agreement", "judgment_agreement", "judgment_agreement.smk",
         tables=(Output("judgment_agreement", "judgment_agreement", "Judgment sets"),
-                Output("judgment_reduction", "judgment_reduction", "Judgment sets")),
+                Output("judgment_reduction", "judgment_reduction", "Judgment sets"),
+                Output("family_bias", "family_bias", "Judgment sets", when=_has_families)),
         figures=(Output("judgment_agreement", "judgment_agreement", "Judgment sets",
                         f"{_FIGURES}.judgments:plot_judgment_agreement"),
                  Output("judgment_reduction", "judgment_reduction", "Judgment sets",
-                        f"{_FIGURES}.judgment_reduction:plot_judgment_reduction")),
+                        f"{_FIGURES}.judgment_reduction:plot_judgment_reduction"),
+                 Output("family_ranks", "family_ranks", "Judgment sets",
+                        f"{_FIGURES}.judgment_sets:plot_family_ranks")),
         needs="rankings", reason="it rescores the runs under other qrels",
         on=lambda experiments, facts: facts.alternative_judgments or facts.generated_judgments,
-        seeds=(Seed("judgment_reduction", _metaeval("judgment_reduction")),),
+        seeds=(Seed("judgment_reduction", _metaeval("judgment_reduction")),
+               Seed("family_bias", _metaeval("family_bias"))),
     ),
     Experiment(
         "reproducibility", "reproducibility", "reproducibility.smk",
@@ -220,6 +230,9 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         tables=(Output("label_agreement", "label_agreement", "Judgment sets"),
                 Output("label_confusion", "label_confusion", "Judgment sets"),
                 Output("assessor_agreement", "assessor_agreement", "Judgment sets")),
+        figures=(Output("label_confusion", "label_confusion_figure", "Judgment sets",
+                        f"{_FIGURES}.judgment_sets:plot_label_confusion"),
+                 Output("kappa_tau", "kappa_tau", "Judgment sets", f"{_FIGURES}.judgment_sets:plot_kappa_tau")),
         needs="rankings", reason="it compares judgment sets of a collection with qrels",
         on=lambda experiments, facts: facts.alternative_judgments or facts.generated_judgments,
     ),

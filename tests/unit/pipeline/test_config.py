@@ -167,7 +167,7 @@ def test_config_defaults(tmp_path):
     }
     assert experiments["judgment_agreement"] == {
         "level": 0.05, "pool_depths": [10, 20, 50], "judgment_fractions": [0.1, 0.2, 0.3, 0.5], "trials": 20,
-        "assessor_errors": [0.1, 0.2, 0.3]}
+        "assessor_errors": [0.1, 0.2, 0.3], "family_permutations": 10000}
     assert experiments["claims"] == {"tau_threshold": 0.9}
 
 

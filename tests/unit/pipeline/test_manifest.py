@@ -20,7 +20,7 @@ REPORT = REPO / "workflow" / "report"
 EVERYTHING_ON = {"swap": {"measures": ["P@100"]}, "asl": {"enabled": True}, "reusability": {"enabled": True},
                  "reproducibility": {"degradations": {"enabled": True}}}
 RANKED = Facts(has_runs=True, alternative_judgments=False, generated_judgments=True, paired_tests=True,
-               reproductions=True)
+               reproductions=True, run_families=True)
 SCORES_ONLY = Facts(has_runs=False, alternative_judgments=False, generated_judgments=True, paired_tests=True,
                     reproductions=True)
 
@@ -120,6 +120,9 @@ def test_what_a_collection_runs_follows_its_facts_and_the_settings():
     judged = Facts(has_runs=True, alternative_judgments=True, generated_judgments=False, paired_tests=False)
     assert manifest.collection_tables(off, judged)[-5:] == ["judgment_agreement", "judgment_reduction",
                                                           "label_agreement", "label_confusion", "assessor_agreement"]
+    # family_bias.csv only with the collection's run_families; the rank figure either way
+    assert "family_bias" not in manifest.collection_tables(EVERYTHING_ON, judged)
+    assert "family_ranks" in manifest.collection_figures(EVERYTHING_ON, judged)
     assert manifest.collection_tables(EVERYTHING_ON, RANKED, paper=True) == [
         "kendall_tau", "discriminative_power", "stability", "swap_sensitivity", "system_subsampling",
         "synthetic_rare_common", "rarity_listing"]

@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 from irmeta.measures.averaging import Scores
-from irmeta.metaeval.judgment_agreement import _aligned, _block_pairs, _shared_topics
+from irmeta.metaeval.judgment_agreement import aligned_sets
 from irmeta.metaeval.score_matrices import oriented, sort_by_alpha
 
 #: The family-bias draws: ``default_rng(experiments.seed + SEED_OFFSET)``.
@@ -160,13 +160,8 @@ RANK_COLUMNS = ("judgments", "measure", "alpha", "run", "family", "rank_referenc
 def _set_frames(reference: Scores, alternative: Scores, name: str, names: list[str], codes: np.ndarray,
                 permutations: int, seed: int, averaging: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     """One set's rows of the table, and every run's two ranks (:data:`RANK_COLUMNS`)."""
-    topics = _shared_topics(reference, alternative)
-    if len(topics) < 1:
-        raise ValueError(f"judgments {name!r}: no topic in common with the reference")
-    excluded = len(set(reference.topics) ^ set(alternative.topics)) > 0
-    ref = _aligned(reference, reference.runs, topics, averaging, "reference", recompute=excluded)
-    alt = _aligned(alternative, reference.runs, topics, averaging, name, recompute=excluded)
-    pairs = _block_pairs(reference, alternative, name)
+    aligned = aligned_sets(reference, alternative, name, "reference", averaging)
+    ref, alt, pairs = aligned.reference, aligned.alternative, aligned.blocks
     measures = [reference.measures[i] for i, _ in pairs]
     alphas = [reference.alphas[i] or "" for i, _ in pairs]
     ref_ranks = competition_ranks(np.stack([oriented(ref.means[i], reference.measures[i]) for i, _ in pairs]))

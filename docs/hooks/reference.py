@@ -1,0 +1,1 @@
+"""MkDocs hook: the generated reference pages (filled in later)."""

@@ -42,7 +42,7 @@ report: $(STAMP)
 # The documentation site (mkdocs.yml, docs/): the reference pages are generated from the
 # measure registry, the config schemas and the experiment manifest by docs/hooks/reference.py.
 docs: $(STAMP)
-	$(BIN)/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 # Clean means: ruff (pyproject.toml's rules), mypy on the core, Snakemake's own lint.
 lint: $(STAMP)

@@ -28,7 +28,13 @@ def pages() -> list[Path]:
 
 
 def page_name(page: Path) -> str:
-    return page.relative_to(DOCS).as_posix()
+    """``score.md``, ``reference/measures.md``; the README is ``README.md``."""
+    return page.relative_to(DOCS if page.is_relative_to(DOCS) else REPO).as_posix()
+
+
+def sources() -> list[Path]:
+    """Where commands are shown: the site's pages and the README."""
+    return [*pages(), REPO / "README.md"]
 
 
 def blocks(page: Path) -> list[tuple[str, str]]:
@@ -55,14 +61,14 @@ def commands(block: str) -> list[str]:
 
 
 def page_commands() -> list[tuple[str, str]]:
-    """(page, command) for every command of every bash block of the site."""
-    return [(page_name(p), c) for p in pages() for lang, b in blocks(p) if lang == "bash" for c in commands(b)]
+    """(page, command) for every command of every bash block of the site and the README."""
+    return [(page_name(p), c) for p in sources() for lang, b in blocks(p) if lang == "bash" for c in commands(b)]
 
 
 def page_files() -> list[tuple[str, str]]:
     """(page, file name) for every python block that is a file to save, not a doctest."""
     found = []
-    for p in pages():
+    for p in sources():
         for lang, block in blocks(p):
             if lang == "python" and not block.startswith(">>>"):
                 match = re.match(r"# (\S+\.py)\b", block)

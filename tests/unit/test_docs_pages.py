@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import doctest
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,12 +20,14 @@ from pathlib import Path
 
 import pytest
 
-from docs_pages import claims, page_block, page_commands, page_files, pages
+from campaigns import REPO
+from docs_pages import claims, page_block, page_commands, page_files, page_name, pages
 
 RUNS = {"INQ601": "INQ601", "ok8alx": "ok8alx", "CL99XT": "CL99XT", "Dm8Nbn": "Dm8Nbn", "bm25": "CL99SD"}
 REPRODUCTIONS = {"b.txt": "CL99SD", "a.txt": "CL99XT", "b2.txt": "CL99SDopt1", "a2.txt": "CL99XTopt"}
 
 # docs: install.md: make test
+# docs: README.md: make test
 # (.ci/run runs it: the suite this file belongs to.)
 
 
@@ -85,6 +88,14 @@ def test_irmeta_commands_run_as_written(folder, page, command):
     assert "error" not in done.stderr, done.stderr
     wrote = folder / "scores.tsv" if "--output scores.tsv" in command else None
     assert done.stdout.strip() or (wrote and wrote.stat().st_size) or (folder / "demo-campaign" / "runs").is_dir()
+
+
+def test_the_readme_links_every_page_and_only_pages_that_exist():
+    readme = (REPO / "README.md").read_text()
+    links = set(re.findall(r"\]\((docs/[^)#]+)\)", readme))
+    assert all((REPO / link).is_file() for link in links), sorted(link for link in links if not (REPO / link).is_file())
+    assert {f"docs/{page_name(p)}" for p in pages()} - {"docs/index.md"} <= links, "a page the README does not link"
+    assert len(readme.splitlines()) <= 250
 
 
 def test_python_examples_run_as_written():

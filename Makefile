@@ -1,6 +1,7 @@
 # Two commands on a fresh machine with Python >= 3.11 and pip:
 #   make run    set up .venv, then run the pipeline on the configured collections
 #   make test   set up .venv, then run the test suite
+#   make docs   build the documentation site into site/ (warnings are errors)
 PYTHON ?= python3
 VENV   ?= .venv
 CORES  ?= 2
@@ -9,14 +10,14 @@ STAMP  := $(VENV)/.installed
 
 DATA   ?= ../shared/data
 
-.PHONY: run test lint bench clean setup reproduce campaigns report
+.PHONY: run test lint bench clean setup reproduce campaigns report docs
 
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[workflow,test,lint]'
+	$(BIN)/python -m pip install --quiet -e '.[workflow,test,lint,docs]'
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -38,6 +39,11 @@ campaigns: $(STAMP)
 report: $(STAMP)
 	$(BIN)/snakemake --report results/report.html $(ARGS)
 
+# The documentation site (mkdocs.yml, docs/): the reference pages are generated from the
+# measure registry, the config schemas and the experiment manifest by docs/hooks/reference.py.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
 # Clean means: ruff (pyproject.toml's rules), mypy on the core, Snakemake's own lint.
 lint: $(STAMP)
 	$(BIN)/ruff check src tests workflow/scripts benchmarks
@@ -48,4 +54,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
 
 clean:
-	rm -rf results .snakemake
+	rm -rf results .snakemake site

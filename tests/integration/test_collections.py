@@ -90,6 +90,8 @@ def _campaign_yaml(name: str, campaign: Path, **extra) -> str:
 
 
 @pytest.mark.integration
+# docs: collections.md: make run ARGS="--config collections=[mytrack] data_root=/data"
+# docs: README.md: make run ARGS="--config collections=[mytrack] data_root=/data"
 def test_a_new_campaign_is_one_yaml_file_and_its_qrels_download(server, tmp_path, shared_data):
     url, www = server
     campaign = tmp_path / "mycampaign"
@@ -151,6 +153,9 @@ def test_wrong_campaigns_fail_with_one_line_naming_the_file(case, tmp_path, shar
     assert not (workdir / "results" / "bad" / "judged.npz").exists()
 
 
+# docs: reproduce.md: make reproduce DATA=/path/to/data
+# docs: README.md: make reproduce DATA=/path/to/data
+# (planned here, as the Makefile's reproduce target calls snakemake; run in full by benchmarks/bench_reproduction.py)
 def test_paper_config_runs_what_is_present_and_names_what_is_missing(tmp_path, shared_data):
     workdir = _copy_workflow(tmp_path / "work")
     proc = _ok(_snakemake(workdir, "-n", "--configfile", "config/paper.yaml", "--config", f"data_root={shared_data}"))

@@ -42,6 +42,8 @@ def _log(workdir: Path) -> Path:
 @pytest.fixture(scope="module")
 def quiet(tmp_path_factory, shared_data):
     """The demo run as `make run` does it: the default profile, nothing asked for."""
+    # docs: install.md: make run
+    # docs: README.md: make run
     workdir = _copy_workflow(tmp_path_factory.mktemp("quiet"))
     return workdir, _ok(_snakemake(workdir, "--cores", "2", "--config", f"data_root={shared_data}"))
 

@@ -28,6 +28,8 @@ def before(tmp_path_factory):
     return root
 
 
+# docs: reproduce.md: make campaigns DATA=/path/to/data
+# (planned here; run in full by benchmarks/bench_campaigns.py)
 @pytest.mark.parametrize("configfile", ["config/config.yaml", "config/paper.yaml", "config/campaigns.yaml"])
 def test_the_targets_are_the_same_files_as_before_the_manifest(before, configfile, shared_data):
     args = ("--configfile", configfile, "--config", f"data_root={shared_data}")

@@ -79,17 +79,23 @@ def test_the_claims_judge_by_it(own):
     pd.testing.assert_frame_equal(mine, theirs)
 
 
-def test_the_readmes_example_runs_as_written(tmp_path, shared_data):
-    """README, "Bring your own significance test": the plugin file and irmeta compare with it."""
+# docs: own-test.md: my_tests.py
+# docs: own-test.md: irmeta compare --qrels qrels.txt --runs runs/ --plugin my_tests.py --test student
+# docs: own-test.md: make run ARGS="--configfile config/my_tests.yaml"
+def test_the_pages_example_runs_as_written(tmp_path, shared_data):
+    """docs/own-test.md: the plugin file and irmeta compare with it, and the page's config
+    through the discriminative-power table of the demo (what `make run` with it makes)."""
     import io
     import subprocess
     import sys
     from pathlib import Path
 
-    from test_workflow import _readme_block
+    from test_workflow import _copy_workflow, _ok, _snakemake
 
-    (tmp_path / "my_tests.py").write_text(_readme_block("# my_tests.py"))
-    config = yaml.safe_load(_readme_block("# config/my_tests.yaml"))
+    from docs_pages import page_block
+
+    (tmp_path / "my_tests.py").write_text(page_block("own-test.md", "# my_tests.py"))
+    config = yaml.safe_load(page_block("own-test.md", "# config/my_tests.yaml"))
     assert config["test_plugins"] == ["my_tests.py"] and "student" in config["experiments"][
         "discriminative_power"]["methods"]
     irmeta = Path(sys.executable).parent / "irmeta"
@@ -104,3 +110,13 @@ def test_the_readmes_example_runs_as_written(tmp_path, shared_data):
     student, paired = tables
     assert len(student) == 20
     assert (abs(student["p_value"] - paired["p_value"]) <= 1e-12 * paired["p_value"].abs().clip(lower=1e-300)).all()
+
+    # The page's config, as `make run ARGS="--configfile config/my_tests.yaml"` runs it, up
+    # to the table that reads the test: the student rows are there.
+    work = _copy_workflow(tmp_path / "work")
+    (work / "my_tests.py").write_text(page_block("own-test.md", "# my_tests.py"))
+    (work / "config" / "my_tests.yaml").write_text(page_block("own-test.md", "# config/my_tests.yaml"))
+    _ok(_snakemake(work, "results/demo/tables/discriminative_power.csv", "--cores", "2",
+                   "--configfile", "config/my_tests.yaml", "--config", f"data_root={shared_data}", timeout=600))
+    power = pd.read_csv(work / "results" / "demo" / "tables" / "discriminative_power.csv")
+    assert "student" in set(power["method"])

@@ -33,6 +33,8 @@ def _chromium() -> str:
     return found
 
 
+# docs: reproduce.md: make report ARGS="--configfile config/paper.yaml --config data_root=/path/to/data"
+# (the report of the default config's run: the same rule, snakemake --report)
 @pytest.fixture(scope="module")
 def report(tmp_path_factory, shared_data) -> Path:
     workdir = _copy_workflow(tmp_path_factory.mktemp("report"))

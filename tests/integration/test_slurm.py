@@ -341,6 +341,7 @@ def _tables(workdir: Path) -> dict[str, bytes]:
     return {str(path.relative_to(results)): path.read_bytes() for path in paths}
 
 
+# docs: slurm.md: snakemake --profile profiles/slurm
 def test_demo_workflow_on_slurm_matches_local_run(cluster, tmp_path):
     # The local reference run goes on meanwhile: the cluster run mostly waits on SLURM.
     local = _copy_workflow(tmp_path / "local")

@@ -7,7 +7,6 @@ irmeta installed in the same environment.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -18,6 +17,7 @@ import pytest
 import yaml
 
 from campaigns import REPO
+from docs_pages import page_block
 from irmeta.campaign.store import load_matrix, matrix_settings
 from irmeta.support.formats import markdown_escape
 
@@ -55,6 +55,7 @@ def demo(tmp_path_factory, shared_data) -> Path:
     return workdir
 
 
+# docs: install.md: make run ARGS="--config collections=[trec8] data_root=/path/to/data"
 @pytest.fixture(scope="module")
 def trec8(tmp_path_factory, shared_data) -> Path:
     workdir = _copy_workflow(tmp_path_factory.mktemp("trec8"))
@@ -309,6 +310,7 @@ def test_trec8_published_vs_reproduced(trec8):
     assert len(rows) == 12 and all("not run" not in row for row in rows)
 
 
+# docs: reference/measures.md: make run ARGS="--configfile config/measures.yaml"
 def test_the_seeds_measures_in_every_experiment(tmp_path, shared_data):
     """config/measures.yaml: nDCG, RR, Sakai's Q/O/P/P+, ASL (lower is better) and
     trec_eval's recall, Rprec, bpref, set_F and success scored, compared, tested for
@@ -386,18 +388,13 @@ def test_the_python_api_gives_the_pipelines_tables(demo, tmp_path):
                                                            ).read_bytes(), name
 
 
-def _readme_block(first_line: str) -> str:
-    """The README's code block that starts with ``first_line``."""
-    for block in re.findall(r"```\w*\n(.*?)```", (ROOT / "README.md").read_text(), re.S):
-        if block.startswith(first_line):
-            return block
-    raise AssertionError(f"the README has no block starting {first_line!r}")
-
-
-def test_the_readmes_own_measure_runs_through_every_experiment(tmp_path, shared_data):
+# docs: own-measure.md: my_measures.py
+# docs: own-measure.md: make run ARGS="--configfile config/my_measures.yaml"
+def test_the_pages_own_measure_runs_through_every_experiment(tmp_path, shared_data):
+    """docs/own-measure.md's plugin file and config, through the whole battery."""
     workdir = _copy_workflow(tmp_path / "work")
-    (workdir / "my_measures.py").write_text(_readme_block("# my_measures.py"))
-    (workdir / "config" / "my_measures.yaml").write_text(_readme_block("# config/my_measures.yaml"))
+    (workdir / "my_measures.py").write_text(page_block("own-measure.md", "# my_measures.py"))
+    (workdir / "config" / "my_measures.yaml").write_text(page_block("own-measure.md", "# config/my_measures.yaml"))
     _ok(_snakemake(workdir, "--cores", "2", "--configfile", "config/my_measures.yaml",
                    "--config", f"data_root={shared_data}"))
     tables = workdir / "results" / "demo" / "tables"

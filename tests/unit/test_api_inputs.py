@@ -1,4 +1,4 @@
-"""Every input of the Python API means what the README says or is refused with one line
+"""Every input of the Python API means what docs/python.md says or is refused with one line
 naming it (issue 18): evaluate's and score's keywords and values, DataFrame and dict
 inputs, runs that share no topic with the qrels, and the meta-evaluation functions'
 parameters, with the config schema's ranges. Property tests: valid settings give the

@@ -34,10 +34,10 @@ def _specs(specs) -> dict[str, str]:
 
 
 def _pyproject() -> dict[str, str]:
-    """What `make setup` installs: the library with its workflow, test and lint extras."""
+    """What `make setup` installs: the library with its workflow, test, lint and docs extras."""
     project = _project()
     extras = project["optional-dependencies"]
-    installed = [spec for extra in ("workflow", "test", "lint") for spec in extras[extra]]
+    installed = [spec for extra in ("workflow", "test", "lint", "docs") for spec in extras[extra]]
     return _specs(list(project["dependencies"]) + installed)
 
 
@@ -90,10 +90,11 @@ def test_report_dependency_declared_for_the_workflow():
 
 
 def test_setup_installs_the_workflow_and_test_extras():
-    """`make run` and `make test` on a fresh machine need snakemake and pytest."""
+    """`make run` and `make test` on a fresh machine need snakemake and pytest, and the
+    test of the documentation site (tests/unit/test_docs_site.py) needs MkDocs."""
     extras = set(_project()["optional-dependencies"])
     installs = re.findall(r"pip install .*-e '\.\[([a-z,]+)\]'", (ROOT / "Makefile").read_text())
-    assert installs and {"workflow", "test", "lint"} <= set(installs[0].split(",")) <= extras
+    assert installs and {"workflow", "test", "lint", "docs"} <= set(installs[0].split(",")) <= extras
 
 
 @pytest.mark.parametrize("where", ["pyproject.toml", "environment.yml", "workflow/envs/irmeta.yaml"])

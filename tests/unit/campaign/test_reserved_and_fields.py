@@ -73,8 +73,9 @@ def _qrels_files(root: Path) -> list[Path]:
 
 
 def test_every_shared_qrels_file_reads_with_four_fields(shared_data):
-    """The README's collections: TREC-8, CLEF TAR 2017 (both levels), DL 2020 passages and
-    documents, Web 2014. Each line has four fields, so each judgment is read."""
+    """The documented collections (docs/reproduce.md, docs/claims.md): TREC-8, CLEF TAR
+    2017 (both levels), DL 2020 passages and documents, Web 2014. Each line has four fields, so each judgment is
+    read."""
     files = _qrels_files(shared_data)
     assert len(files) >= 6
     for path in files:

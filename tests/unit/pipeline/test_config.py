@@ -291,7 +291,7 @@ def test_what_the_rules_derive_from_the_config(shared_data):
     config = load_config(ROOT / "config" / "measures.yaml")
     assert comparison_measures(config)[:4] == ["P@100", "P_rareness@100", "AP@100", "AP_rareness@100"]
     assert len(comparison_measures(config)) == len(set(comparison_measures(config)))
-    # The offsets the published tables were drawn with (README, Randomness).
+    # The offsets the published tables were drawn with (docs/statistics.md, Randomness).
     seed = config["experiments"]["seed"]
     assert [experiment_seed(config, e) - seed for e in
             ("stability", "discriminative_power", "system_subsampling", "swap_sensitivity",

@@ -503,3 +503,17 @@ def test_alternative_judgments_of_other_names_are_read(tmp_path):
     data = {"name": "c", "qrels": "q", "runs": "r", "alternative_qrels": {"qrels2": "x", "depth_10": "y"}}
     collection = load_collection(_write(tmp_path / "c.yaml", data), tmp_path, base_dir=tmp_path)
     assert collection.alternative_qrels == {"qrels2": tmp_path / "x", "depth_10": tmp_path / "y"}
+
+
+def test_peer_measure_names_are_read_as_irmetas(tmp_path):
+    """trec_eval's, ir_measures' and ranx's names pass the schema and are read as irmeta's (issue 29)."""
+    data = {"measures": ["ndcg_cut.10", "NDCG@20", "r-precision", "P.100", "map@100", "P_rareness@100"],
+            "experiments": {"comparisons": [{"measure": "P_rareness@100", "baseline": "P.100"}],
+                            "swap": {"measures": ["mrr@10"]}}}
+    data["measures"].append("mrr@10")
+    config = load_config(_write(tmp_path / "config.yaml", data))
+    assert config["measures"] == ["nDCG@10", "nDCG@20", "Rprec", "P@100", "AP@100", "P_rareness@100", "RR@10"]
+    assert config["experiments"]["swap"]["measures"] == ["RR@10"]
+    assert config["experiments"]["comparisons"] == [{"measure": "P_rareness@100", "baseline": "P@100"}]
+    with pytest.raises(ConfigError, match=r"key 'measures.1': 'NDCG@10' is nDCG@10, given already as measures.0"):
+        load_config(_write(tmp_path / "twice.yaml", dict(data, measures=["ndcg_cut.10", "NDCG@10"])))

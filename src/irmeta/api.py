@@ -15,7 +15,9 @@
     dense nDCG(gains={1:1,2:3})@3 1.0
 
 Qrels and runs may be paths, DataFrames, ``{qid: {docid: value}}`` dicts or iterables of
-ir_measures' tuples (:mod:`irmeta.campaign.in_memory`); whatever the form, they go
+ir_measures' tuples, and runs a mapping of names to any of these, paths
+(``{"INQ601": "runs/INQ601.gz"}``, ``str`` or :class:`pathlib.Path`) included
+(:mod:`irmeta.campaign.in_memory`); whatever the form, they go
 through trec_eval's order and the file readers' checks, and give the numbers
 ``irmeta score`` gives for the same files and flags.
 """

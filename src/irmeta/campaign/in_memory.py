@@ -24,7 +24,7 @@ beyond a double are refused as the file readers refuse theirs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,15 @@ import pyarrow as pa
 from irmeta.campaign.errors import TrecFormatError
 from irmeta.campaign.files import resolve_paths
 from irmeta.campaign.qrels import Qrels, checked_qrels, read_qrels
-from irmeta.campaign.runs import DuplicatePolicy, RunColumns, RunFile, RunNameSource, ordered_run, read_run_file
+from irmeta.campaign.runs import (
+    DuplicatePolicy,
+    RunColumns,
+    RunFile,
+    RunNameSource,
+    ScorePrecision,
+    ordered_run,
+    read_run_file,
+)
 
 # Column names, irmeta's first, then ir_measures' and ranx's.
 QID_COLUMNS = ("qid", "query_id", "q_id")
@@ -77,7 +85,7 @@ def to_qrels(qrels: Any, label: str = "qrels") -> Qrels:
                          lambda: np.arange(1, len(grade) + 1), unit="row")
 
 
-def run_sources(runs: Any) -> list[Path] | list[GivenRun | NamedFile]:
+def run_sources(runs: Any) -> Sequence[Path] | Sequence[GivenRun | NamedFile]:
     """What :func:`read_given` reads: run files (paths, directories, globs, as the CLI
     takes them) or runs named by a mapping's keys (each a path to one run file or a run
     in memory) or a frame's ``run`` column (a single run without a name is ``run``)."""
@@ -114,12 +122,13 @@ def _named(name: str, run: Any) -> GivenRun | NamedFile:
 
 
 def read_given(source: Path | GivenRun | NamedFile, run_name: RunNameSource, depth: int | None,
-               duplicates: DuplicatePolicy) -> RunFile:
-    """One run, from its file or from memory, in trec_eval's order and cut at ``depth``."""
+               duplicates: DuplicatePolicy, score_precision: ScorePrecision = "double") -> RunFile:
+    """One run, from its file or from memory, in trec_eval's order (on its scores at
+    ``score_precision``) and cut at ``depth``."""
     if isinstance(source, Path):
-        return read_run_file(source, run_name, depth, duplicates)
+        return read_run_file(source, run_name, depth, duplicates, score_precision)
     if isinstance(source, NamedFile):
-        run = read_run_file(source.path, run_name, depth, duplicates)
+        run = read_run_file(source.path, run_name, depth, duplicates, score_precision)
         if run_name == "file":
             return replace(run, name=source.name)
         if run.name != source.name:  # run_name="tag": the tag names the run, and the key says which
@@ -136,7 +145,8 @@ def read_given(source: Path | GivenRun | NamedFile, run_name: RunNameSource, dep
     rows = np.arange(1, len(score) + 1)
     columns = RunColumns(pa.array(qid, pa.large_string()), pa.array(docid, pa.large_string()), score,
                          source.name, rows)
-    return ordered_run(columns, source.name, source.label, depth, duplicates, lambda: rows, unit="row")
+    return ordered_run(columns, source.name, source.label, depth, duplicates, lambda: rows, unit="row",
+                       score_precision=score_precision)
 
 
 def _is_run_dict(obj: Any) -> bool:
@@ -242,6 +252,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def reader(run_name: RunNameSource, depth: int | None, duplicates: DuplicatePolicy) -> Callable[[Any], RunFile]:
+def reader(run_name: RunNameSource, depth: int | None, duplicates: DuplicatePolicy,
+           score_precision: ScorePrecision = "double") -> Callable[[Any], RunFile]:
     """:func:`read_given` with the reading settings bound, for :func:`irmeta.campaign.judge.judge_each`."""
-    return lambda source: read_given(source, run_name, depth, duplicates)
+    return lambda source: read_given(source, run_name, depth, duplicates, score_precision)

@@ -15,7 +15,9 @@
     dense nDCG(gains={1:1,2:3})@3 1.0
 
 Qrels and runs may be paths, DataFrames, ``{qid: {docid: value}}`` dicts or iterables of
-ir_measures' tuples (:mod:`irmeta.campaign.in_memory`); whatever the form, they go
+ir_measures' tuples, and runs a mapping of names to any of these, paths
+(``{"INQ601": "runs/INQ601.gz"}``, ``str`` or :class:`pathlib.Path`) included
+(:mod:`irmeta.campaign.in_memory`); whatever the form, they go
 through trec_eval's order and the file readers' checks, and give the numbers
 ``irmeta score`` gives for the same files and flags.
 """
@@ -35,7 +37,7 @@ from irmeta.campaign.in_memory import reader, run_sources, to_qrels
 from irmeta.campaign.judge import judge_each
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.campaign.qrels import Qrels
-from irmeta.campaign.runs import DuplicatePolicy, RunNameSource
+from irmeta.campaign.runs import DuplicatePolicy, RunNameSource, ScorePrecision
 from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import AVERAGING_NAMES, Averaging, Scores, score_arrays
 from irmeta.measures.names import depth_read, measure_label, parse_measure
@@ -60,10 +62,13 @@ class Scored:
 def score(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *, depth: int | None = None,
           threshold: int = 1, average: Averaging = "all", alphas: Sequence[Alpha] = DEFAULT_ALPHAS,
           rarity_depth: int | None = None, duplicates: DuplicatePolicy = "error",
-          run_name: RunNameSource = "file", **options: Any) -> Scored:
+          run_name: RunNameSource = "file", score_precision: ScorePrecision = "double", **options: Any) -> Scored:
     """Every run scored with every measure, as ``irmeta score`` scores it (trec_eval's
     flags: ``depth`` is -M, ``threshold`` -l, ``average="all"`` -c; ``average="geometric"``
-    is the geometric mean over every qrels topic, -c -m gm_map's rule). Runs are read no
+    is the geometric mean over every qrels topic, -c -m gm_map's rule; ``score_precision``
+    ``"double"`` orders documents on their scores as trec_eval >= 9.0.8 reads them,
+    ``"float32"`` on each rounded to single precision first, as earlier trec_eval and
+    pytrec_eval do: docs/PROTOCOL.md, Numerical care). Runs are read no
     deeper than the measures look, which changes no score. ``options`` (``gains``,
     ``beta``, ``asl_unretrieved``) go to the measures that declare them unless a name
     sets its own (``nDCG(gains={1:1,2:3})@10``). Every setting is checked before a file
@@ -72,7 +77,7 @@ def score(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *, 
     with the qrels is warned about (a :class:`TrecFormatWarning`: it scores 0 on every
     topic); when no run shares one, nothing is scored."""
     given = dict(depth=depth, threshold=threshold, average=average, alphas=alphas, rarity_depth=rarity_depth,
-                 duplicates=duplicates, run_name=run_name, **options)
+                 duplicates=duplicates, run_name=run_name, score_precision=score_precision, **options)
     return score_checked(qrels, runs, score_settings("score", measures, given))
 
 
@@ -82,8 +87,9 @@ def score_checked(qrels: Any, runs: Any, s: ScoreSettings) -> Scored:
     needed = depth_read(s.measures, s.rarity_depth)
     read_depth = s.depth if needed is None else min(s.depth or needed, needed)
     judgments = to_qrels(qrels)  # before the runs, as the file readers check them
-    matrix, reading = judge_each(run_sources(runs), reader(s.run_name, read_depth, s.duplicates), judgments,
-                                 depth=read_depth, threshold=s.threshold, duplicates=s.duplicates)
+    matrix, reading = judge_each(run_sources(runs), reader(s.run_name, read_depth, s.duplicates, s.score_precision),
+                                 judgments, depth=read_depth, threshold=s.threshold, duplicates=s.duplicates,
+                                 score_precision=s.score_precision)
     _refuse_disjoint(matrix, reading, judgments)
     scores = score_arrays(matrix, s.measures, averaging=(s.average,), alphas=s.alphas,
                           rarity_depth=s.rarity_depth, **s.options)

@@ -34,6 +34,7 @@ from irmeta.cli_args import (
     INPUT_ERRORS,
     Once,
     Parser,
+    add_score_precision,
     bounded_int,
     check_output,
     check_run_file_names,
@@ -68,7 +69,8 @@ def _score(args: argparse.Namespace) -> int:
     scored = score(args.qrels, args.runs, args.measure or DEFAULT_MEASURES, depth=args.depth,
                    threshold=args.threshold, average=args.average,
                    alphas=args.alpha or DEFAULT_ALPHAS, rarity_depth=args.rarity_depth,
-                   duplicates=args.duplicates, run_name=args.run_name, **options)
+                   duplicates=args.duplicates, run_name=args.run_name, score_precision=args.score_precision,
+                   **options)
     report_reading(scored, args.qrels)
     if args.format == "trec_eval":
         digits = 4 if args.digits is None else args.digits  # trec_eval prints 4 decimals
@@ -240,6 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="a docid twice for a topic: refuse (trec_eval) or keep the best-ranked copy")
     score.add_argument("--run-name", action=Once, choices=["file", "tag"], default="file",
                        help="name runs by file name (minus .gz) or by their tag column")
+    add_score_precision(score)
     score.add_argument("--alpha", action="append",
                        help="rarity weight of the rareness measures, repeatable: a number >= 0 (<= 1 for the "
                             "*_norm forms) or 1/R (1/N_R per topic); default 0, 0.25, 0.5, 0.75, 1")

@@ -238,10 +238,17 @@ def add_report_options(p: argparse.ArgumentParser, formats: Sequence[str]) -> No
                    help="decimals (default 4 in markdown and latex, full precision in tsv)")
 
 
+def add_score_precision(p: argparse.ArgumentParser) -> None:
+    """``--score-precision``: the scores documents are ordered on (every subcommand that reads runs)."""
+    p.add_argument("--score-precision", action=Once, choices=["double", "float32"], default="double",
+                   help="order documents on their scores as doubles (default, trec_eval >= 9.0.8) or rounded to "
+                        "single precision first (older trec_eval, pytrec_eval; ties broken by docid)")
+
+
 def add_reading_options(p: argparse.ArgumentParser, max_cutoff: int) -> None:
     """How runs are read and the measures weighted, as ``irmeta score`` names them:
     ``--plugin``, ``--threshold``, ``--depth``, ``--duplicates``, ``--run-name``,
-    ``--alpha``, ``--gains``, ``--beta``."""
+    ``--score-precision``, ``--alpha``, ``--gains``, ``--beta``."""
     p.add_argument("--plugin", action="append", type=path_text,
                    help="a module or .py file that registers measures or tests")
     p.add_argument("--threshold", action=Once, type=bounded_int(0), default=1,
@@ -252,6 +259,7 @@ def add_reading_options(p: argparse.ArgumentParser, max_cutoff: int) -> None:
                    help="a docid twice for a topic: refuse or keep the best-ranked copy")
     p.add_argument("--run-name", action=Once, choices=["file", "tag"], default="file",
                    help="name runs by file name (minus .gz) or by their tag column")
+    add_score_precision(p)
     p.add_argument("--alpha", action="append", help="rarity weight of the rareness measures, repeatable")
     p.add_argument("--gains", action=Once, help="grade:gain pairs of the graded measures, e.g. 1:1,2:3")
     p.add_argument("--beta", action=Once, type=finite_non_negative, default=None, help="Sakai's beta (default 1)")

@@ -100,7 +100,8 @@ def _compare(args: argparse.Namespace) -> int:
         options["gains"] = gains_map(args.gains)
     scored = score(args.qrels, args.runs, args.measure or DEFAULT_MEASURES, depth=args.depth,
                    threshold=args.threshold, average="all", alphas=args.alpha or DEFAULT_ALPHAS,
-                   rarity_depth=args.rarity_depth, duplicates=args.duplicates, run_name=args.run_name, **options)
+                   rarity_depth=args.rarity_depth, duplicates=args.duplicates, run_name=args.run_name,
+                   score_precision=args.score_precision, **options)
     report_reading(scored, args.qrels)
     text = render(compare_scores(scored.scores, plan, args.baseline), args.format, args.digits).encode()
     if args.output:

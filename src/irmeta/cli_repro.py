@@ -82,7 +82,7 @@ def _repro(args: argparse.Namespace) -> int:
                                     args.reproduced_advanced], args.measure or DEFAULT_MEASURES,
                        reproduced_qrels=args.reproduced_qrels, order=order, depth=args.depth,
                        threshold=args.threshold, alphas=args.alpha or DEFAULT_ALPHAS, duplicates=args.duplicates,
-                       run_name=args.run_name, **options)
+                       run_name=args.run_name, score_precision=args.score_precision, **options)
     text = render(result, args.format, args.digits).encode()
     if args.output:
         write_output(args.output, text)

@@ -110,7 +110,7 @@ def _read_one(role: str, run: Any, s: ScoreSettings) -> RunFile:
     sources = run_sources(run)
     if len(sources) != 1:
         raise ValueError(f"{role}: expected one run, got {len(sources)}")
-    return read_given(sources[0], s.run_name, s.depth, s.duplicates)  # type: ignore[arg-type]
+    return read_given(sources[0], s.run_name, s.depth, s.duplicates, s.score_precision)  # type: ignore[arg-type]
 
 
 def _scored(qrels: Any, files: list[RunFile], roles: Sequence[str], s: ScoreSettings) -> Scores:

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from irmeta.campaign.runs import SCORE_PRECISIONS
 from irmeta.measures.alpha import Alpha, alpha_label, parse_alpha
 from irmeta.measures.names import MAX_CUTOFF, Measure, parse_measure
 from irmeta.measures.registry import MEASURES, checked_option
@@ -34,7 +35,8 @@ INT64_MAX = 2**63 - 1
 DEFAULT_ALPHAS: tuple[Alpha, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: score()'s own settings and their defaults (irmeta score's defaults).
 SCORE_DEFAULTS: dict[str, Any] = {"depth": None, "threshold": 1, "average": "all", "alphas": DEFAULT_ALPHAS,
-                                  "rarity_depth": None, "duplicates": "error", "run_name": "file"}
+                                  "rarity_depth": None, "duplicates": "error", "run_name": "file",
+                                  "score_precision": "double"}
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ class ScoreSettings:
     duplicates: str
     run_name: str
     options: dict[str, Any]
+    score_precision: str = "double"
 
 
 def shown(value: Any, limit: int = 60) -> str:
@@ -234,6 +237,7 @@ def score_settings(caller: str, measures: Any, given: Mapping[str, Any], own: It
         duplicates=choice("duplicates", s["duplicates"], ("error", "first")),
         run_name=choice("run_name", s["run_name"], ("file", "tag")),
         options=options,
+        score_precision=choice("score_precision", s["score_precision"], SCORE_PRECISIONS),
     )
 
 

@@ -151,6 +151,47 @@ def test_bad_run_objects_are_refused(runs, words):
     refused(lambda: irmeta.evaluate(QRELS, runs, ["P@2"]), *words, kinds=TrecFormatError)
 
 
+def test_runs_named_by_a_mapping_of_paths(shared_data, tmp_path):
+    """{"INQ601": "runs/INQ601.gz", ...} (issue 29): each key names its file's run, as the
+    file's name does under run_name="file"; the numbers are the files' own."""
+    trec8 = shared_data / "trec8_adhoc"
+    files = [trec8 / "runs" / "INQ601.gz", trec8 / "runs" / "INQ602.gz"]
+    as_files = irmeta.evaluate(trec8 / "qrels.txt", files, ["P@10", "AP"])
+    named = irmeta.evaluate(trec8 / "qrels.txt", {"first": str(files[0]), "second": files[1]}, ["P@10", "AP"])
+    assert named.run.tolist() == as_files.run.map({"INQ601": "first", "INQ602": "second"}).tolist()
+    assert named.drop(columns="run").equals(as_files.drop(columns="run"))
+    # a mapping may mix files and runs in memory; the key names each
+    mixed = irmeta.evaluate(QRELS, {"x": RUNS["x"], "y": write_run(RUNS["y"], tmp_path / "y.run")}, ["P@2"])
+    assert mixed.equals(irmeta.evaluate(QRELS, RUNS, ["P@2"]))
+
+
+def write_run(run: dict, path) -> str:
+    """A run in memory as a TREC run file at ``path`` (its tag 'tagged')."""
+    lines = [f"{q} Q0 {d} 0 {score} tagged" for q, docs in run.items() for d, score in docs.items()]
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_a_mapping_under_run_name_tag_names_runs_by_their_tags(shared_data, tmp_path):
+    """run_name="tag" names a run by its tag, as --run-name tag does: the key must be it."""
+    path = shared_data / "trec8_adhoc" / "runs" / "INQ601.gz"
+    table = irmeta.evaluate(shared_data / "trec8_adhoc" / "qrels.txt", {"INQ601": path}, ["P@10"], run_name="tag")
+    assert set(table.run) == {"INQ601"}
+    refused(lambda: irmeta.evaluate(QRELS, {"y": write_run(RUNS["y"], tmp_path / "y.run")}, ["P@2"], run_name="tag"),
+            "the run's tag is 'tagged', not 'y', its name in runs (run_name='tag' names runs by their tag)",
+            kinds=TrecFormatError)
+
+
+@pytest.mark.parametrize("value, words", [
+    ("/nonexistent/run.gz", ["runs['r']: /nonexistent/run.gz: no such file or directory"]),
+    ("DIRECTORY", ["runs['r']: ", "holds 129 run files; a name takes one file"]),
+    (5, ["runs['r']: cannot read int: give a path (str or pathlib.Path), a DataFrame"]),
+])
+def test_a_named_path_is_one_run_file(shared_data, value, words):
+    value = str(shared_data / "trec8_adhoc" / "runs") if value == "DIRECTORY" else value
+    refused(lambda: irmeta.evaluate(QRELS, {"r": value}, ["P@2"]), *words, kinds=TrecFormatError)
+
+
 def test_a_run_sharing_no_topic_is_warned_about_and_none_sharing_one_is_refused():
     runs = dict(RUNS, z={"9": {"a": 1.0}})
     with pytest.warns(TrecFormatWarning, match=r"runs\['z'\]: run z shares no topic with the qrels \(its topics: 9\)"):

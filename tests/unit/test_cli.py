@@ -116,3 +116,29 @@ def test_score_prints_trec_evals_format(tmp_path):
     with redirect_stderr(err), pytest.raises(SystemExit) as exit:
         main([*args, "--format", "csv"])
     assert exit.value.code == 2 and "invalid choice: 'csv'" in err.getvalue()
+
+
+def test_score_precision_on_every_subcommand_that_reads_runs(shared_data):
+    """--score-precision (issue 29): irmeta score orders on float32 scores as pytrec_eval
+    does (Dm8Nbn topic 446: the issue's example); compare and repro take it too."""
+    trec8 = shared_data / "trec8_adhoc"
+    args = ["score", "--qrels", str(trec8 / "qrels.txt"), "--runs", str(trec8 / "runs" / "Dm8Nbn.gz"),
+            "--measure", "AP", "--per-topic"]
+    values = {}
+    for precision in ("double", "float32"):
+        code, out, err = run_cli(*args, "--score-precision", precision)
+        assert code == 0, err
+        values[precision] = next(line.split("\t")[3] for line in out.splitlines() if line.split("\t")[2] == "446")
+    assert values == {"double": "0.013217712583093658", "float32": "0.013213588897914819"}
+    err = io.StringIO()
+    with redirect_stderr(err), pytest.raises(SystemExit) as exit:
+        main([*args, "--score-precision", "half"])
+    assert exit.value.code == 2 and "--score-precision: invalid choice: 'half'" in err.getvalue()
+    run = str(trec8 / "runs" / "Dm8Nbn.gz")
+    code, out, err = run_cli("compare", "--qrels", str(trec8 / "qrels.txt"), "--runs", run,
+                             str(trec8 / "runs" / "INQ601.gz"), "--score-precision", "float32")
+    assert code == 0, err
+    code, out, err = run_cli("repro", "--qrels", str(trec8 / "qrels.txt"), "--original-baseline", run,
+                             "--original-advanced", run, "--reproduced-baseline", run, "--reproduced-advanced", run,
+                             "--score-precision", "float32")
+    assert code == 0, err

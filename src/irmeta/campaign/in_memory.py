@@ -2,7 +2,10 @@
 
 Accepted, for qrels and for each run:
 
-- a path (or, for runs, paths, directories and globs): the file readers;
+- a path (or, for runs, paths, directories and globs): the file readers; runs also as a
+  mapping of names to paths, ``{"INQ601": "runs/INQ601.gz"}`` (each one file, named by
+  its key as ``run_name="file"`` names a file by its file name; under ``run_name="tag"``
+  the key must be the file's tag);
 - a pandas DataFrame with the column names ir_measures and ranx use (``query_id`` or
   ``q_id``, ``doc_id``, and ``relevance`` for qrels or ``score`` for runs; irmeta's
   own ``qid``, ``docid``, ``grade`` too); a ``run`` column splits one frame into runs;
@@ -21,8 +24,8 @@ beyond a double are refused as the file readers refuse theirs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +35,31 @@ import pyarrow as pa
 from irmeta.campaign.errors import TrecFormatError
 from irmeta.campaign.files import resolve_paths
 from irmeta.campaign.qrels import Qrels, checked_qrels, read_qrels
-from irmeta.campaign.runs import DuplicatePolicy, RunColumns, RunFile, RunNameSource, ordered_run, read_run_file
+from irmeta.campaign.runs import (
+    DuplicatePolicy,
+    RunColumns,
+    RunFile,
+    RunNameSource,
+    ScorePrecision,
+    ordered_run,
+    read_run_file,
+)
 
 # Column names, irmeta's first, then ir_measures' and ranx's.
 QID_COLUMNS = ("qid", "query_id", "q_id")
 DOCID_COLUMNS = ("docid", "doc_id")
 GRADE_COLUMNS = ("grade", "relevance", "rel", "score")  # ranx's qrels call it score
 SCORE_COLUMNS = ("score",)
+
+
+@dataclass(frozen=True)
+class NamedFile:
+    """A run file given under a name (``{"INQ601": "runs/INQ601.gz"}``): the name is the
+    key, as a file's name is its file name under ``run_name="file"``; under ``"tag"`` the
+    runs are named by their tags, and a key that is not the file's tag is refused."""
+
+    name: str
+    path: Path
 
 
 @dataclass(frozen=True)
@@ -64,10 +85,10 @@ def to_qrels(qrels: Any, label: str = "qrels") -> Qrels:
                          lambda: np.arange(1, len(grade) + 1), unit="row")
 
 
-def run_sources(runs: Any) -> list[Path] | list[GivenRun]:
+def run_sources(runs: Any) -> Sequence[Path] | Sequence[GivenRun | NamedFile]:
     """What :func:`read_given` reads: run files (paths, directories, globs, as the CLI
-    takes them) or runs in memory, named by a mapping's keys or a frame's ``run``
-    column (a single run without a name is ``run``)."""
+    takes them) or runs named by a mapping's keys (each a path to one run file or a run
+    in memory) or a frame's ``run`` column (a single run without a name is ``run``)."""
     if isinstance(runs, (list, tuple, Mapping)) and not runs:
         raise TrecFormatError("runs", None, f"no runs were given (an empty {type(runs).__name__})")
     if isinstance(runs, (str, Path)) or (isinstance(runs, (list, tuple)) and runs
@@ -82,15 +103,38 @@ def run_sources(runs: Any) -> list[Path] | list[GivenRun]:
         named = list(runs.items())  # name -> run
     else:
         return [GivenRun("run", "runs", _rows(runs, SCORE_COLUMNS, "runs", "score"))]
-    return [GivenRun(str(name), f"runs[{str(name)!r}]", _rows(run, SCORE_COLUMNS, f"runs[{str(name)!r}]", "score"))
-            for name, run in named]
+    return [_named(str(name), run) for name, run in named]
 
 
-def read_given(source: Path | GivenRun, run_name: RunNameSource, depth: int | None,
-               duplicates: DuplicatePolicy) -> RunFile:
-    """One run, from its file or from memory, in trec_eval's order and cut at ``depth``."""
+def _named(name: str, run: Any) -> GivenRun | NamedFile:
+    """One run of a mapping or a frame: a path (``str`` or :class:`~pathlib.Path`) to one
+    run file, or a run in memory."""
+    label = f"runs[{name!r}]"
+    if isinstance(run, (str, Path)):
+        try:
+            files = resolve_paths(run)
+        except FileNotFoundError as exc:
+            raise TrecFormatError(label, None, str(exc)) from None
+        if len(files) > 1:
+            raise TrecFormatError(label, None, f"{run} holds {len(files)} run files; a name takes one file")
+        return NamedFile(name, files[0])
+    return GivenRun(name, label, _rows(run, SCORE_COLUMNS, label, "score"))
+
+
+def read_given(source: Path | GivenRun | NamedFile, run_name: RunNameSource, depth: int | None,
+               duplicates: DuplicatePolicy, score_precision: ScorePrecision = "double") -> RunFile:
+    """One run, from its file or from memory, in trec_eval's order (on its scores at
+    ``score_precision``) and cut at ``depth``."""
     if isinstance(source, Path):
-        return read_run_file(source, run_name, depth, duplicates)
+        return read_run_file(source, run_name, depth, duplicates, score_precision)
+    if isinstance(source, NamedFile):
+        run = read_run_file(source.path, run_name, depth, duplicates, score_precision)
+        if run_name == "file":
+            return replace(run, name=source.name)
+        if run.name != source.name:  # run_name="tag": the tag names the run, and the key says which
+            raise TrecFormatError(source.path, None, f"the run's tag is {run.name!r}, not {source.name!r}, its "
+                                                     f"name in runs (run_name='tag' names runs by their tag)")
+        return run
     qid, docid, values = source.columns
     if not qid:
         raise TrecFormatError(source.label, None, "the run is empty")
@@ -101,7 +145,8 @@ def read_given(source: Path | GivenRun, run_name: RunNameSource, depth: int | No
     rows = np.arange(1, len(score) + 1)
     columns = RunColumns(pa.array(qid, pa.large_string()), pa.array(docid, pa.large_string()), score,
                          source.name, rows)
-    return ordered_run(columns, source.name, source.label, depth, duplicates, lambda: rows, unit="row")
+    return ordered_run(columns, source.name, source.label, depth, duplicates, lambda: rows, unit="row",
+                       score_precision=score_precision)
 
 
 def _is_run_dict(obj: Any) -> bool:
@@ -135,8 +180,8 @@ def _rows(obj: Any, value_columns: tuple[str, ...], label: str, what: str) -> tu
             docid.append(d)
             value.append(v)
     else:
-        raise TrecFormatError(label, None, f"cannot read {type(obj).__name__}: give a path, a DataFrame, "
-                                           f"{{qid: {{docid: {what}}}}} or (qid, docid, {what}) tuples")
+        raise TrecFormatError(label, None, f"cannot read {type(obj).__name__}: give a path (str or pathlib.Path), "
+                                           f"a DataFrame, {{qid: {{docid: {what}}}}} or (qid, docid, {what}) tuples")
     for row, (q, d) in enumerate(zip(qid, docid)):
         if q is None or d is None or str(q).strip() == "" or str(d).strip() == "" or any(
                 ch.isspace() for ch in str(q) + str(d)):
@@ -207,6 +252,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def reader(run_name: RunNameSource, depth: int | None, duplicates: DuplicatePolicy) -> Callable[[Any], RunFile]:
+def reader(run_name: RunNameSource, depth: int | None, duplicates: DuplicatePolicy,
+           score_precision: ScorePrecision = "double") -> Callable[[Any], RunFile]:
     """:func:`read_given` with the reading settings bound, for :func:`irmeta.campaign.judge.judge_each`."""
-    return lambda source: read_given(source, run_name, depth, duplicates)
+    return lambda source: read_given(source, run_name, depth, duplicates, score_precision)

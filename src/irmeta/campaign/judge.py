@@ -19,7 +19,16 @@ import pyarrow.compute as pc
 from irmeta.campaign.files import resolve_paths
 from irmeta.campaign.postings import Postings, RelevanceMatrix, offsets_from_counts
 from irmeta.campaign.qrels import Qrels, sort_topics
-from irmeta.campaign.runs import DuplicatePolicy, RunFile, RunNameSource, Runs, read_each_run, read_run_file
+from irmeta.campaign.runs import (
+    DuplicatePolicy,
+    RunFile,
+    RunNameSource,
+    Runs,
+    ScorePrecision,
+    check_score_precision,
+    read_each_run,
+    read_run_file,
+)
 
 
 @dataclass(frozen=True)
@@ -168,21 +177,27 @@ def relevance_matrix(runs: Runs, qrels: Qrels, *, depth: int | None = None,
 
 def judge_runs(paths, qrels: Qrels, *, depth: int | None = None, threshold: int = 1,
                duplicates: DuplicatePolicy = "error", run_name: RunNameSource = "file", threads: int = 2,
-               progress: Callable[[int, int, Path], None] | None = None) -> tuple[RelevanceMatrix, dict]:
+               progress: Callable[[int, int, Path], None] | None = None,
+               score_precision: ScorePrecision = "double") -> tuple[RelevanceMatrix, dict]:
     """Read run files straight into a :class:`RelevanceMatrix`: each file is parsed, put in
     trec_eval's order, cut at ``depth`` and joined to the qrels on its own (in threads),
     so memory holds one file's rows per thread and the judged postings, never every
     retrieved document. Returns the matrix and what reading did (files, dropped
-    duplicates), for the record."""
-    return judge_each(resolve_paths(paths), lambda path: read_run_file(path, run_name, depth, duplicates), qrels,
-                      depth=depth, threshold=threshold, duplicates=duplicates, threads=threads, progress=progress)
+    duplicates, the scores' precision), for the record."""
+    check_score_precision(score_precision)
+    return judge_each(resolve_paths(paths),
+                      lambda path: read_run_file(path, run_name, depth, duplicates, score_precision), qrels,
+                      depth=depth, threshold=threshold, duplicates=duplicates, threads=threads, progress=progress,
+                      score_precision=score_precision)
 
 
 def judge_each(sources: Sequence[Any], read: Callable[[Any], RunFile], qrels: Qrels, *, depth: int | None,
                threshold: int, duplicates: DuplicatePolicy, threads: int = 2,
-               progress: Callable[[int, int, Any], None] | None = None) -> tuple[RelevanceMatrix, dict]:
+               progress: Callable[[int, int, Any], None] | None = None,
+               score_precision: ScorePrecision = "double") -> tuple[RelevanceMatrix, dict]:
     """:func:`judge_runs` for runs from any source: ``read(source)`` gives one run in
-    trec_eval's order (:func:`irmeta.campaign.runs.ordered_run`), cut at ``depth``."""
+    trec_eval's order (:func:`irmeta.campaign.runs.ordered_run`) on its scores at
+    ``score_precision``, cut at ``depth``; the ranks it stores are that order."""
     if depth is not None and depth < 1:
         raise ValueError(f"depth must be a positive integer, not {depth}")
     _check_threshold(threshold)
@@ -202,6 +217,7 @@ def judge_each(sources: Sequence[Any], read: Callable[[Any], RunFile], qrels: Qr
         "duplicates": duplicates,
         "dropped_duplicates": {j.name: j.dropped for j in judged if j.dropped},
         "files": [j.path for j in judged],
+        "score_precision": score_precision,
     }
     return matrix, reading
 

@@ -9,8 +9,13 @@ Formats (whitespace separated, plain or gzip):
 
 trec_eval's order: within a run and topic, documents are sorted by score descending,
 ties broken by docid descending as byte strings, and only then cut at the depth
-(``trec_eval -M``).  A docid twice for one topic in a run is an error in trec_eval;
-``duplicates="first"`` keeps the best-ranked copy instead and reports what it dropped.
+(``trec_eval -M``). Scores are doubles, as trec_eval >= 9.0.8 reads them;
+``score_precision="float32"`` rounds each to the nearest single-precision float first, as
+trec_eval did until 9.0.8 (``float sim``) and pytrec_eval does, so that two scores the
+rounding makes equal are ordered by docid (docs/PROTOCOL.md, Numerical care).
+
+A docid twice for one topic in a run is an error in trec_eval; ``duplicates="first"``
+keeps the best-ranked copy instead and reports what it dropped.
 
 Each file is read once: plain files (one delimiter, six fields or more) by Arrow's
 multithreaded CSV reader, anything else by a numpy tokeniser that also words every
@@ -24,7 +29,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -42,6 +47,9 @@ DuplicatePolicy = Literal["error", "first"]
 
 
 RunNameSource = Literal["file", "tag"]
+
+ScorePrecision = Literal["double", "float32"]
+SCORE_PRECISIONS: tuple[ScorePrecision, ...] = ("double", "float32")
 
 
 @dataclass(frozen=True)
@@ -94,7 +102,7 @@ def _general_columns(path: Path, data: bytes) -> RunColumns:
 
 
 def read_run_file(path: Path, run_name: RunNameSource, depth: int | None,
-                   duplicates: DuplicatePolicy) -> RunFile:
+                   duplicates: DuplicatePolicy, score_precision: ScorePrecision = "double") -> RunFile:
     data = without_bom(path, read_bytes(path))
     columns = _fast_columns(data) or _general_columns(path, data)
     name = columns.tag if run_name == "tag" else run_name_from_path(path)
@@ -105,17 +113,19 @@ def read_run_file(path: Path, run_name: RunNameSource, depth: int | None,
         assert line is not None  # the general tokeniser always numbers its lines
         return line
 
-    return ordered_run(columns, name, path, depth, duplicates, line_numbers)
+    return ordered_run(columns, name, path, depth, duplicates, line_numbers, score_precision=score_precision)
 
 
 def ordered_run(columns: RunColumns, name: str, source: Path | str, depth: int | None,
                 duplicates: DuplicatePolicy, line_numbers: Callable[[], np.ndarray], *,
-                unit: str = "line") -> RunFile:
-    """One run's rows in trec_eval's order (:func:`trec_order`), a document twice for a
-    topic refused or its worse copy dropped, cut at ``depth``: what every run goes
-    through, read from a file or given in memory. ``line_numbers()`` gives each row's
-    line (or row, ``unit``) in ``source``, asked for only to word an error."""
-    qid, docid, score = columns.qid, columns.docid, columns.score
+                unit: str = "line", score_precision: ScorePrecision = "double") -> RunFile:
+    """One run's rows in trec_eval's order (:func:`trec_order`) on its scores at
+    ``score_precision`` (:func:`at_precision`), a document twice for a topic refused or
+    its worse copy dropped, cut at ``depth``: what every run goes through, read from a
+    file or given in memory. ``line_numbers()`` gives each row's line (or row, ``unit``)
+    in ``source``, asked for only to word an error."""
+    qid, docid = columns.qid, columns.docid
+    score = at_precision(columns.score, score_precision, source, line_numbers, unit)
 
     q_enc, d_enc = qid.dictionary_encode(), docid.dictionary_encode()
     q = q_enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
@@ -156,6 +166,25 @@ def ordered_run(columns: RunColumns, name: str, source: Path | str, depth: int |
         docid=pa.DictionaryArray.from_arrays(pa.array(d.astype(np.int32)), d_enc.dictionary),
         score=score, rank=rank.astype(np.int32), dropped=int(len(repeat)),
     )
+
+
+def at_precision(score: np.ndarray, precision: ScorePrecision, source: Path | str,
+                 line_numbers: Callable[[], np.ndarray], unit: str = "line") -> np.ndarray:
+    """The scores as trec_eval holds them: doubles (9.0.8 on), or ``float32``, each double
+    rounded to the nearest single-precision float (ties to even), as C's conversion of
+    trec_eval's ``atof`` result to ``float sim`` (and pytrec_eval's of a Python float) does;
+    kept as float64 for the rest of irmeta. A score beyond float32's range is refused (the
+    conversion would make it infinite)."""
+    if precision == "double":
+        return score
+    with np.errstate(over="ignore"):
+        single = score.astype(np.float32)
+    beyond = np.flatnonzero(np.isinf(single))
+    if len(beyond):
+        raise TrecFormatError(source, int(line_numbers()[beyond[0]]),
+                              f"score {float(score[beyond[0]])!r} is beyond a single-precision float "
+                              f"(score_precision float32; the largest is {float(np.finfo(np.float32).max):.7g})")
+    return single.astype(np.float64)
 
 
 def trec_order(topic: np.ndarray, score: np.ndarray, docid: pa.DictionaryArray) -> np.ndarray | None:
@@ -208,6 +237,7 @@ class Runs:
     duplicates: DuplicatePolicy = "error"
     dropped_duplicates: dict[str, int] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    score_precision: ScorePrecision = "double"
 
     def __len__(self) -> int:
         return len(self.rank)
@@ -224,6 +254,7 @@ class Runs:
             "duplicates": self.duplicates,
             "dropped_duplicates": {k: v for k, v in self.dropped_duplicates.items() if v},
             "files": self.files,
+            "score_precision": self.score_precision,
         }
 
     def to_table(self) -> pa.Table:
@@ -260,6 +291,7 @@ class Runs:
             duplicates=meta.get("duplicates", "error"),
             dropped_duplicates={n: int(meta.get("dropped_duplicates", {}).get(n, 0)) for n in names},
             files=list(meta.get("files", [])),
+            score_precision=meta.get("score_precision", "double"),
         )
 
     def select(self, names: Sequence[str]) -> Runs:
@@ -279,7 +311,7 @@ class Runs:
             score=self.score[idx], names=list(names), topics=self.topics, docids=self.docids,
             depth=self.depth, duplicates=self.duplicates,
             dropped_duplicates={n: self.dropped_duplicates.get(n, 0) for n in names},
-            files=self.files,
+            files=self.files, score_precision=self.score_precision,
         )
 
 
@@ -308,6 +340,7 @@ def read_runs(
     run_name: RunNameSource = "file",
     threads: int = 2,
     progress: Callable[[int, int, Path], None] | None = None,
+    score_precision: ScorePrecision = "double",
 ) -> Runs:
     """Read TREC runs into trec_eval order, cut at ``depth`` (None keeps everything).
 
@@ -315,6 +348,8 @@ def read_runs(
     ``.gz`` (``run_name="file"``) or the tag column of its first line (``"tag"``).
     A docid twice for a topic in a run raises :class:`TrecFormatError` unless
     ``duplicates="first"``, which keeps the best-ranked copy (trec_eval's order).
+    ``score_precision``: ``"double"`` (trec_eval >= 9.0.8) or ``"float32"`` (earlier
+    trec_eval, pytrec_eval): the scores the order is taken on, and kept.
     """
     if duplicates not in ("error", "first"):
         raise ValueError(f"duplicates must be 'error' or 'first', not {duplicates!r}")
@@ -322,9 +357,16 @@ def read_runs(
         raise ValueError(f"run_name must be 'file' or 'tag', not {run_name!r}")
     if depth is not None and depth < 1:
         raise ValueError(f"depth must be a positive integer, not {depth}")
-    parsed = read_each_run(resolve_paths(paths), lambda path: read_run_file(path, run_name, depth, duplicates),
+    check_score_precision(score_precision)
+    parsed = read_each_run(resolve_paths(paths),
+                           lambda path: read_run_file(path, run_name, depth, duplicates, score_precision),
                            threads=threads, progress=progress)
-    return _assemble(parsed, depth=depth, duplicates=duplicates)
+    return replace(_assemble(parsed, depth=depth, duplicates=duplicates), score_precision=score_precision)
+
+
+def check_score_precision(value: object) -> None:
+    if value not in SCORE_PRECISIONS:
+        raise ValueError(f"score_precision must be 'double' or 'float32', not {value!r}")
 
 
 class _NamedRun(Protocol):

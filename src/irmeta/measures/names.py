@@ -7,6 +7,10 @@ irmeta's ``P@100``, ``AP``, ``nDCG@10``; parameters in the name as ir_measures w
 them (``nDCG(gains={1:1,2:3})@10``, ``Q(beta=0.5)@100``, ``ASL(asl_unretrieved=depth)``,
 ``P_rareness(alpha=0.5)@100``); trec_eval's ``P_100``, ``map``, ``map_cut_100``,
 ``ndcg_cut_10``, ``recall_100``, ...; ir_measures' ``R@k``; Alex et al.'s ``ASL@g1-10``.
+A family is read in any case, and the names trec_eval, ir_measures, ranx and PyTerrier
+users type (``NDCG@10``, ``ndcg_cut.10``, ``P.10``, ranx's ``mrr``, ``hit_rate@10``) are
+read as the family that computes the same thing: the one table of them is
+:mod:`irmeta.measures.aliases`.
 
 A parameter is one of the options the family declares (and ``alpha`` for the rareness
 families; ``judged_only`` for every family: Sakai's condensed lists, default false).
@@ -27,25 +31,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from irmeta.campaign.rarity import check_rarity_function
+from irmeta.measures.aliases import TREC_EVAL_CUT_NAMES, TREC_EVAL_NAMES, family_of, refused_reason, spelled_with_cutoff
 from irmeta.measures.alpha import Alpha, alpha_label, parse_alpha
 from irmeta.measures.registry import MEASURES, MeasureDefinition, checked_option
 
 MAX_CUTOFF = 2**31 - 1  # ranks are int32
 
-_NAME = re.compile(r"^(?P<family>[A-Za-z][A-Za-z0-9_+]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>\d+))?$")
-# trec_eval's names of irmeta's families, without a cutoff and with one ({}: the cutoff): read
-# by parse_measure, written by trec_eval_name (irmeta score --format trec_eval).
-TREC_EVAL_NAMES = {"AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "Rprec": "Rprec", "Bpref": "bpref",
-                   "SetP": "set_P", "SetR": "set_recall", "SetF": "set_F"}
-TREC_EVAL_CUT_NAMES = {"P": "P_{}", "AP": "map_cut_{}", "nDCG": "ndcg_cut_{}", "Recall": "recall_{}",
-                       "Success": "success_{}"}
-# Other names read as irmeta's families: MAP, P_ (trec_eval's P without a cutoff), ir_measures' R@k.
-_ALIASES = {name: family for family, name in TREC_EVAL_NAMES.items()} | {"MAP": "AP", "P_": "P", "R": "Recall"}
-# trec_eval's names with a cutoff (P_10, map_cut_100, ndcg_cut_10, recall_100, success_10) and
+_NAME = re.compile(r"^(?P<family>[A-Za-z][A-Za-z0-9_+\-]*)(?:\((?P<params>[^()]*)\))?(?:@(?P<cutoff>\d+))?$")
 # Alex et al.'s ASL@g1-n as the paper prints it (also g_1, an en dash, any case; ASL@g1 is n = 1).
-_SPELLINGS = [(re.compile(name.format(r"(\d+)")), family + "@{}") for family, name in TREC_EVAL_CUT_NAMES.items()]
-_SPELLINGS += [(re.compile(r"ASL\s*@\s*g\s*_?\s*1\s*[-\u2013]\s*(\d+)", re.IGNORECASE), "ASL_g1@{}"),
-               (re.compile(r"ASL\s*@\s*g\s*_?\s*1()", re.IGNORECASE), "ASL_g1@1")]
+_ASL_SPELLINGS = [(re.compile(r"ASL\s*@\s*g\s*_?\s*1\s*[-\u2013]\s*(\d+)", re.IGNORECASE), "ASL_g1@{}"),
+                  (re.compile(r"ASL\s*@\s*g\s*_?\s*1()", re.IGNORECASE), "ASL_g1@1")]
 
 Params = tuple[tuple[str, str], ...]
 
@@ -111,18 +106,19 @@ def parse_measure(text: str | Measure, defaults: Mapping[str, object] | None = N
     if isinstance(text, Measure):
         return text if not defaults else parse_measure(str(text), defaults)
     raw = text.strip()
-    for pattern, spelling in _SPELLINGS:
+    raw = spelled_with_cutoff(raw) or raw
+    for pattern, spelling in _ASL_SPELLINGS:
         m = pattern.fullmatch(raw)
         if m:
             raw = spelling.format(m.group(1))
             break
     match = _NAME.match(raw)
     if not match:
-        raise ValueError(f"cannot read measure {text!r}; write it like P@100, AP@100 or nDCG(gains={{1:1,2:3}})@10")
-    family = _ALIASES.get(match.group("family"), match.group("family"))
-    if family not in MEASURES:
-        raise ValueError(f"unknown measure {text!r}; known measures: {', '.join(sorted(MEASURES))}")
+        reason = refused_reason(raw)  # a peer's name irmeta computes otherwise (ranx's rbp.95)
+        raise ValueError(f"measure {text!r}: {reason}" if reason else
+                         f"cannot read measure {text!r}; write it like P@100, AP@100 or nDCG(gains={{1:1,2:3}})@10")
     cutoff = match.group("cutoff")
+    family = family_of(match.group("family"), text, cutoff)
     if cutoff is not None and int(cutoff) < 1:
         raise ValueError(f"measure {text!r}: the cutoff must be at least 1")
     if cutoff is not None and int(cutoff) > MAX_CUTOFF:

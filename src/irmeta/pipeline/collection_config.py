@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from irmeta.campaign.files import resolve_paths
-from irmeta.campaign.runs import DuplicatePolicy, RunNameSource
+from irmeta.campaign.runs import DuplicatePolicy, RunNameSource, ScorePrecision
 from irmeta.pipeline.collection_paths import check_collection_paths, missing_runs
 from irmeta.pipeline.config_checks import imported_only
 from irmeta.pipeline.config_schema import COLLECTION_SCHEMA, ConfigError, read_yaml, validate
@@ -49,6 +49,7 @@ class Collection:
     threshold: int = 1
     duplicates: DuplicatePolicy = "error"
     run_name: RunNameSource = "file"
+    score_precision: ScorePrecision = "double"
     run_groups: Path | None = None
     simulate: Mapping[str, Any] | None = None
     description: str = ""
@@ -87,7 +88,8 @@ class Collection:
     def ingest_options(self) -> dict[str, Any]:
         """Keyword arguments of :func:`irmeta.pipeline.steps.ingest_collection` and
         :func:`irmeta.campaign.runs.read_runs`."""
-        return {"depth": self.depth, "duplicates": self.duplicates, "run_name": self.run_name}
+        return {"depth": self.depth, "duplicates": self.duplicates, "run_name": self.run_name,
+                "score_precision": self.score_precision}
 
     def run_files(self) -> list[Path]:
         """The run files (directories and globs expanded), in reading order."""
@@ -164,6 +166,7 @@ def load_collection(
         threshold=data["relevance_threshold"],
         duplicates=data["duplicates"],
         run_name=data["run_name"],
+        score_precision=data["score_precision"],
         run_groups=(Path(_resolve(data["run_groups"], "run_groups", root, base, path))
                     if "run_groups" in data else None),
         simulate=dict(data["simulate"]) if "simulate" in data else None,

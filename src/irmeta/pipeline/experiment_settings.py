@@ -52,6 +52,7 @@ def paper_settings(config: Mapping[str, Any], collections: Mapping[str, Collecti
             "depth": collection.depth,
             "relevance_threshold": collection.threshold,
             "duplicates": collection.duplicates,
+            "score_precision": collection.score_precision,
             "measures": list(config["measures"]),
             "alphas": [str(a) for a in config["alphas"]],
             "rarity_depth": config["rarity_depth"] or "the cutoff",

@@ -79,7 +79,8 @@ def rankings_for(run_files: Sequence[str | Path], names: set[str], reading: Mapp
     if reading.get("run_name", "file") == "file":
         files = [f for f in files if run_name_from_path(f) in names]
     return rankings_of(read_runs(files, depth=reading.get("depth"), duplicates=reading.get("duplicates", "error"),
-                                 run_name=reading.get("run_name", "file")))
+                                 run_name=reading.get("run_name", "file"),
+                                 score_precision=reading.get("score_precision", "double")))
 
 
 def tabulate_reproducibility(*, scores: str | Path, reproductions: str | Path, run_files: Sequence[str | Path],
@@ -144,7 +145,8 @@ def tabulate_degradation(*, qrels: str | Path, runs: str | Path | Sequence[str |
     judgments = read_qrels(qrels)
     files = resolve_paths([runs] if isinstance(runs, (str, Path)) else list(runs))
     ranked = scored_rankings_of(read_runs(files, depth=depth, duplicates=reading.get("duplicates", "error"),
-                                          run_name=reading.get("run_name", "file")))
+                                          run_name=reading.get("run_name", "file"),
+                                          score_precision=reading.get("score_precision", "double")))
     options = {k: v for k, v in (measure_options or {}).items() if v is not None}
     common = dict(threshold=threshold, alphas=alphas, rarity_depth=rarity_depth, options=options)
     original = degraded_scores(judgments, {n: {t: d for t, (d, _) in r.items()} for n, r in ranked.items()},

@@ -18,7 +18,7 @@ import numpy as np
 from irmeta.campaign.judge import ignored_topics_warnings, judge_runs
 from irmeta.campaign.qrels import read_qrels
 from irmeta.campaign.rarity import rarity_listing
-from irmeta.campaign.runs import DuplicatePolicy, RunNameSource, check_same_runs
+from irmeta.campaign.runs import DuplicatePolicy, RunNameSource, ScorePrecision, check_same_runs
 from irmeta.campaign.store import load_matrix, matrix_settings, save_matrix
 from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import (
@@ -47,15 +47,19 @@ def ingest_collection(
     run_name: RunNameSource = "file",
     threshold: int = 1,
     threads: int = 2,
+    score_precision: ScorePrecision = "double",
 ) -> dict:
     """Read a collection's qrels and runs once; write ``judged.npz``, the judged documents
     every run retrieved (:func:`irmeta.campaign.store.save_matrix`), which every later step loads.
+    ``score_precision``: the scores the order, and so the stored ranks, are taken on
+    (recorded in it with the other reading settings).
 
     Returns a summary (counts, dropped duplicates, topics ignored) for the log.
     """
     q = read_qrels(qrels)
     matrix, reading = judge_runs(runs, q, depth=depth, threshold=threshold, duplicates=duplicates,
-                                 run_name=run_name, threads=threads, progress=progress_logger())
+                                 run_name=run_name, threads=threads, progress=progress_logger(),
+                                 score_precision=score_precision)
     if not matrix.length.any():
         where = Path(reading["files"][0]).parent if reading["files"] else runs
         raise ValueError(f"the runs ({len(reading['files'])} files in {where}) and the qrels ({qrels}) share no topic")

@@ -141,7 +141,8 @@ def test_trec8_official_summary_p100(shared_data, trec8_matrix):
     # One known exception: the trec-browser summary has 0.1972 for uwmt8a0, while
     # trec_eval's per-topic output (official_per_topic.tsv, 'all' row) has 0.1982 = ours.
     # No tie order reproduces 0.1972 (docid ascending, file order and the rank column
-    # all give 0.1990), so the summary was computed from something else.
+    # all give 0.1990), so the summary was computed from something else: trec_eval's
+    # float scores of 1999, score_precision float32 (tests/unit/campaign/test_score_precision.py).
     assert got.pop("uwmt8a0") == "0.1982" and want.pop("uwmt8a0") == "0.1972"
     assert len(got) == N_TREC8_RUNS - 1
     assert got == want

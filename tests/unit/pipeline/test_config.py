@@ -79,13 +79,15 @@ def test_trec8_and_clef_settings(shared_data):
     trec8 = load_collection("trec8", shared_data, COLLECTIONS, base_dir=ROOT)
     assert trec8.qrels == shared_data / "trec8_adhoc" / "qrels.txt"
     assert trec8.runs == (str(shared_data / "trec8_adhoc" / "runs"),)
-    assert trec8.ingest_options() == {"depth": 1000, "duplicates": "error", "run_name": "file"}
+    assert trec8.ingest_options() == {"depth": 1000, "duplicates": "error", "run_name": "file",
+                                      "score_precision": "double"}
     assert trec8.threshold == 1
     assert len(check_collection_paths(trec8)) == 129
 
     clef = load_collection("clef_tar2017", shared_data, COLLECTIONS, base_dir=ROOT)
     assert clef.runs == (str(shared_data / "clef_tar2017" / "runs"), str(shared_data / "clef_tar2017" / "runs_extra"))
-    assert clef.ingest_options() == {"depth": None, "duplicates": "first", "run_name": "file"}
+    assert clef.ingest_options() == {"depth": None, "duplicates": "first", "run_name": "file",
+                                     "score_precision": "double"}
     assert len(check_collection_paths(clef)) == 19
 
 
@@ -503,3 +505,39 @@ def test_alternative_judgments_of_other_names_are_read(tmp_path):
     data = {"name": "c", "qrels": "q", "runs": "r", "alternative_qrels": {"qrels2": "x", "depth_10": "y"}}
     collection = load_collection(_write(tmp_path / "c.yaml", data), tmp_path, base_dir=tmp_path)
     assert collection.alternative_qrels == {"qrels2": tmp_path / "x", "depth_10": tmp_path / "y"}
+
+
+def test_peer_measure_names_are_read_as_irmetas(tmp_path):
+    """trec_eval's, ir_measures' and ranx's names pass the schema and are read as irmeta's (issue 29)."""
+    data = {"measures": ["ndcg_cut.10", "NDCG@20", "r-precision", "P.100", "map@100", "P_rareness@100"],
+            "experiments": {"comparisons": [{"measure": "P_rareness@100", "baseline": "P.100"}],
+                            "swap": {"measures": ["mrr@10"]}}}
+    data["measures"].append("mrr@10")
+    config = load_config(_write(tmp_path / "config.yaml", data))
+    assert config["measures"] == ["nDCG@10", "nDCG@20", "Rprec", "P@100", "AP@100", "P_rareness@100", "RR@10"]
+    assert config["experiments"]["swap"]["measures"] == ["RR@10"]
+    assert config["experiments"]["comparisons"] == [{"measure": "P_rareness@100", "baseline": "P@100"}]
+    with pytest.raises(ConfigError, match=r"key 'measures.1': 'NDCG@10' is nDCG@10, given already as measures.0"):
+        load_config(_write(tmp_path / "twice.yaml", dict(data, measures=["ndcg_cut.10", "NDCG@10"])))
+
+
+def test_score_precision_is_a_collection_setting_of_the_ingestion(tmp_path):
+    """score_precision (issue 29): double by default, float32 read into the ingestion's
+    options (the ingest rules' params, so changing it ingests again) and the paper's settings."""
+    from irmeta.pipeline.experiment_settings import paper_settings
+
+    (tmp_path / "runs").mkdir()
+    _write(tmp_path / "qrels.txt", "1 0 d1 1\n")
+    _write(tmp_path / "runs" / "r1", "1 Q0 d1 1 1.0 r1\n")
+    _write(tmp_path / "conf" / "c.yaml", {"name": "c", "qrels": "qrels.txt", "runs": "runs"})
+    _write(tmp_path / "conf" / "e.yaml", {"name": "e", "qrels": "qrels.txt", "runs": "runs",
+                                          "score_precision": "float32"})
+    c = load_collection("c", tmp_path, tmp_path / "conf", base_dir=tmp_path)
+    e = load_collection("e", tmp_path, tmp_path / "conf", base_dir=tmp_path)
+    assert (c.score_precision, e.ingest_options()["score_precision"]) == ("double", "float32")
+    config = load_config(_write(tmp_path / "config.yaml", {}))
+    assert [s["score_precision"] for s in paper_settings(config, {"c": c, "e": e}).values()] == ["double", "float32"]
+    _write(tmp_path / "conf" / "f.yaml", {"name": "f", "qrels": "qrels.txt", "runs": "runs", "score_precision": "half"})
+    with pytest.raises(ConfigError) as exc:
+        load_collection("f", tmp_path, tmp_path / "conf", base_dir=tmp_path)
+    assert "score_precision" in _one_line(exc) and "half" in _one_line(exc)

@@ -1,0 +1,136 @@
+"""Other tools' measure names, read as irmeta's: the one table of aliases (issue 29).
+
+The names users of trec_eval, ir_measures, ranx and PyTerrier type are read as the irmeta
+family that computes the same thing; every output names the family (``NDCG@10``,
+``ndcg_cut.10``, ranx's ``ndcg@10`` are all ``nDCG@10``). A family's own name and every
+alias are read without regard to case. A name is an alias only where the definitions agree
+(read from each tool's source: trec_eval 9.0.8, ir_measures 0.3, ranx 0.3.21); a name whose
+peer computes something else is refused with the reason and what to write instead
+(:data:`REFUSED`), never read as a near neighbour. docs/incoming/names.md lists both.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from irmeta.measures.registry import MEASURES
+
+# trec_eval's names of irmeta's families, without a cutoff and with one ({}: the cutoff): read
+# here, written by names.trec_eval_name (irmeta score --format trec_eval).
+TREC_EVAL_NAMES = {"AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "Rprec": "Rprec", "Bpref": "bpref",
+                   "SetP": "set_P", "SetR": "set_recall", "SetF": "set_F"}
+TREC_EVAL_CUT_NAMES = {"P": "P_{}", "AP": "map_cut_{}", "nDCG": "ndcg_cut_{}", "Recall": "recall_{}",
+                       "Success": "success_{}"}
+
+
+@dataclass(frozen=True)
+class Alias:
+    """A name another tool uses: ``family`` is what it reads as with ``@k``, ``bare``
+    without (None: that form is refused, ``note`` says why); ``note``: why they agree."""
+
+    name: str
+    peer: str
+    family: str | None
+    bare: str | None
+    note: str
+
+
+_TREC = "trec_eval, PyTerrier"  # PyTerrier's string measures are trec_eval's names
+ALIASES: tuple[Alias, ...] = (
+    *(Alias(name, _TREC, family, family, f"trec_eval's {name}") for family, name in TREC_EVAL_NAMES.items()),
+    Alias("P_", "trec_eval", "P", "P", "trec_eval's P without its cutoff"),
+    Alias("MAP", "ir_measures", "AP", "AP", "ir_measures' alias of AP"),
+    Alias("MRR", "ir_measures, ranx", "RR", "RR", "ir_measures' alias of RR; ranx's mrr@k: 1 / rank of the "
+          "first relevant document in the top k, 0 if none"),
+    Alias("R", "ir_measures", "Recall", "Recall", "ir_measures' R@k: relevant in the top k / relevant"),
+    Alias("Precision", "ir_measures, ranx", "P", "SetP", "precision@k: relevant in the top k / k (P@k); "
+          "ranx's precision without k: relevant returned / returned (trec_eval set_P)"),
+    Alias("hit_rate", "ranx", "Success", "Success", "ranx's hit_rate@k: 1 if a relevant document is in the "
+          "top k (its docstring: trec_eval success)"),
+    Alias("r-precision", "ranx", "Rprec", "Rprec", "ranx's r-precision: P@R, R the relevant documents"),
+    Alias("r_precision", "ranx", "Rprec", "Rprec", "ranx's r-precision, with an underscore"),
+    Alias("f1", "ranx", None, "SetF", "ranx's f1 without k is set_F (beta 1); f1@k divides the hits by k "
+          "(precision@k), irmeta's SetF@k by the documents returned, so it is refused"),
+)
+# Recall, DCG, nDCG, Bpref and ranx's map/ndcg/dcg/recall/bpref need no entry: they are the
+# family's own name in another case (ranx's map@k sums precision at the relevant ranks <= k
+# over all relevant documents, trec_eval's map_cut_k; its dcg and ndcg take gain = grade and
+# discount log2(rank + 1), trec_eval's ndcg_cut, not irmeta's DCG_jk).
+
+#: Names a peer uses for something irmeta computes differently, with what to write instead.
+REFUSED: dict[str, str] = {
+    "hits": "ranx's hits@k counts the relevant documents in the top k; irmeta's P@k is hits@k / k",
+    "ndcg_burges": "ranx's ndcg_burges takes the gain 2^grade - 1: write nDCG(gains={1:1,2:3,3:7})@k for "
+                   "grades 1..3",
+    "dcg_burges": "ranx's dcg_burges takes the gain 2^grade - 1: write DCG(gains={1:1,2:3,3:7})@k for "
+                  "grades 1..3",
+    "rbp": "ranx's rbp.p weighs a relevant document by its grade, irmeta's RBP by 1 (or its gain over the "
+           "largest gain): equal on binary qrels only; write RBP(p=0.95)",
+    "gm_map": "trec_eval's gm_map is AP under the geometric mean: score AP with average geometric",
+}
+
+# trec_eval's names with a cutoff, as it prints them (P_10, map_cut_100) and as -m takes them
+# (P.10, ndcg_cut.10), in any case; gives the family @ the cutoff.
+CUT_SPELLINGS = [(re.compile(re.escape(name.format("").rstrip("_")) + r"[._](\d+)", re.IGNORECASE), family)
+                 for family, name in TREC_EVAL_CUT_NAMES.items()]
+_BY_NAME = {a.name.lower(): a for a in ALIASES}
+_FIRST_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_+\-]*")
+
+
+def spelled_with_cutoff(text: str) -> str | None:
+    """``ndcg_cut.10`` -> ``nDCG@10`` (trec_eval's cut names); None for any other text."""
+    for pattern, family in CUT_SPELLINGS:
+        match = pattern.fullmatch(text)
+        if match:
+            return f"{family}@{match.group(1)}"
+    return None
+
+
+def family_of(word: str, text: str, cutoff: str | None) -> str:
+    """The family ``word`` names (``text``: the whole name, for errors; ``cutoff``: its
+    ``@k``, if any): a family, then an alias, exactly, then a family, then an alias, in
+    any case. A refused name or an unknown one is a one-line ValueError."""
+    if word in MEASURES:
+        return word
+    families = {f.lower(): f for f in MEASURES}
+    alias = next((a for a in ALIASES if a.name == word), None)
+    if alias is None and word.lower() in families:
+        return families[word.lower()]
+    alias = alias or _BY_NAME.get(word.lower())
+    if alias is not None:
+        target = alias.family if cutoff is not None else alias.bare
+        if target is not None:
+            return target
+        raise ValueError(f"measure {text!r}: {alias.note}")
+    refusal = REFUSED.get(word.lower())
+    if refusal is not None:
+        raise ValueError(f"measure {text!r}: {refusal}")
+    raise ValueError(unknown_message(text, word, cutoff))
+
+
+def refused_reason(text: str) -> str | None:
+    """Why a name the grammar cannot read is a peer's measure irmeta refuses (``rbp.95``), else None."""
+    match = _FIRST_WORD.match(text.strip())
+    return None if match is None else REFUSED.get(match.group().lower())
+
+
+def unknown_message(text: str, word: str, cutoff: str | None) -> str:
+    """``unknown measure 'ndgc@10'; the closest known: nDCG@10, DCG@10, ...``: the three
+    known names closest to ``word`` (difflib's ratio, in any case), as their family."""
+    shown = [f + (f"@{cutoff}" if cutoff else "") for f in closest(word)]
+    return f"unknown measure {text!r}; the closest known: {', '.join(shown)}"
+
+
+def closest(word: str, n: int = 3) -> list[str]:
+    """The ``n`` families whose names or aliases are closest to ``word``."""
+    names: dict[str, str] = {f.lower(): f for f in MEASURES}
+    names.update({a.name.lower(): a.family or a.bare or "" for a in ALIASES})
+    ranked = difflib.get_close_matches(word.lower(), list(names), n=len(names), cutoff=0.0)
+    return _unique(names[x] for x in ranked)[:n]
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))

@@ -99,6 +99,15 @@ def randomised_tukey_hsd_counts(m: ScoreMatrix, context: PowerContext) -> Counts
     return {float(k): v for k, v in count_significant(p, context.levels).items()}, int(len(mine))
 
 
+def attainable_rows(table: pd.DataFrame) -> pd.Series:
+    """Which rows of a ``discriminative_power`` table (as written, or read back from CSV)
+    have a method that can find a pair significant at their level: all but ``attainable``
+    False; a table from before the column: all."""
+    if "attainable" not in table.columns:
+        return pd.Series(True, index=table.index)
+    return ~table["attainable"].astype(str).str.lower().eq("false")
+
+
 def discriminative_power_table(
     matrices: Sequence[ScoreMatrix],
     *,

@@ -49,6 +49,7 @@ from irmeta.cli_args import (
 )
 from irmeta.cli_compare import add_compare_parser
 from irmeta.cli_repro import add_repro_parser
+from irmeta.comparison import TooFewDrawsWarning
 from irmeta.measures.averaging import AVERAGING_NAMES, Scores
 from irmeta.measures.names import MAX_CUTOFF, measure_label, trec_eval_name
 from irmeta.measures.registry import MEASURES
@@ -325,6 +326,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     error = ""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", TrecFormatWarning)
+        warnings.simplefilter("always", TooFewDrawsWarning)
         try:
             code = args.func(args)
             if sys.stdout is not None:

@@ -40,7 +40,9 @@ better than (as ranx's report). --format tsv: one row per run and run compared a
 columns run, measure, mean, baseline, difference, p_value, p_adjusted, effect_size_dz,
 ci_low, ci_high, significant. tukey_hsd corrects for every pair itself (--correction
 none, its default); the randomised tests draw --permutations from --seed, so the same
-seed prints the same bytes.
+seed prints the same bytes, and report p = (b + 1) / (B + 1) (randomisation_count and
+paired_bootstrap_count: b / B); a warning says when too few draws leave every comparison
+short of --level under --correction.
 """
 
 

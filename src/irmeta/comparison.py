@@ -26,7 +26,11 @@ alpha, named ``P_rareness(alpha=0.5)@100``):
   too (conservative: a family of all pairs, not of n - 1 comparisons).
 * The randomised tests (``randomisation``, ``paired_bootstrap``) draw ``permutations``
   sign flips or resamples from ``seed``, shared by every pair: the same seed gives the
-  same table, byte for byte.
+  same table, byte for byte. Their p = (b + 1) / (B + 1) is never below 1 / (B + 1);
+  where that cannot pass the correction at the level (Holm over m comparisons needs
+  p < level / m), a :class:`TooFewDrawsWarning` says so, one line, before any test runs
+  (``irmeta compare`` prints it on standard error). ``randomisation_count`` and
+  ``paired_bootstrap_count`` give b / B of the same draws.
 
 The Markdown and LaTeX reports are ranx's: a row per run, lettered a, b, c... in the order
 the runs were read, a column per measure with the mean and, as superscripts, the letters
@@ -37,6 +41,7 @@ lower is better).
 from __future__ import annotations
 
 import csv
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -52,12 +57,24 @@ from irmeta.measures.names import measure_label, parse_measure
 from irmeta.metaeval.stats.blocks import run_pairs
 from irmeta.metaeval.stats.pair_differences import finite_or_missing
 from irmeta.metaeval.stats.paired_tests import pair_summary, run_test
-from irmeta.metaeval.stats.registry import CORRECTIONS, NO_CORRECTION, TESTS, correction_names, resolve
+from irmeta.metaeval.stats.registry import (
+    CORRECTIONS,
+    NO_CORRECTION,
+    TESTS,
+    correction_names,
+    resolve,
+    unattainable_note,
+)
 from irmeta.support.formats import Markup, check_tsv_names, markdown_escape, refuse_infinite, refuse_non_finite
 
 FORMATS = ("markdown", "latex", "tsv")
 COLUMNS = ("run", "measure", "mean", "baseline", "difference", "p_value", "p_adjusted", "effect_size_dz",
            "ci_low", "ci_high", "significant")
+
+
+class TooFewDrawsWarning(UserWarning):
+    """A randomised test's draws cannot give any comparison a p that passes its
+    correction at its level (the smallest p is 1 / (B + 1))."""
 
 
 def compare_tests() -> list[str]:
@@ -164,6 +181,7 @@ def compare_scores(scores: Scores, plan: ComparePlan, baseline: str | None = Non
     if baseline is not None and baseline not in runs:
         shown = ", ".join(runs[:8]) + (", ..." if len(runs) > 8 else "")
         raise ValueError(f"baseline {baseline!r} is not one of the runs given ({shown})")
+    warn_too_few_draws(plan, len(runs) - 1 if baseline is not None else len(runs) * (len(runs) - 1) // 2)
     means = scores.means[AVERAGING_NAMES["all"]]
     labels, blocks = [], []
     for i, (measure, alpha) in enumerate(zip(scores.measures, scores.alphas)):
@@ -176,6 +194,21 @@ def compare_scores(scores: Scores, plan: ComparePlan, baseline: str | None = Non
     frames = [_measure_rows(label, scores.per_topic[i], means[i], runs, where, plan)
               for label, i in zip(labels, blocks)]
     return Comparison(pd.concat(frames, ignore_index=True), runs, labels, means[blocks], higher, baseline, plan)
+
+
+def warn_too_few_draws(plan: ComparePlan, comparisons: int) -> str:
+    """Warn (:class:`TooFewDrawsWarning`, one line) when the plan's draws cannot make any
+    of a measure's ``comparisons`` significant; return the line, "" when they can."""
+    test = TESTS[plan.test]
+    if not test.randomised:
+        return ""
+    name = plan.test if plan.correction == NO_CORRECTION else f"{plan.test}+{plan.correction}"
+    note = unattainable_note(name, plan.level, plan.permutations, comparisons)
+    if not note:
+        return ""
+    line = f"compare {name}: {note.replace(' pairs', ' comparisons').replace('no pair', 'no comparison')}"
+    warnings.warn(TooFewDrawsWarning(line), stacklevel=3)
+    return line
 
 
 def _ordered_pairs(n_runs: int, baseline: int | None) -> tuple[np.ndarray, np.ndarray]:

@@ -152,7 +152,7 @@ def test_same_seed_same_bytes(capsys, trec8, test):
     assert outputs[0] == outputs[1]
     assert outputs[0] != outputs[2]  # the seed is used: ok8alx against CL99XT is borderline
     p = pd.read_csv(io.StringIO(outputs[0]), sep="\t").p_value
-    assert ((p * 200).round(9) % 1 == 0).all()  # counts over the 200 draws
+    assert ((p * 201).round(9) % 1 == 0).all()  # (b + 1) / (B + 1) of the 200 draws
 
 
 def test_markdown_marks_the_runs_a_mean_beats(capsys, trec8):
@@ -267,3 +267,22 @@ def test_the_smallest_level_gives_a_finite_interval(trec8):
 def test_run_letters():
     assert run_letters(3) == ["a", "b", "c"]
     assert run_letters(28)[25:] == ["z", "aa", "ab"]
+
+
+def test_too_few_draws_for_the_correction_is_one_warning_line(capsys, trec8):
+    """6 runs, 15 pairs: Holm needs p < 0.05 / 15, and (b + 1) / (B + 1) >= 1 / 201 is not:
+    one line on standard error, the table still written; 300 draws (15/301 < 0.05), no
+    correction, or an analytic test: no warning."""
+    code, out, err = run_cli(capsys, *cli_args(trec8, "--measure", "AP@100", "--test", "randomisation",
+                                               "--permutations", "200", "--format", "tsv"))
+    assert code == 0 and len(out.splitlines()) == 1 + 30
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("irmeta: warning: compare randomisation+holm: with 200 draws")
+    assert "Holm over 15 comparisons" in lines[0] and "(300 draws could)" in lines[0]
+    table = pd.read_csv(io.StringIO(out), sep="\t")
+    assert not table["significant"].any()
+    for extra in (("--test", "randomisation", "--permutations", "300"),
+                  ("--test", "randomisation", "--permutations", "200", "--correction", "none"),
+                  ("--test", "randomisation_count", "--permutations", "200"), ("--test", "paired_t")):
+        code, _, err = run_cli(capsys, *cli_args(trec8, "--measure", "AP@100", "--format", "tsv", *extra))
+        assert code == 0 and err == "", extra

@@ -9,7 +9,9 @@ alternatives the pipeline computes:
   pairs at ``level`` minus the baseline's, per ``method`` of ``discriminative_power``
   among :func:`power_protocols`: the paper's three and the paired t-test with Holm's
   correction, Sakai's paired bootstrap and the randomisation test with Holm's);
-  holds when the gain is > 0;
+  holds when the gain is > 0. A method whose draws cannot reach the level over all
+  pairs (the table's ``attainable`` False: both counts 0 by construction) judges
+  nothing: its rows are left to the list of claims not filled, with why;
 - ``stability``: it is more stable than its baseline (Buckley-Voorhees stability minus
   the baseline's, per ``fuzziness_mode`` and ``fuzziness`` of ``stability``); holds when
   the gain is > 0;
@@ -38,6 +40,7 @@ import pandas as pd
 from irmeta.artefacts.paper.tables import select_rows, single_value, with_keys
 from irmeta.artefacts.tables import is_missing, table_texts
 from irmeta.measures.alpha import alpha_sort_key, alpha_value
+from irmeta.metaeval.discriminative_power import attainable_rows
 from irmeta.metaeval.stats.registry import claims_methods
 from irmeta.support.atomic import atomic_write_text
 from irmeta.support.formats import refuse_infinite_cells
@@ -160,6 +163,7 @@ def _collection_rows(frames: Mapping[str, pd.DataFrame], measure: str, baseline:
     yield from _rank_agreement(frames["kendall_tau"], measure, baseline, key, threshold)
     power = with_keys(frames["discriminative_power"])
     power = power[np.isclose(power["level"].astype(float), float(level)) & power["method"].isin(power_protocols())]
+    power = power[attainable_rows(power)]
     yield from _gains("discriminative_power", power, _by_values(power, ["method"], lambda m: str(m[0])),
                       "significant_pairs", measure, baseline, key, f"gain above 0, pairs at p below {level:g}")
     stability = with_keys(frames["stability"])

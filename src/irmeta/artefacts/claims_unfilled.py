@@ -1,7 +1,8 @@
 """The claims :func:`irmeta.artefacts.claims.claims_table` could not fill, and why: a
 comparison whose measure or baseline a collection's tables lack, a discriminative-power
 method (:func:`~irmeta.artefacts.claims.power_protocols`) or a fuzziness that was not
-configured, a collection without the reusability table (no run groups). One row per
+configured or whose draws cannot reach the level over all pairs (``attainable`` False), a
+collection without the reusability table (no run groups). One row per
 (claim, protocol, comparison, collection) expected and absent, with a ``note``.
 
 Expected: per comparison and collection, the rank-agreement protocols of its
@@ -17,6 +18,8 @@ import numpy as np
 import pandas as pd
 
 from irmeta.artefacts.claims import CLAIMS, TAU_PROTOCOLS, power_protocols
+from irmeta.metaeval.discriminative_power import attainable_rows
+from irmeta.metaeval.stats.registry import unattainable_note
 
 #: Columns of :func:`unfilled_claims`: the claims' key columns, then why.
 UNFILLED_COLUMNS = ["claim", "protocol", "measure", "baseline", "alpha", "collection", "note"]
@@ -81,8 +84,15 @@ def _why(claim: str, protocol: str, frames: Mapping[str, pd.DataFrame], label: s
         power = frames["discriminative_power"]
         if not (power["method"].astype(str) == protocol).any():
             return f"{protocol} is not configured ({_POWER_KEYS})"
-        if not np.isclose(power["level"].astype(float), float(level)).any():
+        at_level = np.isclose(power["level"].astype(float), float(level))
+        if not at_level.any():
             return f"level {level:g} is not configured (experiments.discriminative_power.levels)"
+        blocked = power[at_level & (power["method"].astype(str) == protocol) & ~attainable_rows(power)]
+        if len(blocked):
+            row = blocked.iloc[0]
+            # only a plus-one p (1 / (B + 1) at least) is ever unattainable
+            return unattainable_note(protocol, level, int(row["permutations"]), int(row["total_pairs"]),
+                                     plus_one=True)
         return f"the measure or the baseline has no {protocol} row at level {level:g}"
     if claim == "stability":
         return f"fuzziness {protocol} not computed for {label} (experiments.stability.fuzziness)"

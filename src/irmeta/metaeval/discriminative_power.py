@@ -14,7 +14,7 @@ import pandas as pd
 
 from irmeta.metaeval.pairwise_tests import families, paired_power_rows
 from irmeta.metaeval.score_matrices import ScoreMatrix, sort_by_alpha
-from irmeta.metaeval.stats.registry import registered_tests, significance_test
+from irmeta.metaeval.stats.registry import attainable, registered_tests, significance_test
 from irmeta.metaeval.stats.tukey_hsd import (
     count_significant,
     paper_pairwise_pvalues,
@@ -99,6 +99,15 @@ def randomised_tukey_hsd_counts(m: ScoreMatrix, context: PowerContext) -> Counts
     return {float(k): v for k, v in count_significant(p, context.levels).items()}, int(len(mine))
 
 
+def attainable_rows(table: pd.DataFrame) -> pd.Series:
+    """Which rows of a ``discriminative_power`` table (as written, or read back from CSV)
+    have a method that can find a pair significant at their level: all but ``attainable``
+    False; a table from before the column: all."""
+    if "attainable" not in table.columns:
+        return pd.Series(True, index=table.index)
+    return ~table["attainable"].astype(str).str.lower().eq("false")
+
+
 def discriminative_power_table(
     matrices: Sequence[ScoreMatrix],
     *,
@@ -125,6 +134,11 @@ def discriminative_power_table(
       alpha, method) as :func:`.pairwise_tests.families` gives them), one method name per
       entry of ``corrections`` (``paired_t``, ``paired_t+holm``, ...); ``permutations``
       is written in the randomised tests' rows.
+
+    The last column, ``attainable``, says whether any pair could be significant by the
+    row's method at its level (:func:`.stats.registry.attainable`): False where the
+    smallest p the draws allow, 1 / (B + 1), is not below the level once corrected
+    (Holm over m pairs needs p < level / m), so the row's count is 0 by construction.
     """
     tests = [significance_test(m, "discriminative-power method") for m in methods]
     if randomised_p not in RANDOMISED_P:
@@ -148,5 +162,9 @@ def discriminative_power_table(
                        "total_pairs": total, "permutations": drawn}
                 if randomised_p != "count":
                     row["randomised_p"] = randomised_p if test.randomised else None
-                rows.append(row)
-    return sort_by_alpha(pd.DataFrame(rows), ["measure", "alpha"])
+                plus_one = randomised_p == "plus_one" if test.randomised else None
+                rows.append({**row, "attainable": attainable(test.name, level, drawn, total, plus_one=plus_one)})
+    table = pd.DataFrame(rows)
+    # attainable last, after randomised_p wherever a paired test's row came first
+    table = table[[c for c in table.columns if c != "attainable"] + ["attainable"] * ("attainable" in table)]
+    return sort_by_alpha(table, ["measure", "alpha"])

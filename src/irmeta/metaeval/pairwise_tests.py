@@ -20,7 +20,7 @@ import pandas as pd
 
 from irmeta.metaeval.score_matrices import ScoreMatrix
 from irmeta.metaeval.stats.paired_tests import TABLE_COLUMNS, count_significant_pairs, pairwise_tests
-from irmeta.metaeval.stats.registry import TESTS, corrected_names
+from irmeta.metaeval.stats.registry import TESTS, attainable, corrected_names
 
 #: The columns of ``tables/pairwise_tests.parquet``, in order.
 COLUMNS = ("measure", "alpha", "run_a", "run_b", "method", *(c for c in TABLE_COLUMNS
@@ -110,14 +110,16 @@ def paired_power_rows(matrix: ScoreMatrix, tests: Mapping[tuple[str, str, str], 
                       corrections: Sequence[str], levels: Sequence[float], permutations: int | None) -> list[dict]:
     """``discriminative_power`` rows of one matrix and paired test, one per corrected
     name and level: pairs with p (or adjusted p) < level in its family of ``tests``
-    (:func:`families` of ``tables/pairwise_tests.parquet``)."""
+    (:func:`families` of ``tables/pairwise_tests.parquet``), and whether any pair could be
+    (``attainable``: :func:`.stats.registry.attainable` of its draws and family)."""
     mine = tests.get((matrix.measure, matrix.alpha or "", method), pd.DataFrame(columns=list(COLUMNS)))
     total = len(matrix.runs) * (len(matrix.runs) - 1) // 2
     if len(mine) != total:
         raise ValueError(f"{matrix.measure} alpha {matrix.alpha or '-'}: {len(mine)} {method} pairs in the "
                          f"pairwise tests, expected {total}")
     counts = count_significant_pairs(mine, corrected_names(method, corrections), levels)
+    draws = permutations if TESTS[method].randomised else None
     return [{"measure": matrix.measure, "alpha": matrix.alpha or "", "method": row.test, "level": float(row.level),
-             "significant_pairs": int(row.significant), "total_pairs": total,
-             "permutations": permutations if TESTS[method].randomised else None}
+             "significant_pairs": int(row.significant), "total_pairs": total, "permutations": draws,
+             "attainable": attainable(row.test, row.level, draws, total)}
             for row in counts.itertuples(index=False)]

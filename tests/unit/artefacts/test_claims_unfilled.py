@@ -75,3 +75,28 @@ def test_a_comparison_whose_measure_no_table_holds_is_one_note(tmp_path):
     assert unfilled[["claim", "measure", "collection"]].values.tolist() == [["all", "P_rareness_norm@100", "One"]]
     assert "P_rareness_norm@100 is in none of the collection's tables" in unfilled["note"].iloc[0]
     assert isinstance(unfilled, pd.DataFrame)
+
+
+def test_a_method_no_pair_can_pass_is_listed_not_judged(tmp_path):
+    """randomisation+holm with 1000 draws over 190 pairs: the smallest p, 1/1001, times 190
+    is above 0.05, so both counts are 0 by construction (``attainable`` False, as the
+    table written and read back says it): no gain of 0 and "no" in the claims, but a row
+    not filled whose note names the bound."""
+    tables = every_method(tmp_path, "one")
+    power = tables["discriminative_power"]
+    blocked = power["method"] == "randomisation+holm"
+    power = power.assign(permutations=1000, attainable=~blocked)
+    path = tmp_path / "dp.csv"
+    power.to_csv(path, index=False, lineterminator="\n")
+    tables["discriminative_power"] = read_table(path)
+    assert tables["discriminative_power"]["attainable"].dtype == bool
+    table = claims_table({"One": tables}, COMPARISONS)
+    unfilled = unfilled_claims(table, {"One": tables}, COMPARISONS)
+    assert "randomisation+holm" not in set(table["protocol"])
+    assert set(power_protocols()) - {"randomisation+holm"} <= set(table["protocol"])
+    notes = unfilled[unfilled["protocol"] == "randomisation+holm"]
+    assert sorted(notes["measure"]) == sorted(c["measure"] for c in COMPARISONS) and len(unfilled) == len(notes)
+    assert notes["note"].str.contains(r"1/1001 = 0\.000999, and Holm over 190 pairs needs p < 0\.05/190").all()
+    # the same tables with every row attainable judge it as before
+    tables["discriminative_power"] = tables["discriminative_power"].assign(attainable=True)
+    assert "randomisation+holm" in set(claims_table({"One": tables}, COMPARISONS)["protocol"])

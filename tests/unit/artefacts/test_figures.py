@@ -139,6 +139,25 @@ def test_alpha_read_as_float_and_baselines_without_alpha(tmp_path):
     assert all(p.stat().st_size > 0 for p in paths)
 
 
+def _dark_red_pixels(png) -> int:
+    from matplotlib.image import imread
+
+    rgb = imread(png)[..., :3]
+    return int((np.abs(rgb - np.array([0x8B, 0, 0]) / 255.0).max(axis=-1) < 0.08).sum())
+
+
+def test_a_level_no_pair_can_reach_is_marked_in_its_panel(tmp_path):
+    """A paired test's Holm rows that 1 / (B + 1) cannot pass (``attainable`` False) get
+    the note, in dark red, in their panel; the same table with them attainable has none."""
+    table = discriminative_table()
+    paired = table[table["method"] == "randomised_tukey_hsd"].assign(method="randomisation+holm",
+                                                                       significant_pairs=0, permutations=1000)
+    marked = pd.concat([table.assign(attainable=True), paired.assign(attainable=False)], ignore_index=True)
+    png = plot_discriminative_power(marked, tmp_path / "marked")[0]
+    plain = plot_discriminative_power(marked.assign(attainable=True), tmp_path / "plain")[0]
+    assert _dark_red_pixels(png) > 200 and _dark_red_pixels(plain) == 0
+
+
 def test_kendall_axis_extends_below_paper_range(tmp_path):
     """Data below 0.8 must stay visible; the default range is the paper's 0.8-1.0."""
     assert tau_limits([0.95, 1.0]) == (0.8, 1.0)

@@ -40,7 +40,14 @@ from irmeta.metaeval.stats.paired_tests import (
     sign_test_pvalues,
 )
 from irmeta.metaeval.stats.registry import parse_test_name
-from irmeta.metaeval.stats.resampling_tests import bootstrap_resamples, paired_bootstrap, random_signs, randomisation
+from irmeta.metaeval.stats.resampling_tests import (
+    bootstrap_resamples,
+    paired_bootstrap,
+    paired_bootstrap_count,
+    random_signs,
+    randomisation,
+    randomisation_count,
+)
 from irmeta.metaeval.stats.signed_rank import wilcoxon
 from resampling_reference import all_sign_vectors, compositions, exact_bootstrap_count, exact_randomisation_count
 
@@ -197,11 +204,13 @@ def test_randomisation_with_every_sign_vector_is_the_exact_test(trec8, measure, 
     topics = topic_subset(n_topics, n_topics)
     sub, exact_scores = scores[:, topics], integer_scores(scores[:, topics], measure)
     signs = all_sign_vectors(n_topics)
-    result = randomisation(sub, signs=signs)
     a, b = run_pairs(len(sub))
-    expected = [exact_randomisation_count(exact_scores[x] - exact_scores[y]) / len(signs) for x, y in zip(a, b)]
-    assert result.p_value.tolist() == expected
-    assert len(set(expected)) > 5  # the subsets give a spread of p-values, not only ties at 1
+    counts = [exact_randomisation_count(exact_scores[x] - exact_scores[y]) for x, y in zip(a, b)]
+    # every sign vector drawn once, B = 2^n: the default is (b + 1) / (B + 1) of the exact b
+    # (Phipson and Smyth 2010), the count form b / B the exact permutation p-value
+    assert randomisation(sub, signs=signs).p_value.tolist() == [(k + 1) / (2**n_topics + 1) for k in counts]
+    assert randomisation_count(sub, signs=signs).p_value.tolist() == [k / 2**n_topics for k in counts]
+    assert len(set(counts)) > 5  # the subsets give a spread of p-values, not only ties at 1
 
 
 @pytest.mark.parametrize("measure", ["AP@100", "P@100"])
@@ -225,14 +234,14 @@ def test_bootstrap_with_every_index_vector_is_the_exact_test(trec8, measure):
     topics = topic_subset(n_topics, 1)
     sub, exact_scores = scores[:, topics], integer_scores(scores[:, topics], measure)
     everything = np.array(list(itertools.product(range(n_topics), repeat=n_topics)))
-    result = paired_bootstrap(sub, resamples=everything)
     counts, weights = compositions(n_topics)
     assert sum(weights) == len(everything) == n_topics**n_topics
     a, b = run_pairs(len(sub))
-    expected = [exact_bootstrap_count(exact_scores[x] - exact_scores[y], counts, weights) / len(everything)
-                for x, y in zip(a, b)]
-    assert result.p_value.tolist() == expected
-    assert len(set(expected)) > 5
+    exact = [exact_bootstrap_count(exact_scores[x] - exact_scores[y], counts, weights) for x, y in zip(a, b)]
+    assert paired_bootstrap(sub, resamples=everything).p_value.tolist() == [(k + 1) / (len(everything) + 1)
+                                                                              for k in exact]
+    assert paired_bootstrap_count(sub, resamples=everything).p_value.tolist() == [k / len(everything) for k in exact]
+    assert len(set(exact)) > 5
 
 
 @pytest.mark.parametrize("measure", ["AP@100", "P@100"])
@@ -272,8 +281,12 @@ def test_degenerate_pairs_get_numbers_not_nan():
     # x - (x + 1/4) = -1/4 on every topic
     assert by_method["paired_t"].statistic[shifted] == -np.inf and by_method["paired_t"].p_value[shifted] == 0
     assert by_method["paired_bootstrap"].statistic[shifted] == -np.inf
-    assert by_method["paired_bootstrap"].p_value[shifted] == 0
-    assert by_method["randomisation"].p_value[shifted] == 2 / 2**n  # only all-plus and all-minus reach 4
+    # no resample reaches t = -inf (b = 0): the smallest p of 500 draws, 0 in the count form
+    assert by_method["paired_bootstrap"].p_value[shifted] == 1 / 501
+    assert run_test("paired_bootstrap_count", scores, 500, 0).p_value[shifted] == 0
+    # only all-plus and all-minus reach 4: b = 2 of 2^n
+    assert by_method["randomisation"].p_value[shifted] == 3 / (2**n + 1)
+    assert randomisation_count(scores, signs=signs).p_value[shifted] == 2 / 2**n
     assert by_method["sign"].p_value[shifted] == stats.binomtest(0, n).pvalue
     assert by_method["wilcoxon"].p_value[shifted] == stats.wilcoxon(x, x + 0.25).pvalue
     summary = pair_summary(scores)

@@ -224,11 +224,11 @@ def test_randomised_p_setting_in_the_table():
     levels = [0.05, 0.2]
     default = discriminative_power_table([m], levels=levels, null=null)
     assert list(default.columns) == ["measure", "alpha", "method", "level", "significant_pairs", "total_pairs",
-                                     "permutations"]
+                                     "permutations", "attainable"]
     pd.testing.assert_frame_equal(discriminative_power_table([m], levels=levels, null=null, randomised_p="count"),
                                   default)
     plus = discriminative_power_table([m], levels=levels, null=null, randomised_p="plus_one")
-    assert list(plus.columns) == [*default.columns, "randomised_p"]
+    assert list(plus.columns) == [*default.columns[:-1], "randomised_p", "attainable"]
     randomised = plus["method"] == "randomised_tukey_hsd"
     assert (plus.loc[randomised, "randomised_p"] == "plus_one").all()
     assert plus.loc[~randomised, "randomised_p"].isna().all()  # empty in the CSV
@@ -241,6 +241,8 @@ def test_randomised_p_setting_in_the_table():
     at_05 = {name: t[(t["method"] == "randomised_tukey_hsd") & (t["level"] == 0.05)]["significant_pairs"].item()
              for name, t in (("count", default), ("plus_one", plus))}
     assert at_05["count"] >= 5 and at_05["plus_one"] == 0
+    # and no pair could have been: 1/20 is not below 0.05, which the table says; b / B could
+    assert plus.loc[randomised, "attainable"].tolist() == [False, True] and default["attainable"].all()
     with pytest.raises(ValueError, match="randomised_p"):
         discriminative_power_table([m], null=null, randomised_p="plus-one")
 

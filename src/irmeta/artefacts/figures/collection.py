@@ -36,6 +36,7 @@ from irmeta.artefacts.figures.style import (
 )
 from irmeta.artefacts.labels import paper_label
 from irmeta.measures.alpha import alpha_cell, alpha_value
+from irmeta.metaeval.discriminative_power import attainable_rows
 
 PANELS_PER_ROW = 6  # discriminative power: the paper's three methods, then the paired tests'
 
@@ -263,7 +264,9 @@ def plot_discriminative_power(table: pd.DataFrame, stem: str | Path) -> list[Pat
     ``table``: the ``discriminative_power`` table (measure, alpha, method, level,
     significant_pairs, total_pairs, permutations). One line per rareness measure,
     level 0.05 solid and 0.01 dashed; baselines (P@100, AP@100) as thin horizontal lines
-    in their family's colour (equal, by definition, to the curve at alpha = 0).
+    in their family's colour (equal, by definition, to the curve at alpha = 0). A panel
+    whose method cannot find a pair significant at a level (``attainable`` False: too few
+    draws for its correction) says so in the panel, its zeros being no measurement.
     """
     require_columns(table, ["measure", "alpha", "method", "level", "significant_pairs"], "discriminative_power table")
     methods = sorted(table["method"].dropna().unique(), key=method_order)
@@ -286,6 +289,7 @@ def plot_discriminative_power(table: pd.DataFrame, stem: str | Path) -> list[Pat
             if "permutations" in rows.columns and rows["permutations"].notna().any():
                 title += f"\n{int(rows['permutations'].max())} permutations"
             ax.set_title(title)
+            _mark_unattainable(ax, rows)
         ylabel = "significantly different pairs"
         if "total_pairs" in table.columns and table["total_pairs"].notna().any():
             ylabel += f" (of {int(table['total_pairs'].max())})"
@@ -295,6 +299,17 @@ def plot_discriminative_power(table: pd.DataFrame, stem: str | Path) -> list[Pat
         return fig
 
     return save_figure(styled(draw), stem)
+
+
+def _mark_unattainable(ax, rows: pd.DataFrame) -> None:
+    """A note in the panel naming the levels no pair can reach (0 by construction)."""
+    blocked = rows[~attainable_rows(rows)]
+    if blocked.empty:
+        return
+    levels = ", ".join(f"{lv:g}" for lv in sorted(blocked["level"].astype(float).unique(), reverse=True))
+    ax.text(0.5, 0.5, f"unattainable at {levels}:\ntoo few draws for\nany pair to pass", transform=ax.transAxes,
+            ha="center", va="center", fontsize=7, color="#8b0000", zorder=5,
+            bbox={"facecolor": "white", "edgecolor": "#8b0000", "linewidth": 0.6, "alpha": 0.9})
 
 
 def plot_stability(table: pd.DataFrame, stem: str | Path) -> list[Path]:

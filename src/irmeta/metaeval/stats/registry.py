@@ -20,6 +20,12 @@ Two kinds of test:
   the multiplicity itself (the paper's Tukey HSDs): ``function(matrix, levels, context)``
   counts the significant pairs of one score matrix for discriminative power; ``pvalues``,
   when given, is ``pvalues(scores, selected) -> p`` for ``irmeta compare``.
+
+What a randomised test's B draws can show: with p = (b + 1) / (B + 1) no p-value is below
+1 / (B + 1), and a correction over m pairs can push that above any level (Holm over the
+8,256 pairs of 129 runs needs p < 0.05 / 8256 = 6.1e-6, more than 165,000 draws). The
+bound of each correction lives beside it (:attr:`Correction.scales_smallest`), and
+:func:`attainable` says whether a name can find any pair significant at a level.
 """
 
 from __future__ import annotations
@@ -58,6 +64,8 @@ class SignificanceTest:
     claims_note: str = ""
     short: str = ""
     source: str = ""
+    plus_one: bool = False
+    form_of: str = ""
 
     @property
     def paired(self) -> bool:
@@ -83,12 +91,19 @@ class SignificanceTest:
 class Correction:
     """A multiple-comparison correction of one family's p-values: ``title`` in figures,
     ``caption`` in reports, ``function(p) -> adjusted p``; its adjusted p-values are the
-    column ``p_adjusted_<name>`` of the pairwise tests."""
+    column ``p_adjusted_<name>`` of the pairwise tests.
+
+    ``scales_smallest``: its smallest adjusted p of a family of m is m times the smallest
+    raw p, min(1, m p_(1)) (Holm's first step, Bonferroni's every step), so a pair passes
+    at a level only if its p < level / m; False: the smallest raw p itself (Benjamini and
+    Hochberg's p_(j) m / j is p_(1) when all m pairs share it, j = m), so BH needs
+    p < level, and k pairs at the smallest p only once k >= m p / level."""
 
     name: str
     title: str
     caption: str
     function: str
+    scales_smallest: bool = True
 
     @property
     def column(self) -> str:
@@ -96,6 +111,12 @@ class Correction:
 
     def adjust(self, pvalues: Any) -> Any:
         return resolve(self.function)(pvalues)
+
+    def smallest_adjusted(self, smallest: float, pairs: int) -> float:
+        """The smallest adjusted p any pair of a family of ``pairs`` can get when no raw p
+        is below ``smallest``: min(1, m p) computed as :func:`.multiple_testing.holm` and
+        ``bonferroni`` compute it (p times m), or p."""
+        return min(1.0, smallest * float(pairs)) if self.scales_smallest else smallest
 
 
 def resolve(function: str | Callable[..., Any]) -> Callable[..., Any]:
@@ -131,10 +152,19 @@ SHIPPED = (
     SignificanceTest("sign", "sign test", "the two-sided sign test", f"{_STATS}.paired_tests:sign"),
     SignificanceTest("randomisation", "paired randomisation test",
                      "Fisher's paired randomisation test on the mean difference",
-                     f"{_STATS}.resampling_tests:randomisation", randomised=True, claims="holm",
+                     f"{_STATS}.resampling_tests:randomisation", randomised=True, claims="holm", plus_one=True,
                      claims_note="Fisher's paired randomisation test, Holm-corrected over all pairs"),
     SignificanceTest("paired_bootstrap", "paired bootstrap test", "Sakai's studentised paired bootstrap test",
-                     f"{_STATS}.resampling_tests:paired_bootstrap", randomised=True, claims="none"),
+                     f"{_STATS}.resampling_tests:paired_bootstrap", randomised=True, claims="none", plus_one=True),
+    # the count forms b / B of the same draws, by name only (Smucker et al. 2007, Sakai 2006 state them so)
+    SignificanceTest("randomisation_count", "paired randomisation test (b/B)",
+                     "Fisher's paired randomisation test on the mean difference, p = b / B",
+                     f"{_STATS}.resampling_tests:randomisation_count", randomised=True, default=False,
+                     form_of="randomisation"),
+    SignificanceTest("paired_bootstrap_count", "paired bootstrap test (b/B)",
+                     "Sakai's studentised paired bootstrap test, p = b / B",
+                     f"{_STATS}.resampling_tests:paired_bootstrap_count", randomised=True, default=False,
+                     form_of="paired_bootstrap"),
 )
 
 #: Every known test by name: the shipped ones, then those plugins register.
@@ -143,7 +173,8 @@ TESTS: dict[str, SignificanceTest] = {t.name: t for t in SHIPPED}
 #: The corrections, in their order in tables and figures.
 CORRECTIONS: dict[str, Correction] = {c.name: c for c in (
     Correction("holm", "Holm", "Holm's correction", f"{_STATS}.multiple_testing:holm"),
-    Correction("bh", "BH", "Benjamini-Hochberg correction", f"{_STATS}.multiple_testing:benjamini_hochberg"),
+    Correction("bh", "BH", "Benjamini-Hochberg correction", f"{_STATS}.multiple_testing:benjamini_hochberg",
+               scales_smallest=False),
     Correction("bonferroni", "Bonferroni", "Bonferroni correction", f"{_STATS}.multiple_testing:bonferroni"),
 )}
 
@@ -152,9 +183,10 @@ NO_CORRECTION = "none"
 
 
 def registered_tests(*, kind: Kind | None = None, default_only: bool = False) -> list[str]:
-    """The registered tests' names in registry order, of one kind or all."""
+    """The registered tests' names in registry order, of one kind or all; another form of
+    a test (``randomisation_count``) only where it is named (not here)."""
     return [t.name for t in TESTS.values()
-            if (kind is None or t.kind == kind) and (t.default or not default_only)]
+            if (kind is None or t.kind == kind) and (t.default or not default_only) and not t.form_of]
 
 
 def correction_names(*, none: bool = False) -> list[str]:
@@ -238,3 +270,60 @@ def name_order(name: str) -> tuple:
     tests, corrections = list(TESTS), ["", *CORRECTIONS]
     return (tests.index(method) if method in tests else len(tests),
             corrections.index(correction) if correction in corrections else len(corrections), name)
+
+
+# ------------------------------------------------------------------- what B draws can show
+
+
+def smallest_pvalue(plus_one: bool, draws: int | None) -> float:
+    """The smallest p-value a test can give a pair: 1 / (B + 1) for p = (b + 1) / (B + 1)
+    of B = ``draws`` (computed as :func:`.resampling_tests.randomised_pvalues` does), else 0
+    (b / B is 0 where no draw reaches the data; an analytic test's p comes as near 0 as
+    the data make it)."""
+    return 1.0 / (float(draws) + 1.0) if plus_one and draws else 0.0
+
+
+def smallest_adjusted_pvalue(name: str, draws: int | None, pairs: int, *, plus_one: bool | None = None) -> float:
+    """The smallest p (adjusted by the correction of ``name``, ``test[+correction]``) any
+    pair of a family of ``pairs`` can get; ``plus_one`` None: the test's own form (the
+    randomised Tukey HSD's is a setting, ``randomised_p``, so its caller says)."""
+    test, correction = parse_test_name(name)
+    smallest = smallest_pvalue(test.plus_one if plus_one is None else plus_one, draws)
+    return smallest if correction is None else CORRECTIONS[correction].smallest_adjusted(smallest, pairs)
+
+
+def attainable(name: str, level: float, draws: int | None, pairs: int, *, plus_one: bool | None = None) -> bool:
+    """Whether any pair can be significant (p < level, strictly, as the counts are) by
+    ``name`` at ``level`` with ``draws`` draws over a family of ``pairs``: False where the
+    smallest attainable p (:func:`smallest_adjusted_pvalue`) is not below the level."""
+    return smallest_adjusted_pvalue(name, draws, pairs, plus_one=plus_one) < float(level)
+
+
+def draws_needed(name: str, level: float, pairs: int) -> int:
+    """The fewest draws B with which ``name`` (a plus-one test) can reach ``level`` over
+    ``pairs``: Holm and Bonferroni need 1 / (B + 1) < level / m, BH and none
+    1 / (B + 1) < level."""
+    _, correction = parse_test_name(name)
+    family = pairs if correction is not None and CORRECTIONS[correction].scales_smallest else 1
+    draws = max(1, int(family / float(level)) - 1)
+    while not attainable(name, level, draws, pairs, plus_one=True):  # the exact comparison decides
+        draws += 1
+    return draws
+
+
+def unattainable_note(name: str, level: float, draws: int | None, pairs: int, *,
+                      plus_one: bool | None = None) -> str:
+    """Why ``name`` cannot find a pair significant at ``level`` (one clause, for tables,
+    captions and warnings), or "" when it can."""
+    if attainable(name, level, draws, pairs, plus_one=plus_one):
+        return ""
+    _, correction = parse_test_name(name)
+    known = CORRECTIONS.get(correction or "")
+    floor = f"1/{(draws or 0) + 1} = {smallest_pvalue(True, draws):.3g}"
+    if known is not None and known.scales_smallest:
+        text = (f"with {draws} draws no p is below {floor}, and {known.title} over {pairs} pairs needs "
+                f"p < {level:g}/{pairs} = {level / pairs:.3g}")
+    else:
+        adjusted = f" (nor {known.title}-adjusted)" if known is not None else ""
+        text = f"with {draws} draws no p{adjusted} is below {floor}, which is not below {level:g}"
+    return f"{text}: no pair can be significant at {level:g} ({draws_needed(name, level, pairs)} draws could)"

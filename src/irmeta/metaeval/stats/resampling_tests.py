@@ -3,6 +3,13 @@ Sakai's paired bootstrap test. Each draws one matrix of sign flips or of resampl
 topics per call, shared by every pair (common random numbers), and counts against
 thresholds padded by :data:`TIE_TOLERANCE`, so p-values do not depend on the block size.
 
+Of b draws at least as extreme as the observed data among B, each reports
+p = (b + 1) / (B + 1) by default (Phipson and Smyth, "Permutation p-values should never
+be zero", Stat. Appl. Genet. Mol. Biol. 9(1), 2010: the observed data counted as one
+more draw, so p >= 1 / (B + 1), never 0), or the count form b / B with
+``plus_one=False`` (the registered tests ``randomisation_count`` and
+``paired_bootstrap_count``), from the same draws (:func:`randomised_pvalues`).
+
 Both need, for every pair and draw, a weighted sum sum_j w_j d_j of the differences.
 As d = x_a - x_b, that is (X W)_a - (X W)_b: one (runs, topics) x (topics, draws) product
 for all pairs instead of one a pair (124,750 pairs at 500 runs). The two sums round apart
@@ -58,6 +65,13 @@ def resample_counts(resamples: np.ndarray, n_topics: int) -> np.ndarray:
         np.float64)
 
 
+def randomised_pvalues(at_least: np.ndarray, draws: int, plus_one: bool = True) -> np.ndarray:
+    """p of ``at_least`` = b draws of B = ``draws`` reaching the observed statistic:
+    (b + 1) / (B + 1) (Phipson and Smyth 2010), or b / B when ``plus_one`` is False."""
+    b = np.asarray(at_least, dtype=np.float64)
+    return (b + 1.0) / (draws + 1.0) if plus_one else b / float(draws)
+
+
 def _checked_draws(draws: np.ndarray, n_topics: int, name: str) -> np.ndarray:
     out = np.asarray(draws)
     if out.ndim != 2 or out.shape[1] != n_topics or out.shape[0] < 1:
@@ -87,18 +101,20 @@ class _SharedSums:
 
 
 def randomisation(scores: np.ndarray, permutations: int = 1000, seed: int = 0, *,
-                  signs: np.ndarray | None = None, budget: int | None = None) -> PairTest:
+                  signs: np.ndarray | None = None, budget: int | None = None, plus_one: bool = True) -> PairTest:
     """Fisher's paired randomisation test of every pair on the mean difference (Fisher,
     The Design of Experiments, 1935, section 21; Smucker, Allan and Carterette, CIKM 2007): under
-    the null each topic's difference is as likely negated, so
+    the null each topic's difference is as likely negated, so with
 
-        p = #{b : |sum_j s_bj d_j| >= |sum_j d_j|} / B
+        b = #{b : |sum_j s_bj d_j| >= |sum_j d_j|}
 
     over B sign vectors s_b, the rows of ``signs`` or :func:`random_signs` (B =
-    ``permutations``), shared by all pairs. A permuted sum short of the observed by at
-    most :data:`TIE_TOLERANCE` x sum |d_j| counts as a tie. Statistic: mean(d). Passing
-    all 2^n sign vectors gives the exact permutation p-value. All-zero differences give
-    p = 1 with no special case (every flip ties)."""
+    ``permutations``), shared by all pairs, p = (b + 1) / (B + 1) (Phipson and Smyth
+    2010), or b / B with ``plus_one=False`` (Smucker et al.'s form). A permuted sum short
+    of the observed by at most :data:`TIE_TOLERANCE` x sum |d_j| counts as a tie.
+    Statistic: mean(d). Passing all 2^n sign vectors, b / B (``plus_one=False``) is the
+    exact permutation p-value (the identity is among them). All-zero differences give
+    p = 1 in both forms with no special case (every flip ties, b = B)."""
     m = checked_scores(scores)
     n_runs, n = m.shape
     flips = _checked_draws(random_signs(permutations, n, seed) if signs is None else signs, n, "signs")
@@ -113,17 +129,18 @@ def randomisation(scores: np.ndarray, permutations: int = 1000, seed: int = 0, *
         if direct.any():
             flipped[direct] = d[direct] @ shared.weights_t
         at_least = (np.abs(flipped) >= (np.abs(observed) - band)[:, None]).sum(axis=1)
-        statistic[where], p[where] = observed / n, at_least / len(flips)
+        statistic[where], p[where] = observed / n, randomised_pvalues(at_least, len(flips), plus_one)
     return PairTest(statistic, p)
 
 
 def paired_bootstrap(scores: np.ndarray, permutations: int = 1000, seed: int = 0, *,
-                     resamples: np.ndarray | None = None, budget: int | None = None) -> PairTest:
+                     resamples: np.ndarray | None = None, budget: int | None = None,
+                     plus_one: bool = True) -> PairTest:
     """Sakai's paired bootstrap test of every pair (Sakai, "Evaluating evaluation metrics
     based on the bootstrap", SIGIR 2006), studentised and two-sided:
 
         t = mean(d) / (sd(d) / sqrt(n)),   t*_b = (mean(d*_b) - mean(d)) / (sd(d*_b) / sqrt(n)),
-        p = #{b : |t*_b| >= |t|} / B,
+        b = #{b : |t*_b| >= |t|},   p = (b + 1) / (B + 1)   (b / B with ``plus_one=False``),
 
     d*_b the differences of resample b of the topics (rows of ``resamples`` or
     :func:`bootstrap_resamples`, shared by all pairs). Shifting by mean(d) is Sakai's
@@ -136,8 +153,9 @@ def paired_bootstrap(scores: np.ndarray, permutations: int = 1000, seed: int = 0
     its own c in double precision.
 
     Zero variances: 0/0 := 0 and x/0 := +-inf, in t and in every t*. So all-zero
-    differences give t = 0 and p = 1; constant non-zero differences (all equal, c := 0
-    exactly) give t = +-inf and p = 0, as the paired t-test. A |t*| short of |t| by at
+    differences give t = 0 and b = B (p = 1); constant non-zero differences (all equal,
+    c := 0 exactly) give t = +-inf and b = 0: p = 1 / (B + 1), the smallest there is (0 in
+    the count form, as the paired t-test's). A |t*| short of |t| by at
     most :data:`TIE_TOLERANCE` x (|t| + 1) counts as a tie, and a shift within
     :data:`TIE_TOLERANCE` x max |c| of 0 is 0 (rounding, not a difference). Passing all
     n^n index vectors gives the exact bootstrap p-value."""
@@ -146,7 +164,7 @@ def paired_bootstrap(scores: np.ndarray, permutations: int = 1000, seed: int = 0
     draws = _checked_draws(bootstrap_resamples(permutations, n, seed) if resamples is None else resamples, n,
                            "resamples")
     shared = _SharedSums(m, np.ascontiguousarray(resample_counts(draws, n).T))  # counts: (topics, B)
-    statistic, p = np.empty(n_pairs(n_runs)), np.empty(n_pairs(n_runs))
+    statistic, at_least = np.empty(n_pairs(n_runs)), np.empty(n_pairs(n_runs), dtype=np.int64)
     for where, a, b in pair_blocks(n_runs, (4 * n + 6 * len(draws)) * 8, budget):
         d = m[a] - m[b]
         mean = d.mean(axis=1)
@@ -156,12 +174,27 @@ def paired_bootstrap(scores: np.ndarray, permutations: int = 1000, seed: int = 0
         t = studentize(mean, np.sqrt((centred**2).sum(axis=1) / (n - 1) / n))
         threshold = np.abs(t) * (1.0 - TIE_TOLERANCE) - TIE_TOLERANCE  # inf stays inf
         statistic[where] = t
-        p[where] = np.where(threshold <= 0, 1.0, 0.0)  # t = 0: every |t*| ties; t = +-inf: none reaches it
+        # t = 0: every |t*| ties (b = B); t = +-inf: none reaches it (b = 0)
+        at_least[where] = np.where(threshold <= 0, len(draws), 0)
         open_ = np.flatnonzero((threshold > 0) & np.isfinite(threshold))
         if len(open_):
             counted = _bootstrap_counts(shared, centred[open_], mean[open_], a[open_], b[open_], threshold[open_])
-            p[where][open_] = counted / len(draws)
-    return PairTest(statistic, p)
+            at_least[where][open_] = counted
+    return PairTest(statistic, randomised_pvalues(at_least, len(draws), plus_one))
+
+
+def randomisation_count(scores: np.ndarray, permutations: int = 1000, seed: int = 0, *,
+                        signs: np.ndarray | None = None, budget: int | None = None) -> PairTest:
+    """:func:`randomisation` in its count form, p = b / B (Smucker, Allan and Carterette
+    2007), from the same sign vectors: the registered test ``randomisation_count``."""
+    return randomisation(scores, permutations, seed, signs=signs, budget=budget, plus_one=False)
+
+
+def paired_bootstrap_count(scores: np.ndarray, permutations: int = 1000, seed: int = 0, *,
+                           resamples: np.ndarray | None = None, budget: int | None = None) -> PairTest:
+    """:func:`paired_bootstrap` in its count form, p = b / B (Sakai 2006), from the same
+    resamples: the registered test ``paired_bootstrap_count``."""
+    return paired_bootstrap(scores, permutations, seed, resamples=resamples, budget=budget, plus_one=False)
 
 
 def _bootstrap_counts(shared: _SharedSums, centred: np.ndarray, mean: np.ndarray, a: np.ndarray, b: np.ndarray,

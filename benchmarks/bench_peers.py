@@ -204,7 +204,8 @@ def trec_eval_score(binary: Path, qrels: Path, runs: list[tuple[str, Path]], wor
 
 def python_peer(mode: str, tool: str, spec: dict, work: Path, numba_cache: Path) -> tuple[dict, Row]:
     """peer_child.py in its own process; its JSON and the process's wall, CPU and peak."""
-    spec_path, out = work / f"{mode}_{tool}_spec.json", work / f"{mode}_{tool}.json"
+    stem = f"{mode}_{tool}_{len(spec['runs'])}_{numba_cache.name}"  # one file per call
+    spec_path, out = work / f"{stem}_spec.json", work / f"{stem}.json"
     spec_path.write_text(json.dumps(spec))
     env = {**os.environ, "NUMBA_CACHE_DIR": str(numba_cache)}
     wall, cpu, peak = run_timed([sys.executable, str(HERE / "peer_child.py"), mode, tool, str(spec_path), str(out)],

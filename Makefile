@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 
 DATA   ?= ../shared/data
 
-.PHONY: run test lint bench clean setup reproduce campaigns report docs
+.PHONY: run test lint bench bench-peers clean setup reproduce campaigns report docs
 
 setup: $(STAMP)
 
@@ -50,8 +50,19 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/snakemake --lint
 
+BENCH_STAMP := $(VENV)/.installed-bench
+
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
+	touch $(BENCH_STAMP)
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
+
+# irmeta score and compare beside trec_eval, pytrec_eval, ir_measures and ranx on TREC-8.
+# trec_eval: TREC_EVAL=/path/to/trec_eval, or TREC_EVAL_SRC=/path/to/its/source (built with make).
+bench-peers: $(BENCH_STAMP)
+	$(BIN)/python benchmarks/bench_peers.py --data $(abspath $(DATA)) $(ARGS)
 
 clean:
 	rm -rf results .snakemake site

@@ -1,0 +1,68 @@
+"""benchmarks/bench_peers.py's own logic (no timing): reading each tool's output back and
+the checks that the tools did the same work, on hand-written outputs."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from campaigns import REPO
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+import bench_peers  # noqa: E402  (benchmarks/ is a folder of scripts, not a package)
+
+
+def test_trec_eval_output_of_several_runs_splits_into_one_block_per_run():
+    text = ("P_10                  \tall\t0.0240\nmap                   \tall\t0.0043\n"
+            "ndcg_cut_10           \tall\t0.0226\n"
+            "P_10                  \tall\t0.6520\nmap                   \tall\t0.3346\n"
+            "ndcg_cut_10           \tall\t0.6959\n")
+    blocks = bench_peers.trec_eval_blocks(text)
+    assert blocks == [{"P@10": 0.024, "AP": 0.0043, "nDCG@10": 0.0226},
+                      {"P@10": 0.652, "AP": 0.3346, "nDCG@10": 0.6959}]
+
+
+def test_trec_eval_per_topic_rows_and_other_measures_are_not_means():
+    text = "runid\tall\tx\nP_10\t401\t0.1000\nP_10\tall\t0.2000\nnum_q\tall\t50\n"
+    assert bench_peers.trec_eval_blocks(text) == [{"P@10": 0.2}]
+
+
+def test_irmeta_means_keep_the_all_rows():
+    tsv = "run\tmeasure\tqid\tvalue\nr1\tAP\t401\t0.5\nr1\tAP\tall\t0.25\nr2\tAP\tall\t0.125\n"
+    assert bench_peers.irmeta_means(tsv) == {"r1": {"AP": 0.25}, "r2": {"AP": 0.125}}
+
+
+def _means(ap_b: float) -> dict:
+    return {"a": {"P@10": 0.5, "AP": 0.25, "nDCG@10": 0.4}, "b": {"P@10": 0.1, "AP": ap_b, "nDCG@10": 0.2}}
+
+
+def test_mean_agreement_counts_and_names_the_differences_above_the_tolerance():
+    rows = {a.measure: a for a in bench_peers.mean_agreement(_means(0.3), _means(0.3 + 4e-6), 1e-6)}
+    assert (rows["AP"].above, rows["AP"].where, rows["AP"].compared) == (1, "b", 2)
+    assert rows["AP"].largest == pytest.approx(4e-6)
+    assert rows["P@10"].above == rows["nDCG@10"].above == 0 and rows["P@10"].largest == 0
+
+
+def test_mean_agreement_refuses_runs_one_tool_lacks():
+    theirs = _means(0.3)
+    del theirs["b"]
+    with pytest.raises(ValueError, match="runs differ"):
+        bench_peers.mean_agreement(_means(0.3), theirs, 1e-6)
+
+
+def test_irmeta_pvalues_pair_both_directions_into_one_key():
+    tsv = ("run\tmeasure\tmean\tbaseline\tdifference\tp_value\tp_adjusted\n"
+           "x\tAP\t0.2\ty\t0.1\t0.03\t0.03\n"
+           "y\tAP\t0.1\tx\t-0.1\t0.03\t0.03\n")
+    assert bench_peers.irmeta_pvalues(tsv) == {("x", "y", "AP"): 0.03}
+
+
+def test_pvalue_agreement_counts_decisions_that_flip_at_the_level():
+    ours = {("x", "y", "AP"): 0.04, ("x", "z", "AP"): 0.5}
+    theirs = {("x", "y", "AP"): 0.06, ("x", "z", "AP"): 0.5}
+    compared, largest, where, flips = bench_peers.pvalue_agreement(ours, theirs, 0.05)
+    assert (compared, where, flips) == (2, "x y AP", 1)
+    assert largest == pytest.approx(0.02)
+    with pytest.raises(ValueError, match="pairs differ"):
+        bench_peers.pvalue_agreement(ours, {("x", "y", "AP"): 0.04})

@@ -77,9 +77,9 @@ def test_undefined_tau_holds_nothing(tmp_path):
 def test_reusability_panel_draws_bars_from_zero_at_a_readable_scale(tmp_path):
     """A 1.3e-4 gain is a flat bar from 0, the threshold a labelled line, the axis at
     least MIN_SPAN tall; the figure that holds the panel is drawn (opened, not blank)."""
-    from figure_checks import assert_drawn
     from matplotlib.figure import Figure
 
+    from figure_checks import assert_drawn
     from irmeta.artefacts.figures.claims import MIN_SPAN, _panel
 
     one = synthetic_tables(tmp_path, "one")

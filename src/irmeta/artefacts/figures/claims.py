@@ -7,8 +7,8 @@ a gain's bars start at 0, the claim's threshold drawn as a labelled line (the
 reusability claim's lies below 0: a small loss still holds). The discriminative-power
 gain is drawn as a share of the run pairs (comparable across campaigns of 19 or 129
 runs), labelled with it; every gain's axis spans at least :data:`MIN_SPAN` in its
-units, so a difference of 1e-4 stays a flat bar rather than filling the panel. Output as every figure of irmeta: PNG and PDF, atomic and byte for byte
-deterministic (:func:`irmeta.artefacts.figures.style.save_figure`).
+units, so a difference of 1e-4 stays a flat bar rather than filling the panel. Output
+as every figure of irmeta: PNG and PDF, atomic and byte for byte deterministic (:func:`irmeta.artefacts.figures.style.save_figure`).
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ _PALETTE = ALPHA_COLOURS + FALLBACK_COLOURS
 CLAIM_TITLES = {"rank_agreement": "rank agreement", "discriminative_power": "discriminative power gain",
            "stability": "stability gain", "reusability": "leave-one-group-out tau, gain"}
 
-_Y_LABELS = {"rank_agreement": r"$\tau$ vs. baseline", "discriminative_power": "significant pairs, gain\n(share of run pairs)",
+_Y_LABELS = {"rank_agreement": r"$\tau$ vs. baseline",
+             "discriminative_power": "significant pairs, gain\n(share of run pairs)",
              "stability": "stability, gain", "reusability": r"$\tau$ full vs. left out, gain"}
 
 #: The least a gain's y axis spans (in the plotted units, around 0 and the threshold):
@@ -135,7 +136,8 @@ def _panel(ax, rows: pd.DataFrame, claim: str, comparison: str, order: list[str]
     if claim == "discriminative_power":
         ax.yaxis.set_major_formatter(lambda v, _pos: f"{100 * v:g}%")
     if line != 0.0 and claim != "rank_agreement":
-        ax.annotate(f"threshold {line:g}: holds at or above", (1.0, line), xycoords=("axes fraction", "data"), ha="right",
+        ax.annotate(f"threshold {line:g}: holds at or above", (1.0, line), xycoords=("axes fraction", "data"),
+                    ha="right",
                     va="top", fontsize=6, color="#b22222", xytext=(-2, -2), textcoords="offset points")
     ax.set_ylabel(_Y_LABELS[claim] + (f" (line: {line:g})" if claim == "rank_agreement" else ""))
 

@@ -277,9 +277,8 @@ def claims_wide(table: pd.DataFrame, collections: Sequence[str] | None = None) -
     A cell is the value and whether the claim holds: ``+160 = +1.94% of pairs (yes)``,
     ``-162 = -1.96% of pairs (no)`` for pairs (the gain and its share of the run pairs;
     the count alone where the share is not known), ``+0.140 (yes)`` for stability
-    (``-3.1e-04 (no)`` when three decimals would
-    hide the sign), ``0.971 (yes)`` for tau; ``n/a`` for an
-    undefined value; empty where the collection has no such row. ASCII only, for LaTeX.
+    (``-3.1e-04 (no)`` when three decimals would hide the sign), ``0.971 (yes)`` for
+    tau; ``n/a`` for an undefined value; empty where the collection has no such row. ASCII only, for LaTeX.
     """
     order = list(dict.fromkeys(table["collection"])) if collections is None else list(collections)
     cells: dict[tuple, dict[str, str]] = {}

@@ -8,7 +8,8 @@ reusability claim's lies below 0: a small loss still holds). The discriminative-
 gain is drawn as a share of the run pairs (comparable across campaigns of 19 or 129
 runs), labelled with it; every gain's axis spans at least :data:`MIN_SPAN` in its
 units, so a difference of 1e-4 stays a flat bar rather than filling the panel. Output
-as every figure of irmeta: PNG and PDF, atomic and byte for byte deterministic (:func:`irmeta.artefacts.figures.style.save_figure`).
+as every figure of irmeta: PNG and PDF, atomic and byte for byte deterministic
+(:func:`irmeta.artefacts.figures.style.save_figure`).
 """
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ import pandas as pd
 import pytest
 
 from figure_checks import assert_drawn
-
 from irmeta.artefacts.figures.topic_set_size import (
     _one_alpha_per_measure,
     _panels,

@@ -60,7 +60,7 @@ onsuccess:
 
     from irmeta.pipeline.summary import rebuild_command, workflow_summary
 
-    rebuild = rebuild_command(workflow.overwrite_configfiles, workflow.config_settings.overwrite_config)
+    rebuild = rebuild_command(workflow.overwrite_configfiles, workflow.config_settings.config)
     print(workflow_summary(COLLECTIONS, skipped=SKIPPED, rebuild=rebuild,
                            report_follows=os.environ.get("IRMETA_REPORT_NEXT") == "1"))
 

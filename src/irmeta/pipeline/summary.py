@@ -73,9 +73,12 @@ def rebuild_command(configfiles: Sequence[str | Path], overrides: Mapping[str, o
     def value(v: object) -> str:
         return "[" + ",".join(map(str, v)) + "]" if isinstance(v, (list, tuple)) else str(v)
 
+    import os
+
     words = ["snakemake", "--report", report]
-    for path in configfiles:
-        words += ["--configfile", str(path)]
+    for path in configfiles:  # Snakemake makes them absolute: as given when under here
+        relative = os.path.relpath(path)
+        words += ["--configfile", str(path) if relative.startswith("..") else relative]
     if overrides:
         words.append("--config")
         words += [f"{key}={value(v)}" for key, v in overrides.items()]

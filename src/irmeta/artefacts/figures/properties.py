@@ -174,6 +174,8 @@ def plot_claims_vs_properties(claims: pd.DataFrame, properties: pd.DataFrame, pn
                          f"{choice['mean_abs_spearman']:.2f}" + (f", tied with {ties} more" if ties else ""))
             ax.set_xlabel(str(choice["property"]).replace("_", " "))
             ax.set_ylabel(_y_label(claim, series))
+            if "share" in ax.get_ylabel():
+                ax.yaxis.set_major_formatter(lambda v, _pos: f"{100 * v:g}%")
             ax.margins(x=0.15, y=0.15)
         handles = [Line2D([], [], color=colours[c], marker="o", label=c) for c in comparisons]
         legend_below(fig, handles, ncol)

@@ -50,3 +50,18 @@ def test_the_paper_s_notation_is_printed_only_by_the_paper_s_own_tables_and_figu
     assert callers == []
     paper_figure = (SRC.parents[1] / "workflow" / "scripts" / "tabulate_paper.py").read_text(encoding="utf-8")
     assert 'notation="paper"' in paper_figure
+
+
+def test_figure2_and_a_collection_s_figure_differ_only_by_the_notation(tmp_path):
+    """The same Kendall tau table, drawn with the typed names and as the paper's Figure 2:
+    both drawn (opened, not blank), and different images (the legends differ)."""
+    from test_figures import kendall_table
+
+    from figure_checks import assert_drawn
+    from irmeta.artefacts.figures.collection import plot_kendall_tau
+
+    typed = plot_kendall_tau({"A": kendall_table()}, tmp_path / "typed")[0]
+    paper = plot_kendall_tau({"A": kendall_table()}, tmp_path / "paper", notation="paper")[0]
+    assert_drawn(typed)
+    assert_drawn(paper)
+    assert typed.read_bytes() != paper.read_bytes()

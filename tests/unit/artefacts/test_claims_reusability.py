@@ -97,6 +97,6 @@ def test_reusability_panel_draws_bars_from_zero_at_a_readable_scale(tmp_path):
     low, high = ax.get_ylim()
     assert high - low >= MIN_SPAN["reusability"] and low < -0.01 < high
     assert [line.get_ydata()[0] for line in ax.get_lines()] == [0.0, -0.01]
-    assert any("threshold -0.01" in text.get_text() for text in ax.texts)
+    assert any("threshold -0.01, holds at or above" in text.get_text() for text in ax.texts)
     plot_claims(table, tmp_path / "claims.png")
     assert_drawn(tmp_path / "claims.png")

@@ -137,9 +137,9 @@ def _panel(ax, rows: pd.DataFrame, claim: str, comparison: str, order: list[str]
     if claim == "discriminative_power":
         ax.yaxis.set_major_formatter(lambda v, _pos: f"{100 * v:g}%")
     if line != 0.0 and claim != "rank_agreement":
-        ax.annotate(f"threshold {line:g}: holds at or above", (1.0, line), xycoords=("axes fraction", "data"),
-                    ha="right",
-                    va="top", fontsize=6, color="#b22222", xytext=(-2, -2), textcoords="offset points")
+        # in the panel's top corner, clear of the bars' labels, which sit on the line
+        ax.text(0.99, 0.98, f"dashed: threshold {line:g}, holds at or above", transform=ax.transAxes,
+                ha="right", va="top", fontsize=6, color="#b22222")
     ax.set_ylabel(_Y_LABELS[claim] + (f" (line: {line:g})" if claim == "rank_agreement" else ""))
 
 

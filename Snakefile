@@ -54,10 +54,16 @@ onstart:
 
 # Where the tables, figures and report are, and the headline numbers of each collection;
 # the job listing stays in .snakemake/log (the default profile keeps it off the screen).
+# The report: named only when it is as new as the tables, else the command that rebuilds
+# it with this run's options; make's targets build it next (IRMETA_REPORT_NEXT=1).
 onsuccess:
-    from irmeta.pipeline.summary import workflow_summary
+    import os
 
-    print(workflow_summary(COLLECTIONS, skipped=SKIPPED))
+    from irmeta.pipeline.summary import rebuild_command, workflow_summary
+
+    rebuild = rebuild_command(workflow.overwrite_configfiles, workflow.config_settings.config)
+    print(workflow_summary(COLLECTIONS, skipped=SKIPPED, rebuild=rebuild,
+                           report_follows=os.environ.get("IRMETA_REPORT_NEXT") == "1"))
 
 
 # A failed job's one-line error (file, line, what is wrong), from its log.

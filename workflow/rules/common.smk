@@ -17,6 +17,7 @@ from irmeta.pipeline import config_checks as irconfig
 from irmeta.pipeline.config_schema import read_exponent_numbers, load_schema, schema_path
 from irmeta.pipeline import experiment_settings as irsettings
 from irmeta.pipeline import manifest as irmanifest
+from irmeta.pipeline import report_front as irfront
 from irmeta.metaeval.judgment_reduction import generated_set_names
 from irmeta.pipeline.judgment_config import assessor_folders, collection_judgment_sets
 from irmeta.pipeline.properties import properties_rarity_depth
@@ -125,6 +126,11 @@ SKIPPED = {name: irmanifest.skipped(EXPERIMENTS, FACTS[name]) for name in SCORES
 for name, skipped in SKIPPED.items():
     for experiment, reason in skipped.items():
         logger.warning(f"irmeta: collection {name}: skipping {experiment} ({reason})")
+# The report's first page (workflow/report/workflow.rst) reads this when the report is
+# built: what ran, what did not and why, then the claims and the headline figures.
+config["report_front"] = irfront.FrontPage.of(
+    config["collections"], {name: c.label for name, c in COLLECTIONS.items()}, DATA_WARNINGS, SKIPPED
+)
 
 
 PAPER_TABLES = [

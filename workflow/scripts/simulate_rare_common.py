@@ -20,7 +20,7 @@ def main(smk) -> None:
              matrix.n_relevant[matrix.topics.index(topic)], settings, smk.params.rarity_depth or "the cutoff")
     write_csv(synthetic_rare_common_table(matrix, topic, settings, smk.params.rarity_depth), smk.output.table)
     plot_synthetic_rare_common(read_table(smk.output.table, "synthetic_rare_common"),
-                               Path(smk.output.figure).with_suffix(""))
+                               Path(smk.output.figure).with_suffix(""), measure=settings["measure"])
 
 
 run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

@@ -18,7 +18,7 @@ def main(smk) -> None:
     collections = dict(zip(smk.params.names, smk.params.labels))
     frames = read_paper_frames(smk.input, collections)
     write_paper_tables(frames, out, swap=read_swap_tables(smk.input, collections) if smk.params.swap else None)
-    plot_kendall_tau({label: f["kendall_tau"] for label, f in frames.items()}, out / "figure2")
+    plot_kendall_tau({label: f["kendall_tau"] for label, f in frames.items()}, out / "figure2", notation="paper")
     text = published_vs_reproduced(load_published(smk.input.published), frames, dict(smk.params.settings),
                                    synthetic_measure=smk.params.synthetic_measure)
     atomic_write_bytes(smk.output.comparison, text.encode("utf-8"))

@@ -21,7 +21,8 @@ def main(smk) -> None:
         log.info("wrote %s (%d rows)", getattr(smk.output, name), len(table))
     plot_topic_set_size(read_table(smk.output.topic_set_size, "topic_set_size"),
                         read_table(smk.output.minimum_detectable_difference, "minimum_detectable_difference"),
-                        Path(smk.output.figure).with_suffix(""), smk.params.label)
+                        Path(smk.output.figure).with_suffix(""), smk.params.label,
+                        anova=read_table(smk.output.anova, "anova"))
 
 
 run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

@@ -9,9 +9,12 @@ alternatives the pipeline computes:
   pairs at ``level`` minus the baseline's, per ``method`` of ``discriminative_power``
   among :func:`power_protocols`: the paper's three and the paired t-test with Holm's
   correction, Sakai's paired bootstrap and the randomisation test with Holm's);
-  holds when the gain is > 0. A method whose draws cannot reach the level over all
-  pairs (the table's ``attainable`` False: both counts 0 by construction) judges
-  nothing: its rows are left to the list of claims not filled, with why;
+  holds when the gain is > 0; ``pairs_share`` is the gain as a share of the run pairs
+  tested (``total_pairs``), comparable across campaigns of different sizes (the pairs
+  grow with the square of the runs: 171 for 19 runs, 8,256 for 129). A method whose
+  draws cannot reach the level over all pairs (the table's ``attainable`` False: both
+  counts 0 by construction) judges nothing: its rows are left to the list of claims not
+  filled, with why;
 - ``stability``: it is more stable than its baseline (Buckley-Voorhees stability minus
   the baseline's, per ``fuzziness_mode`` and ``fuzziness`` of ``stability``); holds when
   the gain is > 0;
@@ -55,6 +58,9 @@ TABLES = {
     "stability": ("measure", "alpha", "fuzziness_mode", "fuzziness", "stability"),
 }
 
+#: Columns read when the table has them: the run pairs behind the discriminative-power gain's share.
+SHARE_COLUMN = "total_pairs"
+
 #: Tables a collection may lack (scores only, or the experiment off), with the columns read.
 OPTIONAL_TABLES = {"reusability_summary": ("measure", "alpha", "rarity", "kendall_tau")}
 
@@ -74,12 +80,12 @@ TAU_PROTOCOLS = {"tau": "kendall_tau", "tau_ap": "tau_ap"}
 
 #: Columns of :func:`claims_table`.
 COLUMNS = ["claim", "protocol", "measure", "baseline", "alpha", "collection", "value", "baseline_value",
-           "measure_value", "threshold", "criterion", "holds"]
+           "measure_value", "threshold", "criterion", "holds", "pairs_share"]
 
 #: The key columns of :func:`claims_wide`, before one column per collection.
 WIDE_KEYS = ["claim", "protocol", "comparison", "alpha", "holds if"]
 
-_FLOATS = ("value", "baseline_value", "measure_value", "threshold")
+_FLOATS = ("value", "baseline_value", "measure_value", "threshold", "pairs_share")
 
 AlphaChoice = Literal["largest", "all"]
 
@@ -227,8 +233,18 @@ def _gains(claim: str, frame: pd.DataFrame, protocols: list[tuple[str, pd.Series
         if is_missing(ours) or is_missing(theirs):
             continue
         gain = _number(ours) - _number(theirs)
-        yield _row(claim, protocol, measure, baseline, key, gain, _number(theirs), _number(ours), 0.0, criterion,
-                   None if np.isnan(gain) else bool(gain > 0))
+        yield {**_row(claim, protocol, measure, baseline, key, gain, _number(theirs), _number(ours), 0.0, criterion,
+                      None if np.isnan(gain) else bool(gain > 0)),
+               "pairs_share": _pairs_share(rows, measure, key, gain)}
+
+
+def _pairs_share(rows: pd.DataFrame, measure: str, key: str, gain: float) -> float:
+    """``gain`` over the run pairs the measure's test counted (``total_pairs``); NaN
+    without that column (stability, or a table that does not hold it)."""
+    if SHARE_COLUMN not in rows.columns:
+        return np.nan
+    pairs = _number(single_value(select_rows(rows, measure, key), SHARE_COLUMN, f"{measure} at alpha {key}"))
+    return gain / pairs if pairs > 0 else np.nan
 
 
 def _number(value: object) -> float:
@@ -239,7 +255,7 @@ def _row(claim: str, protocol: str, measure: str, baseline: str, key: str, value
          measure_value: float, threshold: float, criterion: str, holds: bool | None) -> dict:
     return {"claim": claim, "protocol": protocol, "measure": measure, "baseline": baseline, "alpha": key,
             "value": value, "baseline_value": baseline_value, "measure_value": measure_value,
-            "threshold": threshold, "criterion": criterion, "holds": holds}
+            "threshold": threshold, "criterion": criterion, "holds": holds, "pairs_share": np.nan}
 
 
 def _ordered(rows: list[dict], collections: list[str]) -> pd.DataFrame:
@@ -263,26 +279,33 @@ def claims_wide(table: pd.DataFrame, collections: Sequence[str] | None = None) -
     comparison, alpha) with the criterion (``holds if``), then one text column per
     collection, in ``collections``' order (default: as the table lists them).
 
-    A cell is the value and whether the claim holds: ``+160 (yes)``, ``-162 (no)`` for
-    pairs, ``+0.140 (yes)`` for stability (``-3.1e-04 (no)`` when three decimals would
-    hide the sign), ``0.971 (yes)`` for tau; ``n/a`` for an
-    undefined value; empty where the collection has no such row. ASCII only, for LaTeX.
+    A cell is the value and whether the claim holds: ``+160 = +1.94% of pairs (yes)``,
+    ``-162 = -1.96% of pairs (no)`` for pairs (the gain and its share of the run pairs;
+    the count alone where the share is not known), ``+0.140 (yes)`` for stability
+    (``-3.1e-04 (no)`` when three decimals would hide the sign), ``0.971 (yes)`` for
+    tau; ``n/a`` for an undefined value; empty where the collection has no such row. ASCII only, for LaTeX.
     """
     order = list(dict.fromkeys(table["collection"])) if collections is None else list(collections)
     cells: dict[tuple, dict[str, str]] = {}
     for row in table.itertuples(index=False):
         key = (row.claim, row.protocol, f"{row.measure} vs {row.baseline}", row.alpha, row.criterion)
-        cells.setdefault(key, {})[row.collection] = _cell(row.claim, row.value, row.holds)
+        cells.setdefault(key, {})[row.collection] = _cell(row.claim, row.value, row.holds, row.pairs_share)
     out = pd.DataFrame([list(key) for key in cells], columns=WIDE_KEYS)
     for collection in order:
         out[collection] = [by_collection.get(collection, "") for by_collection in cells.values()]
     return out
 
 
-def _cell(claim: str, value: float, holds: object) -> str:
+def _cell(claim: str, value: float, holds: object, share: float = np.nan) -> str:
     if is_missing(holds) or np.isnan(value):
         return "n/a"
-    return f"{format_value(claim, value)} ({'yes' if holds else 'no'})"
+    shown = format_value(claim, value) + ("" if np.isnan(share) else f" = {format_share(share)} of pairs")
+    return f"{shown} ({'yes' if holds else 'no'})"
+
+
+def format_share(share: float) -> str:
+    """A share of the run pairs as the tables and figures print it: ``+1.94%``."""
+    return f"{100 * share:+.2f}%"
 
 
 def format_value(claim: str, value: float) -> str:
@@ -303,7 +326,7 @@ def claims_caption(table: pd.DataFrame) -> str:
              "collection; a cell is the value and whether the claim holds (yes/no), empty when not computed."]
     intro = {"rank_agreement": "Rank agreement: the measure's ranking of the runs against its baseline's",
              "discriminative_power": "Discriminative power: significant run pairs of the measure minus its "
-                                     "baseline's",
+                                     "baseline's, and that gain as a share of the run pairs tested",
              "stability": "Stability (Buckley-Voorhees): the measure's minus its baseline's",
              "reusability": "Reusability (leave one group out): Kendall's tau-b between the runs' full scores "
                             "and their scores without the judgments only their group pooled, the measure's "

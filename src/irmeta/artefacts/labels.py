@@ -1,11 +1,14 @@
-"""How measures and alphas are printed in tables and figures: the paper's names
-(``P@100_rareness``, ``AP'_rareness``) and the alpha cells of tables read back from CSV.
+"""How measures and alphas are printed in tables and figures: by the names users type
+(``P_rareness@100``, :func:`measure_label`) everywhere, the paper's notation
+(``P@100_rareness``, ``AP'_rareness``, :func:`paper_label`) only where a table or figure
+reproduces one of the paper's own (``irmeta.artefacts.paper``, Figure 2); and the alpha
+cells of tables read back from CSV.
 """
 
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from irmeta.measures.alpha import alpha_cell, alpha_value
 from irmeta.measures.names import parse_measure
@@ -65,6 +68,22 @@ def paper_label(measure: str) -> str:
         return f"P{prime}@{m.k}{suffix}"
     cut = "" if m.k == 100 else f"@{m.k}"
     return f"AP{prime}{cut}{suffix}"
+
+
+#: How a figure or table names measures: ``typed`` (the names of the config and the
+#: command line) or ``paper`` (the paper's notation, for its own tables and figures).
+Notation = Literal["typed", "paper"]
+
+
+def measure_label(measure: str, notation: Notation = "typed") -> str:
+    """A measure's name as printed: as users type it (``P_rareness@100``, the default),
+    or in the paper's notation (:func:`paper_label`) where a table or figure reproduces
+    the paper's."""
+    if notation == "paper":
+        return paper_label(measure)
+    if notation != "typed":
+        raise ValueError(f"notation must be 'typed' or 'paper', not {notation!r}")
+    return str(measure)
 
 
 def measure_from_paper_label(label: str, cutoff: int = 100) -> str:

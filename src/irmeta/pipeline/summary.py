@@ -4,7 +4,7 @@ the tables the run wrote (Snakemake's own job listing is left to its log)."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from irmeta.artefacts.summary import run_summary, summary_tables
@@ -14,9 +14,13 @@ from irmeta.pipeline.stored_scores import read_table
 
 
 def workflow_summary(collections: Mapping[str, Collection], results: str | Path = "results",
-                     skipped: Mapping[str, Mapping[str, str]] | None = None) -> str:
+                     skipped: Mapping[str, Mapping[str, str]] | None = None, *, rebuild: str | None = None,
+                     report_follows: bool = False) -> str:
     """The summary of a run over ``collections`` (name -> collection), from ``results``;
-    ``skipped``: name -> experiment -> why it did not run."""
+    ``skipped``: name -> experiment -> why it did not run; ``rebuild``: the command that
+    rebuilds the report with this run's options, ``report_follows``: whether the command
+    that started the run builds it next (``make run``, ``make reproduce``, ``make
+    campaigns``); see :func:`report_status`."""
     results = Path(results)
     tables = {}
     for name, collection in collections.items():
@@ -27,9 +31,58 @@ def workflow_summary(collections: Mapping[str, Collection], results: str | Path 
     report = results / "report.html"
     described = results / "collection_properties.csv"
     return run_summary(tables, paper=f"{paper}/" if (paper / "published_vs_reproduced.md").is_file() else None,
-                       report=str(report) if report.is_file() else f"make report writes {report}",
+                       report=report_status(results, rebuild=rebuild or f"snakemake --report {report}",
+                                            follows=report_follows),
                        claims=str(results / "claims.md") if (results / "claims.md").is_file() else None,
                        skipped=skipped, properties=read_properties(described) if described.is_file() else None)
+
+
+#: What a run writes that the report shows: its tables (and their Markdown and LaTeX).
+TABLE_SUFFIXES = (".csv", ".md", ".tex")
+_NOT_TABLES = {"logs", "benchmarks", "shards", ".snakemake"}
+
+
+def newest_table(results: str | Path = "results") -> float:
+    """The modification time of the newest table under ``results`` (0 when there is none)."""
+    times = [p.stat().st_mtime for p in Path(results).rglob("*") if p.suffix in TABLE_SUFFIXES
+             and p.is_file() and not _NOT_TABLES & set(p.relative_to(results).parts[:-1])]
+    return max(times, default=0.0)
+
+
+def report_status(results: str | Path = "results", *, rebuild: str, follows: bool = False) -> str:
+    """Where the HTML report is, said truthfully: the path when it is at least as new as
+    the newest table; else that it is missing or older, and ``rebuild``, the command that
+    builds it with this run's options. ``follows``: the command that started the run
+    builds the report next, so it is named as coming."""
+    report = Path(results) / "report.html"
+    if follows:
+        return f"{report} (built next, from these tables)"
+    if report.is_file() and report.stat().st_mtime >= newest_table(results):
+        return str(report)
+    state = "is older than this run's tables" if report.is_file() else "is not built yet"
+    return f"{report} {state}: run `{rebuild}` to rebuild it"
+
+
+def rebuild_command(configfiles: Sequence[str | Path], overrides: Mapping[str, object],
+                    report: str = "results/report.html") -> str:
+    """The ``snakemake --report`` command line that builds the report of a run started
+    with ``configfiles`` (``--configfile``) and ``overrides`` (``--config``): the same
+    collections and data, so the report shows what ran."""
+    import shlex
+
+    def value(v: object) -> str:
+        return "[" + ",".join(map(str, v)) + "]" if isinstance(v, (list, tuple)) else str(v)
+
+    import os
+
+    words = ["snakemake", "--report", report]
+    for path in configfiles:  # Snakemake makes them absolute: as given when under here
+        relative = os.path.relpath(path)
+        words += ["--configfile", str(path) if relative.startswith("..") else relative]
+    if overrides:
+        words.append("--config")
+        words += [f"{key}={value(v)}" for key, v in overrides.items()]
+    return shlex.join(words)
 
 
 FULL_DISK_BYTES = 1 << 20  # below this, a job's outputs and logs may not fit

@@ -91,6 +91,9 @@ def test_gains_are_the_hand_computed_differences(two_collections):
     assert (row["baseline_value"], row["measure_value"], row["value"], row["holds"]) == (100, 130, 30, True)
     row = _row(table, "discriminative_power", "paper_pairwise", "P_rareness@100", "Two")
     assert (row["baseline_value"], row["measure_value"], row["value"], row["holds"]) == (100, 90, -10, False)
+    # the gain as a share of the 190 run pairs (20 runs) the tables say they tested
+    assert row["pairs_share"] == pytest.approx(-10 / 190)
+    assert pd.isna(_row(table, "stability", "absolute 0.05", "P_rareness@100", "One")["pairs_share"])
     assert _row(table, "discriminative_power", "tukey_hsd", "AP_rareness@100", "One")["value"] == 115 - 120
     assert _row(table, "discriminative_power", "randomised_tukey_hsd", "AP_rareness@100", "One")["value"] == 2
     # Stability at alpha 1: absolute 0.5 -> 0.625, relative 0.8 -> 0.7375.
@@ -136,7 +139,7 @@ def test_an_absent_method_or_fuzziness_is_absent(tmp_path):
     assert set(part["protocol"]) == {"kendall_tau", "tau_ap", "tukey_hsd", "absolute 0.05"}
     wide = claims_wide(table)
     row = wide[(wide["protocol"] == "paper_pairwise") & (wide["comparison"] == "P_rareness@100 vs P@100")]
-    assert row[["Full", "Part"]].values.tolist() == [["+30 (yes)", ""]]
+    assert row[["Full", "Part"]].values.tolist() == [["+30 = +15.79% of pairs (yes)", ""]]
     # A comparison whose measure a collection never scored gives no rows, not an error.
     extra = claims_table(tables, [*COMPARISONS, {"measure": "P_rareness_norm@100", "baseline": "P@100"}])
     assert len(extra) == len(table)
@@ -172,7 +175,7 @@ def test_wide_view_one_column_per_collection_in_order(two_collections):
     assert len(wide) == len(table) // 2
     assert list(dict.fromkeys(wide["claim"])) == ["rank_agreement", "discriminative_power", "stability"]
     cells = wide.set_index(["protocol", "comparison"])
-    assert cells.loc[("paper_pairwise", "P_rareness@100 vs P@100"), "Two"] == "-10 (no)"
+    assert cells.loc[("paper_pairwise", "P_rareness@100 vs P@100"), "Two"] == "-10 = -5.26% of pairs (no)"
     assert cells.loc[("kendall_tau", "P_rareness@100 vs P@100"), "One"] == "0.910 (yes)"
     assert cells.loc[("absolute 0.05", "AP_rareness@100 vs AP@100"), "One"] == "+0.125 (yes)"
     assert all(text.isascii() for text in wide[["One", "Two"]].to_numpy().ravel())
@@ -241,3 +244,14 @@ def test_no_claim_to_show_still_writes(two_collections, tmp_path):
     assert list(claims_wide(table, ["One", "Two"]).columns) == [*WIDE_KEYS, "One", "Two"]
     assert all(p.is_file() for p in write_claims(table, tmp_path / "claims", ["One", "Two"]))
     assert all(p.is_file() for p in plot_claims(table, tmp_path / "claims.png"))
+
+
+def test_share_of_pairs_is_appended_to_the_csv_and_absent_without_total_pairs(two_collections, tmp_path):
+    table = claims_table(two_collections, COMPARISONS)
+    csv = write_claims(table, tmp_path / "claims")[0]
+    assert csv.read_text().splitlines()[0].endswith(",holds,pairs_share")
+    power = two_collections["One"]["discriminative_power"].drop(columns="total_pairs")
+    without = claims_table({"One": {**two_collections["One"], "discriminative_power": power}}, COMPARISONS)
+    gains = without[without["claim"] == "discriminative_power"]
+    assert len(gains) and gains["pairs_share"].isna().all()
+    assert claims_wide(without)["One"].str.fullmatch(r"[+-]\d+ \((yes|no)\)").sum() == len(gains)

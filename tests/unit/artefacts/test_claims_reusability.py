@@ -72,3 +72,31 @@ def test_undefined_tau_holds_nothing(tmp_path):
     table = claims_table({"One": one}, COMPARISONS)
     rows = table[(table["claim"] == "reusability") & (table["baseline"] == "P@100")]
     assert len(rows) == 2 and rows["holds"].isna().all()
+
+
+def test_reusability_panel_draws_bars_from_zero_at_a_readable_scale(tmp_path):
+    """A 1.3e-4 gain is a flat bar from 0, the threshold a labelled line, the axis at
+    least MIN_SPAN tall; the figure that holds the panel is drawn (opened, not blank)."""
+    from matplotlib.figure import Figure
+
+    from figure_checks import assert_drawn
+    from irmeta.artefacts.figures.claims import MIN_SPAN, _panel
+
+    one = synthetic_tables(tmp_path, "one")
+    summary = summary_table(tmp_path)
+    summary.loc[summary["measure"] == "P_rareness@100", "kendall_tau"] = BASELINE_TAU["P@100"] + 1.3e-4
+    one["reusability_summary"] = summary
+    table = claims_table({"One": one}, COMPARISONS)
+    rows = table[(table["claim"] == "reusability") & (table["measure"] == "P_rareness@100")]
+    assert rows["value"].to_numpy() == pytest.approx([1.3e-4, 1.3e-4])
+    ax = Figure().subplots()
+    _panel(ax, rows, "reusability", "P_rareness@100 vs P@100", ["One"], {p: "C0" for p in rows["protocol"]})
+    bars = [patch for patch in ax.patches]
+    assert len(bars) == 2 and all(bar.get_y() == 0 for bar in bars)
+    assert all(bar.get_height() == pytest.approx(1.3e-4) for bar in bars)
+    low, high = ax.get_ylim()
+    assert high - low >= MIN_SPAN["reusability"] and low < -0.01 < high
+    assert [line.get_ydata()[0] for line in ax.get_lines()] == [0.0, -0.01]
+    assert any("threshold -0.01, holds at or above" in text.get_text() for text in ax.texts)
+    plot_claims(table, tmp_path / "claims.png")
+    assert_drawn(tmp_path / "claims.png")

@@ -50,6 +50,25 @@ def test_best_property_by_spearman(tmp_path):
     paths = plot_claims_vs_properties(table, properties(), tmp_path / "f.png", tmp_path / "f.pdf")
     assert paths.equals(best_properties(table, properties()))
     assert (tmp_path / "f.png").stat().st_size > 0 and (tmp_path / "f.pdf").stat().st_size > 0
+    from figure_checks import assert_drawn
+
+    assert_drawn(tmp_path / "f.png")
+
+
+def test_discriminative_power_is_ordered_by_its_share_of_the_run_pairs(tmp_path):
+    from figure_checks import assert_drawn
+
+    runs = properties()["runs"].to_numpy()
+    pairs = runs * (runs - 1) / 2  # 780, 45, 435, 190
+    shares = np.array([0.01, 0.04, 0.03, 0.02])  # follows judged_per_topic_mean exactly
+    counts = np.round(shares * pairs)  # 8, 2, 13, 4: a count orders them otherwise
+    assert abs(spearmanr(counts, properties()["judged_per_topic_mean"]).statistic) < 1
+    table = claims({"discriminative_power": list(counts)}).assign(pairs_share=list(counts / pairs))
+    chosen = best_properties(table, properties()).set_index("claim")
+    assert chosen.loc["discriminative_power", "property"] == "judged_per_topic_mean"
+    assert chosen.loc["discriminative_power", "mean_abs_spearman"] == pytest.approx(1.0)
+    plot_claims_vs_properties(table, properties(), tmp_path / "f.png")
+    assert_drawn(tmp_path / "f.png")
 
 
 def test_claims_md_carries_the_properties(tmp_path):

@@ -15,6 +15,7 @@ from jinja2 import Environment
 
 from campaigns import REPO
 from irmeta.pipeline.config_checks import validate_config
+from irmeta.pipeline.report_front import FrontPage
 
 ROOT = REPO
 CAPTIONS = sorted((ROOT / "workflow" / "report").glob("*.rst"))
@@ -30,11 +31,21 @@ def render(path: Path, config: dict) -> str:
     return publish_parts(text, writer="html", settings_overrides={"report_level": 1})["html_body"]
 
 
+def with_front(config: dict) -> dict:
+    """``config`` with the report's first page as the workflow sets it (common.smk): the
+    first collection ran, the others were skipped; no results to read."""
+    names = list(config["collections"])
+    config["report_front"] = FrontPage.of(names, {names[0]: "One"},
+                                          [f"skipping collection {c}: its runs are absent" for c in names[1:]], {},
+                                          results="no-results-here")
+    return config
+
+
 @pytest.mark.parametrize("configfile", ["config.yaml", "measures.yaml", "paper.yaml"])
 @pytest.mark.parametrize("caption", CAPTIONS, ids=lambda p: p.name)
 def test_caption_renders_without_system_messages(caption, configfile):
     config = validate_config(yaml.safe_load((ROOT / "config" / configfile).read_text()))
-    html = render(caption, config)
+    html = render(caption, with_front(config))
     assert "system-message" not in html and "System Message" not in html, html
 
 
@@ -42,7 +53,7 @@ def test_the_measure_list_is_literal_text():
     config = validate_config({"measures": ["P@100", "P_rareness@100", "ASL_g1@10", "nDCG@10", "RR"],
                               "experiments": {"comparisons": [{"measure": "P_rareness@100", "baseline": "P@100"}],
                                               "swap": {"measures": ["P@100", "RR"]}}})
-    html = unescape(render(ROOT / "workflow" / "report" / "workflow.rst", config))
+    html = unescape(render(ROOT / "workflow" / "report" / "workflow.rst", with_front(config)))
     for name in ("P@100", "P_rareness@100", "ASL_g1@10", "nDCG@10", "RR"):
         assert f'<tt class="docutils literal">{name}</tt>' in html, name
 
@@ -59,6 +70,9 @@ class _Hostile:
     two of them, or a number's arithmetic: the captions use all three)."""
 
     def __getitem__(self, key):
+        if key == "report_front":  # what ran, named by hostile collections, labels and reasons
+            return FrontPage.of([HOSTILE, "x"], {HOSTILE: HOSTILE}, [f"skipping collection x: {HOSTILE}"],
+                                {HOSTILE: {HOSTILE: HOSTILE}}, results="no-results-here")
         return _Hostile()
 
     def __iter__(self):

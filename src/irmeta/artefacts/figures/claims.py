@@ -2,10 +2,14 @@
 (measure vs baseline), a column per claim (rank agreement, discriminative-power gain,
 stability gain), bars per protocol for each collection.
 
-Each bar starts at the claim's line (tau's threshold, or zero for a gain) and is labelled
-with its value, so a bar going up is a claim that holds and one going down a claim that
-does not. Output as every figure of irmeta: PNG and PDF, atomic and byte for byte
-deterministic (:func:`irmeta.artefacts.figures.style.save_figure`).
+Rank agreement's bars start at tau's threshold, so a bar going up is a claim that holds;
+a gain's bars start at 0, the claim's threshold drawn as a labelled line (the
+reusability claim's lies below 0: a small loss still holds). The discriminative-power
+gain is drawn as a share of the run pairs (comparable across campaigns of 19 or 129
+runs), labelled with it; every gain's axis spans at least :data:`MIN_SPAN` in its
+units, so a difference of 1e-4 stays a flat bar rather than filling the panel. Output
+as every figure of irmeta: PNG and PDF, atomic and byte for byte deterministic
+(:func:`irmeta.artefacts.figures.style.save_figure`).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from irmeta.artefacts.claims import CLAIMS, COLUMNS, format_value
+from irmeta.artefacts.claims import CLAIMS, COLUMNS, format_share, format_value
 from irmeta.artefacts.figures.style import (
     ALPHA_COLOURS,
     FALLBACK_COLOURS,
@@ -36,8 +40,13 @@ _PALETTE = ALPHA_COLOURS + FALLBACK_COLOURS
 CLAIM_TITLES = {"rank_agreement": "rank agreement", "discriminative_power": "discriminative power gain",
            "stability": "stability gain", "reusability": "leave-one-group-out tau, gain"}
 
-_Y_LABELS = {"rank_agreement": r"$\tau$ vs. baseline", "discriminative_power": "significant pairs, gain",
+_Y_LABELS = {"rank_agreement": r"$\tau$ vs. baseline",
+             "discriminative_power": "significant pairs, gain\n(share of run pairs)",
              "stability": "stability, gain", "reusability": r"$\tau$ full vs. left out, gain"}
+
+#: The least a gain's y axis spans (in the plotted units, around 0 and the threshold):
+#: 5 points of the run pairs, 0.05 of stability or of tau.
+MIN_SPAN = {"discriminative_power": 0.05, "stability": 0.05, "reusability": 0.05}
 
 
 def plot_claims(table: pd.DataFrame, png: str | Path, pdf: str | Path | None = None, *,
@@ -103,22 +112,58 @@ def _panel(ax, rows: pd.DataFrame, claim: str, comparison: str, order: list[str]
     protocols = list(dict.fromkeys(rows["protocol"]))
     width = 0.8 / len(protocols)
     x = np.arange(len(order))
+    base = line if claim == "rank_agreement" else 0.0  # a gain's bar is its size, from 0
+    drawn = []
     for k, protocol in enumerate(protocols):
         at = rows[rows["protocol"] == protocol].set_index("collection").reindex(order)
-        values = at["value"].astype(float).to_numpy()
-        bars = ax.bar(x - 0.4 + width * (k + 0.5), values - line, width * 0.92, bottom=line,
+        values = _plotted(at, claim)
+        drawn.extend(values[~np.isnan(values)])
+        bars = ax.bar(x - 0.4 + width * (k + 0.5), values - base, width * 0.92, bottom=base,
                       color=colours[protocol], zorder=3)
-        labels = ["" if np.isnan(v) else format_value(claim, v) for v in values]
+        labels = ["" if np.isnan(v) else _bar_label(claim, v) for v in values]
         ax.bar_label(bars, labels=labels, fontsize=6, padding=1.5)
-    ax.axhline(line, color="#333333", linewidth=0.9, zorder=4,
-               linestyle="--" if claim == "rank_agreement" else "-")
+    if claim != "rank_agreement":
+        ax.axhline(0.0, color="#333333", linewidth=0.9, zorder=4)
+    ax.axhline(line, color="#b22222" if line != base else "#333333", linewidth=0.9, zorder=4,
+               linestyle="--" if line != 0.0 or claim == "rank_agreement" else "-")
     ax.set_xticks(x)
     ticks = order if len(alphas) == 1 else [f"{c}\nalpha {_alpha_of(rows, c)}" for c in order]
     ax.set_xticklabels(ticks)
     ax.set_xlim(-0.6, len(order) - 0.4)
     ax.use_sticky_edges = False  # a margin below bars that start at the line, so it stays visible
     ax.margins(y=0.18)
+    if claim in MIN_SPAN:
+        _least_span(ax, [0.0, line, *drawn], MIN_SPAN[claim])
+    if claim == "discriminative_power":
+        ax.yaxis.set_major_formatter(lambda v, _pos: f"{100 * v:g}%")
+    if line != 0.0 and claim != "rank_agreement":
+        # in the panel's top corner, clear of the bars' labels, which sit on the line
+        ax.text(0.99, 0.98, f"dashed: threshold {line:g}, holds at or above", transform=ax.transAxes,
+                ha="right", va="top", fontsize=6, color="#b22222")
     ax.set_ylabel(_Y_LABELS[claim] + (f" (line: {line:g})" if claim == "rank_agreement" else ""))
+
+
+def _plotted(at: pd.DataFrame, claim: str) -> np.ndarray:
+    """The values a panel draws: the gain's share of the run pairs for discriminative
+    power where the table has it (the count otherwise), else the value."""
+    if claim == "discriminative_power" and "pairs_share" in at.columns and at["pairs_share"].notna().any():
+        return at["pairs_share"].astype(float).to_numpy()
+    return at["value"].astype(float).to_numpy()
+
+
+def _bar_label(claim: str, value: float) -> str:
+    return format_share(value) if claim == "discriminative_power" else format_value(claim, value)
+
+
+def _least_span(ax, values: list[float], span: float) -> None:
+    """Widen the y axis to at least ``span`` around ``values`` (its centre kept), so the
+    panel shows a difference at the scale of the measure, not of its margin."""
+    low, high = ax.get_ylim()
+    low, high = min(low, *values), max(high, *values)
+    if high - low < span:
+        middle = (low + high) / 2
+        low, high = middle - span / 2, middle + span / 2
+    ax.set_ylim(low, high)
 
 
 def _alpha_of(rows: pd.DataFrame, collection: str) -> str:

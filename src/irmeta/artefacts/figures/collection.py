@@ -34,7 +34,7 @@ from irmeta.artefacts.figures.style import (
     save_figure,
     styled,
 )
-from irmeta.artefacts.labels import paper_label
+from irmeta.artefacts.labels import Notation, measure_label
 from irmeta.measures.alpha import alpha_cell, alpha_value
 from irmeta.metaeval.discriminative_power import attainable_rows
 
@@ -74,6 +74,7 @@ def plot_kendall_tau(
     show_tau_ap: bool = True,
     show_norm: bool = True,
     ylim: tuple[float, float] = (0.8, 1.0),
+    notation: Notation = "typed",
 ) -> list[Path]:
     """Figure 2: Kendall tau between the rareness measure and its baseline, versus alpha.
 
@@ -83,7 +84,9 @@ def plot_kendall_tau(
     open markers when ``show_norm``. Only numeric alphas are drawn (``1/R`` skipped).
     When the table holds several averagings, ``averaging`` picks one (default
     ``all_topics``, the paper's). The y axis is shared and spans ``ylim`` (the paper's
-    0.8-1.0) unless the data go lower, in which case it extends down to them.
+    0.8-1.0) unless the data go lower, in which case it extends down to them. Measures
+    are named as users type them; ``notation="paper"`` (the paper's Figure 2) in the
+    paper's notation.
     """
     if not tables:
         raise ValueError("plot_kendall_tau: no collections")
@@ -100,7 +103,7 @@ def plot_kendall_tau(
     used = sorted({u for _, u in prepared.values() if u})
 
     def draw() -> Figure:
-        handles = _tau_legend(measures_seen, used, show_tau_ap)
+        handles = _tau_legend(measures_seen, used, show_tau_ap, notation)
         fig, axes, ncol = new_figure(len(prepared), panel_width=2.7, height=3.0, n_legend=len(handles),
                                       column_width=3.3)
         for ax, (label, (frame, _)) in zip(axes, prepared.items()):
@@ -136,12 +139,14 @@ def _tau_panel(label: str, frame: pd.DataFrame, averaging: str | None,
     return frame, used
 
 
-def _tau_legend(measures: list[str], used: list[str], show_tau_ap: bool) -> list[Line2D]:
+def _tau_legend(measures: list[str], used: list[str], show_tau_ap: bool,
+                notation: Notation = "typed") -> list[Line2D]:
     """A line per measure (against its baseline), then what solid and dashed lines mean."""
     handles = []
     for i, measure in enumerate(measures):
         baseline = baseline_of(measure)
-        text = f"{legend_label(measure)} vs {paper_label(baseline)}" if baseline else measure
+        text = (f"{legend_label(measure, notation)} vs {measure_label(baseline, notation)}" if baseline
+                else measure)
         handles.append(Line2D([], [], linestyle="-", label=text, **line_style(measure, i)))
     tau_text = r"Kendall $\tau$ (tau-b)"
     if used:
@@ -153,14 +158,15 @@ def _tau_legend(measures: list[str], used: list[str], show_tau_ap: bool) -> list
     return handles
 
 
-def plot_synthetic_rare_common(table: pd.DataFrame, stem: str | Path) -> list[Path]:
+def plot_synthetic_rare_common(table: pd.DataFrame, stem: str | Path, *, measure: str = "P_rareness@100") -> list[Path]:
     """Figure 1: rank of the hypothetical systems among the real runs versus D.
 
     ``table``: the ``synthetic_rare_common`` table (topic, system, alpha, n_relevant,
     n_relevant_retrieved, rank). One colour per alpha; S_rare solid, S_common dashed;
     rank 1 (best) at the top. With a ``rare_systems`` column (``protocol`` /
     ``paper_script``: how many runs S_rare's rarity counts) or several topics, one panel
-    per variant and topic, ``protocol`` first.
+    per variant and topic, ``protocol`` first. ``measure``: the one that ranks them
+    (``experiments.synthetic.measure``), named in the titles.
     """
     require_columns(table, ["topic", "system", "alpha", "n_relevant", "rank"], "synthetic_rare_common table")
     frame = table.copy()
@@ -199,7 +205,7 @@ def plot_synthetic_rare_common(table: pd.DataFrame, stem: str | Path) -> list[Pa
             ax.set_yticks(_rank_ticks(worst))
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_xlabel("D, relevant documents retrieved")
-            title = f"topic {topic}, P@100_rareness"
+            title = f"topic {topic}, {measure}"
             if variant is not None:
                 title += f"\nrarity of S_rare: {variant}"
             ax.set_title(title)
@@ -253,8 +259,8 @@ def _measure_handles(frame: pd.DataFrame) -> list:
     base = baselines(frame)
     for i, measure in enumerate(sorted(base["measure"].unique(), key=measure_order)):
         handles.append(Line2D([], [], color=line_style(measure, i)["color"], linewidth=0.9, alpha=0.45,
-                              label=f"{paper_label(measure)} (baseline)" if parse_paper_measure(measure)
-                              else f"{paper_label(measure)} (no alpha)"))
+                              label=f"{measure} (baseline)" if parse_paper_measure(measure)
+                              else f"{measure} (no alpha)"))
     return handles
 
 

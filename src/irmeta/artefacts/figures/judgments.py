@@ -26,7 +26,6 @@ from irmeta.artefacts.figures.style import (
     save_figure,
     styled,
 )
-from irmeta.artefacts.labels import paper_label
 from irmeta.measures.alpha import alpha_cell, alpha_sort_key
 
 _COLUMNS = ("judgments", "measure", "alpha", "kendall_tau", "tau_ap", "swapped_significant", "significant_reference")
@@ -74,9 +73,8 @@ def _slot_positions(frame: pd.DataFrame) -> tuple[dict[tuple[str, str], float], 
 
 
 def _measure_labels(measures: list[str]) -> dict[str, str]:
-    """The paper's names, unless two measures would share one (AP@100 and AP@1000)."""
-    labels = {m: paper_label(m) for m in measures}
-    return labels if len(set(labels.values())) == len(labels) else {m: m for m in measures}
+    """The names users type (``P_rareness@100``): distinct as the measures are."""
+    return {m: str(m) for m in measures}
 
 
 def _set_style(index: int) -> dict:

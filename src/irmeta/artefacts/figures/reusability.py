@@ -41,7 +41,6 @@ def plot_reusability(table: pd.DataFrame, stem: str | Path, *, title: str | None
     and each run's rank drop, runs in order of their full rank (bottom). Deterministic
     as every irmeta figure (:mod:`irmeta.artefacts.figures.style`); returns both paths."""
     from irmeta.artefacts.figures.style import measure_order, new_figure, require_columns, save_figure, styled
-    from irmeta.artefacts.labels import paper_label
 
     require_columns(table, ["measure", "alpha", "rarity", "score_full", "score_left_out", "rank_full",
                             "rank_left_out"], "reusability table")
@@ -57,7 +56,7 @@ def plot_reusability(table: pd.DataFrame, stem: str | Path, *, title: str | None
             part = rows[rows["measure"] == measure]
             scatter, drops = axes[i], axes[len(measures) + i]
             alpha = part["alpha"].dropna()
-            name = paper_label(measure) + (f", $\\alpha$ = {alpha.iloc[0]}" if len(alpha) else "")
+            name = measure + (f", $\\alpha$ = {alpha.iloc[0]}" if len(alpha) else "")
             _scores_panel(scatter, part, name)
             _drops_panel(drops, part)
         handles: list = []

@@ -34,7 +34,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from irmeta.artefacts.labels import paper_label, paper_measure
+from irmeta.artefacts.labels import Notation, measure_label, paper_measure
 from irmeta.measures.alpha import alpha_cell, alpha_value
 from irmeta.metaeval.stats.registry import name_order as method_order  # noqa: F401  (the figures' names)
 from irmeta.metaeval.stats.registry import name_title as method_title  # noqa: F401
@@ -111,10 +111,12 @@ def line_style(measure: str, index: int = 0) -> dict:
     return style
 
 
-def legend_label(measure: str) -> str:
-    label = paper_label(measure)
+def legend_label(measure: str, notation: Notation = "typed") -> str:
+    """A measure in a legend: its name as users type it; in the paper's notation (for the
+    paper's own figures) with the [0, 1] forms marked, their name not saying so."""
+    label = measure_label(measure, notation)
     p = parse_paper_measure(measure)
-    if p is not None and p[2]:
+    if notation == "paper" and p is not None and p[2]:
         label += " ([0,1], eq. 4)"
     return label
 

@@ -1,7 +1,16 @@
 """Topic set size design as a figure (Sakai, "Topic set size design", Information
 Retrieval Journal 19(3), 2016): the topics each design needs against the minimum
-difference to detect, one panel per design, from ``topic_set_size.csv`` and
-``minimum_detectable_difference.csv``.
+difference to detect, one panel per design, from ``topic_set_size.csv``,
+``minimum_detectable_difference.csv`` and ``anova.csv``.
+
+Measures have different units and spreads (P@100 in [0, 1], P_rareness@100 above 1 at
+alpha 1), so a difference of 0.05 is large for one and small for another. The figure
+puts them on a common footing: the difference on x is relative to each measure's spread
+across runs, the standard deviation of the runs' mean scores,
+sqrt(MS_system / T) from its two-way ANOVA (SS_system = T sum_i (xbar_i. - xbar)^2 over
+S - 1 degrees of freedom; Sakai 2016 standardises by the residual variance instead,
+which says how noisy a topic is, not how far apart runs are). 1 on x is a difference as
+large as a typical run's distance from the others.
 """
 
 from __future__ import annotations
@@ -61,9 +70,36 @@ def _label(measure: str, alpha: str) -> str:
     return legend_label(measure) + (rf" ($\alpha$ = {alpha})" if alpha else "")
 
 
+X_LABEL = "minimum difference to detect\n/ SD of the runs' mean scores"
+
+
+def run_spread(anova: pd.DataFrame, detectable: pd.DataFrame) -> pd.DataFrame:
+    """Per measure and alpha cell (``_alpha``), ``spread``: the standard deviation of the
+    runs' mean scores, sqrt(MS_system / T), from ``anova`` (``anova.csv``) and the topic
+    count T of ``detectable`` (``minimum_detectable_difference.csv``)."""
+    require_columns(anova, ["measure", "alpha", "source", "ms"], "anova table")
+    system = anova[anova["source"].astype(str) == "system"]
+    spread = pd.DataFrame({"measure": system["measure"].astype(str), "_alpha": system["alpha"].map(alpha_cell),
+                           "ms": system["ms"].astype(float)})
+    topics = detectable.assign(_alpha=detectable["alpha"].map(alpha_cell))[["measure", "_alpha", "n_topics"]]
+    spread = spread.merge(topics.astype({"measure": str}), on=["measure", "_alpha"], how="inner")
+    spread["spread"] = (spread["ms"] / spread["n_topics"].astype(float)) ** 0.5
+    return spread[["measure", "_alpha", "spread"]]
+
+
+def _relative(frame: pd.DataFrame, spread: pd.DataFrame) -> pd.DataFrame:
+    """``frame``'s min_difference divided by its measure's spread; rows of a measure
+    without a positive spread (every run alike) are left out, as no difference is relative
+    to nothing."""
+    out = frame.merge(spread, on=["measure", "_alpha"], how="left")
+    out = out[out["spread"] > 0]
+    return out.assign(min_difference=out["min_difference"].astype(float) / out["spread"])
+
+
 def plot_topic_set_size(sizes: pd.DataFrame, detectable: pd.DataFrame, stem: str | Path,
-                        label: str = "") -> list[Path]:
-    """n_topics (log scale) against min_difference, one panel per design of ``sizes``
+                        label: str = "", *, anova: pd.DataFrame) -> list[Path]:
+    """n_topics (log scale) against min_difference relative to each measure's spread
+    across runs (:func:`run_spread` of ``anova``), one panel per design of ``sizes``
     (``topic_set_size.csv``), one line per measure (alpha 1, or none; measures without
     alpha dashed); a grey line at the collection's own topic count and, on the paired
     t-test's panel, each measure's minimum detectable difference there (from
@@ -72,7 +108,9 @@ def plot_topic_set_size(sizes: pd.DataFrame, detectable: pd.DataFrame, stem: str
                     "topic_set_size table")
     require_columns(detectable, ["measure", "alpha", "n_topics", "min_difference"],
                     "minimum_detectable_difference table")
+    spread = run_spread(anova, detectable)
     sizes, detectable = _one_alpha_per_measure(sizes), _one_alpha_per_measure(detectable)
+    sizes, detectable = _relative(sizes, spread), _relative(detectable, spread)
     measures = sorted(sizes["measure"].unique(), key=measure_order)
     panels = _panels(sizes)
     own = sorted(detectable["n_topics"].unique())
@@ -101,7 +139,7 @@ def plot_topic_set_size(sizes: pd.DataFrame, detectable: pd.DataFrame, stem: str
                 _mark_detectable(ax, detectable, measures, style)
             ax.set_yscale("log")
             ax.set_title(_title(design, systems))
-            ax.set_xlabel("minimum difference to detect")
+            ax.set_xlabel(X_LABEL)
         axes[0].set_ylabel("topics needed")
         legend_below(fig, handles, ncol)
         return fig

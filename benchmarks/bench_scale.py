@@ -1,22 +1,34 @@
 """Benchmark: simulated campaigns at scale through the default battery, end to end.
 
-For each size RUNSxTOPICSxDEPTH (default: 1000x1000x100 and 100x250x1000, the issue's
-targets) and a smaller one of the same shape (a quarter of the cells, to show the
-growth), ``irmeta simulate`` writes the campaign, then Snakemake runs every experiment
-of the default config on it (a collection YAML in a temporary copy of the workflow).
-Prints the simulation and wall times, each job's time and peak memory from
-Snakemake's benchmark files, and how time and the largest job's memory grew with the
-cells. Targets: 1000x1000x100 under 20 minutes with no job above 4 GB; 500x500x100
-under 4 minutes, no job above 2 GB.
+For each size RUNSxTOPICSxDEPTH (default: 1000x1000x100 and 100x250x1000; issue 30's
+are 1000x1000x1000 and 150x7000x1000, 10^9 lines each) and a smaller one (a quarter of
+the cells, or ``--growth-from``), ``irmeta simulate`` writes the gzipped campaign,
+streaming (a block of topics at a time, never the whole campaign in memory), then
+Snakemake runs every experiment of the default config on it (a collection YAML in a
+temporary copy of the workflow), ingestion in ``--ingest-shards`` jobs. Prints:
+
+- the simulation's wall and CPU time and peak memory; the workflow's wall time;
+- each job's wall and CPU time (user + sys: what a shared machine does not inflate)
+  and peak memory, from Snakemake's benchmark files, and the same per rule;
+- the stored campaign's disk: judged.npz beside the gzipped runs, the ratio (issue 30:
+  at most a third) and where its bytes go, array by array;
+- growth from the smaller size: for each rule, how its CPU time grew against the lines,
+  the judged postings and the runs squared, and which it follows.
+
+Targets: 1000x1000x100 under 20 minutes with no job above 4 GB; 500x500x100 under 4
+minutes, no job above 2 GB; 1000x1000x1000 under 60 minutes, no job above 4 GB.
+``--only-ingest`` stops after judged.npz (disk and ingestion figures only).
 
     python benchmarks/bench_scale.py [--sizes 1000x1000x100,100x250x1000] [--cores 2]
-                                     [--no-growth] [--keep DIR]
+                                     [--ingest-shards 2] [--growth-from SIZE | --no-growth]
+                                     [--only-ingest] [--keep DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -24,12 +36,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
 from workflow_runs import copy_workflow, run_workflow, statistics_jobs
 
 ROOT = Path(__file__).resolve().parents[1]
-TARGETS = {(1000, 1000, 100): (20 * 60, 4096), (500, 500, 100): (4 * 60, 2048)}
+TARGETS = {(1000, 1000, 100): (20 * 60, 4096), (500, 500, 100): (4 * 60, 2048), (1000, 1000, 1000): (60 * 60, 4096)}
 STATISTICS_JOBS = ("test_run_pairs", "gather_pairwise_tests", "tabulate_discriminative_power", "plot_p_value_curves",
                    "tabulate_kendall_tau", "tabulate_variance")
+DISK_TARGET = 1 / 3  # judged.npz at most a third of the gzipped runs (issue 30)
 
 
 def parse_size(text: str) -> tuple[int, int, int]:
@@ -43,22 +57,58 @@ def smaller(size: tuple[int, int, int]) -> tuple[int, int, int]:
     return max(2, runs // 2), max(2, topics // 2), depth
 
 
-def run_size(size: tuple[int, int, int], work: Path, cores: int) -> dict:
+def simulate(size: tuple[int, int, int], campaign: Path, cores: int) -> dict:
+    """``irmeta simulate`` in a child process: wall and CPU seconds, peak MB."""
+    runs, topics, depth = size
+    irmeta = Path(sys.executable).parent / "irmeta"
+    command = [str(irmeta), "simulate", "--out", str(campaign), "--runs", str(runs), "--topics", str(topics),
+               "--depth", str(depth), "--pool-size", str(max(400, 2 * depth)), "--threads", str(cores)]
+    start = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    if status:
+        raise SystemExit(f"{' '.join(command)} failed with status {status}")
+    return {"wall": time.perf_counter() - start, "cpu": usage.ru_utime + usage.ru_stime,
+            "peak_mb": usage.ru_maxrss / 1024}
+
+
+def stored_bytes(judged: Path) -> dict[str, int]:
+    """Bytes of each array of judged.npz (uncompressed: the array's data and header)."""
+    import zipfile
+
+    with zipfile.ZipFile(judged) as z:
+        return {info.filename.removesuffix(".npy"): info.file_size for info in z.infolist()}
+
+
+def postings(judged: Path) -> int:
+    with np.load(judged) as stored:
+        return len(stored["hits_rank"]) + len(stored["misses_rank"])
+
+
+def run_size(size: tuple[int, int, int], work: Path, cores: int, shards: int, only_ingest: bool) -> dict:
     runs, topics, depth = size
     name = f"scale{runs}x{topics}x{depth}"
     campaign = work / name / "campaign"
-    irmeta = Path(sys.executable).parent / "irmeta"
-    start = time.perf_counter()
-    subprocess.run([str(irmeta), "simulate", "--out", str(campaign), "--runs", str(runs), "--topics", str(topics),
-                    "--depth", str(depth), "--pool-size", str(max(400, 2 * depth)), "--threads", str(cores)],
-                   check=True, stderr=subprocess.DEVNULL)
-    simulated = time.perf_counter() - start
+    simulated = simulate(size, campaign, cores)
     flow = copy_workflow(work / name / "workflow")
     (flow / "config" / "collections" / f"{name}.yaml").write_text(
         f"name: {name}\nlabel: {name}\ndescription: simulated, {runs} runs x {topics} topics x depth {depth}\n"
         f"qrels: {campaign / 'qrels.txt'}\nruns: {campaign / 'runs'}\ndepth: {depth}\n")
-    wall, jobs = run_workflow(flow, cores, "--config", f"collections=[{name}]")
-    return {"size": size, "lines": runs * topics * depth, "simulated": simulated, "wall": wall, "jobs": jobs}
+    targets = (f"results/{name}/judged.npz",) if only_ingest else ("all",)
+    wall, jobs = run_workflow(flow, cores, "--config", f"collections=[{name}]", f"ingest_shards={shards}",
+                              targets=targets)
+    judged = flow / "results" / name / "judged.npz"
+    gz = sum(p.stat().st_size for p in (campaign / "runs").iterdir())
+    return {"size": size, "lines": runs * topics * depth, "simulated": simulated, "wall": wall, "jobs": jobs,
+            "gz_bytes": gz, "stored": stored_bytes(judged), "postings": postings(judged)}
+
+
+def by_rule(jobs):
+    """Per rule: jobs, wall and CPU seconds summed, the largest peak memory."""
+    rules = jobs.assign(rule=jobs["job"].str.split("/").str[0])
+    return rules.groupby("rule").agg(jobs=("job", "size"), seconds=("seconds", "sum"),
+                                     cpu_seconds=("cpu_seconds", "sum"), max_rss_mb=("max_rss_mb", "max")
+                                     ).sort_values("cpu_seconds", ascending=False)
 
 
 def report(result: dict, cores: int) -> bool:
@@ -72,46 +122,97 @@ def report(result: dict, cores: int) -> bool:
         ok = result["wall"] < target[0] and peak < target[1]
         verdict = f" (target < {target[0] / 60:.0f} min, no job above {target[1] / 1024:.0f} GB: " \
                   f"{'met' if ok else 'missed'})"
+    sim = result["simulated"]
     print(f"\n{runs} runs x {topics} topics x depth {depth} ({result['lines'] / 1e6:.0f} M lines): simulated in "
-          f"{result['simulated']:.0f} s; every experiment in {result['wall']:.0f} s wall on {cores} cores, "
-          f"{len(jobs)} jobs, {jobs['seconds'].sum():.0f} s of job time, largest job {peak:.0f} MB{verdict}")
+          f"{sim['wall']:.0f} s wall, {sim['cpu']:.0f} s CPU, peak {sim['peak_mb']:.0f} MB; {len(jobs)} jobs in "
+          f"{result['wall']:.0f} s wall on {cores} cores, {jobs['seconds'].sum():.0f} s of job time "
+          f"({jobs['cpu_seconds'].sum():.0f} s CPU), largest job {peak:.0f} MB{verdict}")
     print(jobs.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+    print("per rule:")
+    print(by_rule(jobs).to_string(float_format=lambda v: f"{v:.1f}"))
     mine = statistics_jobs(jobs, STATISTICS_JOBS)
     if len(mine):  # issue 21: these within 5 minutes at 500 x 500, no job above 2 GB
         print(f"issue 21's statistics ({', '.join(STATISTICS_JOBS)}): {len(mine)} jobs, "
               f"{mine['seconds'].sum():.0f} s of job time ({mine['seconds'].sum() / cores:.0f} s on {cores} cores), "
               f"largest {mine['max_rss_mb'].max():.0f} MB")
+    return disk(result) and ok
+
+
+def disk(result: dict) -> bool:
+    """judged.npz against the gzipped runs, and where its bytes go."""
+    stored, gz = result["stored"], result["gz_bytes"]
+    total = sum(stored.values())
+    ratio = total / gz
+    ok = ratio <= DISK_TARGET
+    print(f"disk: judged.npz {total / 1e6:.1f} MB for {gz / 1e6:.1f} MB of gzipped runs: {ratio:.3f} of them "
+          f"(target at most {DISK_TARGET:.3f}: {'met' if ok else 'missed'}); {result['postings'] / 1e6:.2f} M judged "
+          f"postings for {result['lines'] / 1e6:.0f} M lines ({total / result['lines']:.2f} bytes a line, "
+          f"{gz / result['lines']:.2f} gzipped)")
+    for array, size in sorted(stored.items(), key=lambda item: -item[1]):
+        if size >= total / 1000:
+            print(f"  {array:<16} {size / 1e6:10.1f} MB  {size / total:6.1%}")
     return ok
 
 
 def growth(small: dict, large: dict) -> None:
-    cells = large["lines"] / small["lines"]
+    """Each rule's CPU time against what it could grow with: lines, judged postings, runs squared."""
+    drivers = {"lines": large["lines"] / small["lines"], "postings": large["postings"] / small["postings"],
+               "runs^2": (large["size"][0] / small["size"][0]) ** 2}
+    cells = drivers["lines"]
     wall = large["wall"] / small["wall"]
-    job_time = large["jobs"]["seconds"].sum() / small["jobs"]["seconds"].sum()
+    job_time = large["jobs"]["cpu_seconds"].sum() / small["jobs"]["cpu_seconds"].sum()
     memory = large["jobs"]["max_rss_mb"].max() / small["jobs"]["max_rss_mb"].max()
     sizes = [("x".join(map(str, r["size"]))) for r in (small, large)]
-    print(f"\ngrowth from {sizes[0]} to {sizes[1]}: cells x{cells:.2f}, "
-          f"wall x{wall:.2f}, job time x{job_time:.2f}, largest job's memory x{memory:.2f} "
-          f"(exponents {math.log(job_time) / math.log(cells):.2f} and {math.log(memory) / math.log(cells):.2f} "
-          f"in the cells)")
+    print(f"\ngrowth from {sizes[0]} to {sizes[1]}: lines x{cells:.2f}, postings x{drivers['postings']:.2f}, "
+          f"runs squared x{drivers['runs^2']:.2f}; wall x{wall:.2f}, job CPU time x{job_time:.2f}, largest job's "
+          f"memory x{memory:.2f} (exponents {math.log(job_time) / math.log(cells):.2f} and "
+          f"{math.log(memory) / math.log(cells):.2f} in the lines)")
+    before, after = by_rule(small["jobs"]), by_rule(large["jobs"])
+    print(f"{'rule':<36} {'CPU s':>8} {'CPU s':>8} {'x':>7} {'memory x':>9}  follows (closest growth)")
+    for rule in after.index:
+        if rule not in before.index or before.loc[rule, "cpu_seconds"] <= 0:
+            continue
+        ratio = after.loc[rule, "cpu_seconds"] / before.loc[rule, "cpu_seconds"]
+        mem = after.loc[rule, "max_rss_mb"] / before.loc[rule, "max_rss_mb"]
+        print(f"{rule:<36} {before.loc[rule, 'cpu_seconds']:8.1f} {after.loc[rule, 'cpu_seconds']:8.1f} "
+              f"{ratio:7.2f} {mem:9.2f}  {follows(ratio, drivers)}")
+
+
+def follows(ratio: float, drivers: dict[str, float]) -> str:
+    """The drivers whose growth is closest to ``ratio`` (on a log scale); "fixed" for a
+    rule that did not grow by half as much as the smallest driver's log."""
+    if ratio <= 0:
+        return "?"
+    smallest = min(math.log(v) for v in drivers.values() if v > 0)
+    if math.log(ratio) < smallest / 2:
+        return "fixed (start-up, qrels, topics)"
+    distance = {name: abs(math.log(ratio) - math.log(v)) for name, v in drivers.items() if v > 0}
+    best = min(distance.values())
+    close = [name for name, d in distance.items() if d <= best + 0.05]  # drivers that grew alike tie
+    return " = ".join(close)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="1000x1000x100,100x250x1000")
     parser.add_argument("--cores", type=int, default=2)
+    parser.add_argument("--ingest-shards", type=int, help="ingest_shards of the workflow (default: --cores)")
+    parser.add_argument("--growth-from", help="the size growth is measured from (default: a quarter of the cells)")
     parser.add_argument("--no-growth", action="store_true", help="skip the smaller size of each")
+    parser.add_argument("--only-ingest", action="store_true", help="stop after judged.npz (disk, ingestion)")
     parser.add_argument("--keep", help="work in this folder and keep it (default: a temporary one)")
     args = parser.parse_args()
     sizes = [parse_size(s) for s in args.sizes.split(",")]
+    shards = args.ingest_shards or args.cores
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="irmeta-scale-"))
     all_ok = True
     try:
         for size in sizes:
-            small = None if args.no_growth else run_size(smaller(size), work, args.cores)
+            base = parse_size(args.growth_from) if args.growth_from else smaller(size)
+            small = None if args.no_growth else run_size(base, work, args.cores, shards, args.only_ingest)
             if small:
                 all_ok &= report(small, args.cores)
-            large = run_size(size, work, args.cores)
+            large = run_size(size, work, args.cores, shards, args.only_ingest)
             all_ok &= report(large, args.cores)
             if small:
                 growth(small, large)

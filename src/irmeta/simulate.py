@@ -35,7 +35,6 @@ byte-identical for a given seed and arguments, whatever the number of threads.
 
 from __future__ import annotations
 
-import gzip
 import operator
 import os
 import shutil
@@ -43,7 +42,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -52,6 +50,7 @@ import pyarrow.compute as pc
 from irmeta import __version__
 from irmeta.support.arrow import joined_bytes
 from irmeta.support.atomic import atomic_write_bytes, atomic_write_text, owned_folder
+from irmeta.support.gzip_stream import GzipAppender
 
 # What a folder made by simulate_campaign holds: what made it and the files it wrote.
 MARKER = ".irmeta-simulated"
@@ -86,6 +85,10 @@ _P_EXTRA_JUDGED = 0.05
 
 # Per adjacent-rank probability of an exact score tie in "tied" runs.
 _P_TIE = 0.02
+# (run, topic, rank) cells drawn and written at a time (6 bytes each): the memory of a block.
+_BLOCK_CELLS = 1 << 24
+# What a run's gzip stream holds while its file is written a block at a time.
+_GZIP_STREAM_BYTES = 300_000
 
 
 _VARIANTS = (
@@ -311,24 +314,17 @@ def _docids(topic: np.ndarray, doc: np.ndarray, t_width: int, d_width: int) -> p
 
 
 def _run_text(name: str, order: np.ndarray, micro: np.ndarray, length: np.ndarray, t_width: int,
-              d_width: int) -> bytes:
-    """One run's lines, ``qid Q0 docid rank score name``, built column-wise (no loop over lines)."""
+              d_width: int, first: int = 0) -> bytes:
+    """One run's lines for topics ``first``, ``first + 1``, ..., ``qid Q0 docid rank score
+    name``, built column-wise (no loop over lines)."""
     keep = order.shape[1]
     rows = np.arange(keep)[None, :] < length[:, None]  # (topics, keep)
     topic, rank = np.nonzero(rows)
+    topic += first
     lines = pc.binary_join_element_wise(
         _decimal(101 + topic), "Q0", _docids(topic, order[rows], t_width, d_width), _decimal(rank + 1),
         _fixed6(micro[rows]), f"{name}\n", " ")
     return joined_bytes(lines)
-
-
-def _write_bytes(path: Path, data: bytes, gzip_it: bool) -> None:
-    if gzip_it:
-        # mtime=0 keeps the gzip header seed-deterministic; level 1 compresses three times
-        # faster than gzip's default 6 (the scale campaigns are 10^8 lines), and zlib runs
-        # outside the GIL, so runs compress in parallel.
-        data = gzip.compress(data, compresslevel=1, mtime=0)
-    atomic_write_bytes(path, data)
 
 
 def simulate_campaign(
@@ -358,9 +354,11 @@ def simulate_campaign(
     the folder as it was. A campaign whose estimated memory or disk exceeds the
     machine's is refused (:class:`ValueError`) before anything is allocated.
 
-    Topics are drawn one by one from their own streams and runs are formatted and
-    compressed column-wise in ``threads`` threads: 10^8 lines take minutes, in memory
-    of about 6 bytes per (run, topic, rank) cell. ``progress(stage, done, total)``
+    Topics are drawn a block at a time from their own streams and each run's lines for
+    the block are formatted column-wise and appended to its file, in ``threads``
+    threads: 10^8 lines take minutes, in memory of a block of topics (about 2^24
+    (run, topic, rank) cells) and a gzip stream (~0.3 MB) per run, never the whole
+    campaign. ``progress(stage, done, total)``
     hears how far it got. Files are byte-identical for a seed and arguments.
 
     Returns a dict with ``qrels`` (Path), ``runs`` (list of Paths, in run
@@ -388,10 +386,10 @@ def simulate_campaign(
     # refuses a folder it did not make before any work; written aside, moved in when complete
     with owned_folder(out, names, marker=MARKER, maker="irmeta simulate", about=about) as staging:
         report = progress or (lambda stage, done, total: None)
-        drawn = _draw_topics(design, seed, n_topics, n_runs, keep, pool_size, depth, threads, report)
         widths = (max(4, len(str(100 + n_topics))), max(5, len(str(pool_size - 1))))
-        _write_qrels(staging / "qrels.txt", drawn.judged, widths)
-        _write_runs(staging / "runs", design, drawn, widths, gzip_runs, threads, report)
+        judged = _write_runs(staging / "runs", design, seed, n_topics, keep, pool_size, depth, widths, gzip_runs,
+                             threads, report)
+        _write_qrels(staging / "qrels.txt", judged, widths)
         run_groups = dict(zip(design.names, design.groups))
         atomic_write_text(staging / "run_groups.tsv",
                           "run\tgroup\n" + "".join(f"{n}\t{g}\n" for n, g in run_groups.items()))
@@ -404,34 +402,45 @@ def simulate_campaign(
     }
 
 
-class _Drawn(NamedTuple):
-    """Every topic's runs: document order (topics, runs, keep), score micro-units, list
-    lengths (topics, runs), and each topic's judged documents with their grades."""
-
-    order: np.ndarray
-    micro: np.ndarray
-    length: np.ndarray
-    judged: list[tuple[np.ndarray, np.ndarray]]
+def _topic_block(n_runs: int, keep: int) -> int:
+    """Topics drawn and written at a time: about 2^24 (run, topic, rank) cells, 100 MB
+    of drawn arrays, whatever the campaign's size."""
+    return max(1, _BLOCK_CELLS // (n_runs * keep))
 
 
-def _draw_topics(design: _Design, seed: int, n_topics: int, n_runs: int, keep: int, pool_size: int, depth: int,
-                 threads: int, report: Callable[[str, int, int], None]) -> _Drawn:
-    """Each topic from its own stream, in threads (the same bytes in any thread order)."""
-    order = np.empty((n_topics, n_runs, keep), dtype=np.int16)
-    micro = np.empty((n_topics, n_runs, keep), dtype=np.int32)
-    length = np.empty((n_topics, n_runs), dtype=np.int64)
-    judged: list[tuple[np.ndarray, np.ndarray]] = [None] * n_topics  # type: ignore[list-item]
+def _block_texts(names: list[str], topics: list[_Topic], first: int,
+                 widths: tuple[int, int]) -> Callable[[int], bytes]:
+    """Run ``r``'s lines for a block of topics (the first numbered ``first``)."""
+    order = np.stack([topic.order for topic in topics])  # (topics, runs, keep)
+    micro = np.stack([topic.micro for topic in topics])
+    length = np.stack([topic.length for topic in topics])
+    return lambda r: _run_text(names[r], order[:, r], micro[:, r], length[:, r], *widths, first)
 
-    def make(t: int) -> None:
-        topic = _topic(design, seed, t, keep, pool_size, max(1, depth // 4))
-        order[t], micro[t], length[t] = topic.order, topic.micro, topic.length
-        judged[t] = (topic.judged, topic.grade)
 
+def _write_runs(run_dir: Path, design: _Design, seed: int, n_topics: int, keep: int, pool_size: int, depth: int,
+                widths: tuple[int, int], gzip_runs: bool, threads: int,
+                report: Callable[[str, int, int], None]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Every run file, streamed: topics drawn a block at a time (each from its own stream,
+    in threads), each run's lines for the block formatted and appended to its file (in
+    threads); returns every topic's judged documents and grades, for the qrels. Memory
+    holds a block, never the campaign; the bytes are the same in any thread order."""
+    suffix = ".gz" if gzip_runs else ".txt"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    # each file streamed into the staging folder, moved into place whole by owned_folder
+    streams = [GzipAppender(run_dir / f"{name}{suffix}", gzip_runs) for name in design.names]
+    judged: list[tuple[np.ndarray, np.ndarray]] = []
+    block = _topic_block(len(design.names), keep)
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        for done, _ in enumerate(pool.map(make, range(n_topics)), start=1):
-            if done % 100 == 0 or done == n_topics:
-                report("topics", done, n_topics)
-    return _Drawn(order, micro, length, judged)
+        for first in range(0, n_topics, block):
+            topics = list(pool.map(lambda t: _topic(design, seed, t, keep, pool_size, max(1, depth // 4)),
+                                   range(first, min(first + block, n_topics))))
+            judged += [(topic.judged, topic.grade) for topic in topics]
+            texts = _block_texts(design.names, topics, first, widths)
+            list(pool.map(lambda r: streams[r].add(texts(r)), range(len(streams))))  # noqa: B023 (used at once)
+            report("topics", first + len(topics), n_topics)
+        list(pool.map(GzipAppender.close, streams))
+    report("runs", len(streams), len(streams))
+    return judged
 
 
 def _write_qrels(path: Path, judged: list[tuple[np.ndarray, np.ndarray]], widths: tuple[int, int]) -> Path:
@@ -444,26 +453,6 @@ def _write_qrels(path: Path, judged: list[tuple[np.ndarray, np.ndarray]], widths
                                         pc.binary_join_element_wise(_decimal(grades), "\n", ""), " ")
     atomic_write_bytes(path, joined_bytes(qrels))
     return path
-
-
-def _write_runs(run_dir: Path, design: _Design, drawn: _Drawn, widths: tuple[int, int], gzip_runs: bool,
-                threads: int, report: Callable[[str, int, int], None]) -> list[Path]:
-    """One file per run, formatted and compressed in threads."""
-    suffix = ".gz" if gzip_runs else ".txt"
-
-    def write(r: int) -> Path:
-        path = run_dir / f"{design.names[r]}{suffix}"
-        text = _run_text(design.names[r], drawn.order[:, r], drawn.micro[:, r], drawn.length[:, r], *widths)
-        _write_bytes(path, text, gzip_runs)
-        return path
-
-    run_paths: list[Path] = []
-    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        for path in pool.map(write, range(len(design.names))):
-            run_paths.append(path)
-            if len(run_paths) % 50 == 0 or len(run_paths) == len(design.names):
-                report("runs", len(run_paths), len(design.names))
-    return run_paths
 
 
 def _size(n: float) -> str:
@@ -481,12 +470,14 @@ def _check_fits(out: Path, n_runs: int, n_topics: int, keep: int, pool_size: int
     """Refuse (:class:`ValueError`) a campaign whose memory or disk, estimated from below
     so that only one that cannot fit is refused, exceeds the machine's physical memory or
     the free space where it goes. Bytes measured on campaigns of 10^6..10^7 cells: 6 per
-    (run, topic, rank) cell of the drawn arrays, ~48 per (run, candidate) of a topic being
-    drawn and ~150 per line of a run being formatted (in each thread), ~10 per line of a
-    gzipped run (~45 plain) and ~20 per qrels line (at least 1 in 20 candidates judged)."""
+    (run, topic, rank) cell of a block of drawn topics, ~48 per (run, candidate) of a
+    topic being drawn and ~150 per line of a run's block being formatted (in each
+    thread), a gzip stream per run, ~10 per line of a gzipped run (~45 plain) and ~20
+    per qrels line (at least 1 in 20 candidates judged)."""
     cells = n_runs * n_topics * keep
-    memory = (6 * cells + min(threads, n_topics) * 48 * n_runs * pool_size
-              + min(threads, n_runs) * 150 * n_topics * keep)
+    block = min(n_topics, _topic_block(n_runs, keep))
+    memory = (6 * n_runs * block * keep + min(threads, n_topics) * 48 * n_runs * pool_size
+              + min(threads, n_runs) * 150 * block * keep + (_GZIP_STREAM_BYTES * n_runs if gzip_runs else 0))
     disk = (10 if gzip_runs else 45) * cells + 20 * n_topics * (pool_size // 20 + 1)
     try:
         have_memory: int | None = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")

@@ -65,6 +65,23 @@ def test_same_seed_byte_identical(tmp_path: Path) -> None:
     assert a["seed"] == b["seed"] == 7
 
 
+@pytest.mark.parametrize("gzip_runs", [True, False])
+def test_streaming_a_block_of_topics_at_a_time_writes_the_same_bytes(tmp_path: Path, monkeypatch, gzip_runs) -> None:
+    """Blocks of one or two topics (as a 10^9-line campaign is written) against the whole
+    campaign in one block, and each gzipped run against its text gzipped whole."""
+    import irmeta.simulate
+
+    whole = simulate_campaign(tmp_path / "whole", seed=5, n_runs=7, n_topics=9, depth=20, pool_size=60,
+                              gzip_runs=gzip_runs)
+    monkeypatch.setattr(irmeta.simulate, "_BLOCK_CELLS", 7 * 20 + 1)
+    simulate_campaign(tmp_path / "blocks", seed=5, n_runs=7, n_topics=9, depth=20, pool_size=60, threads=3,
+                      gzip_runs=gzip_runs)
+    assert _all_files(tmp_path / "blocks") == _all_files(tmp_path / "whole")
+    if gzip_runs:
+        for path in whole["runs"]:
+            assert path.read_bytes() == gzip.compress(gzip.decompress(path.read_bytes()), compresslevel=1, mtime=0)
+
+
 def test_default_campaign_deterministic(tmp_path: Path, campaign: dict) -> None:
     simulate_campaign(tmp_path / "again", seed=42)
     assert _all_files(tmp_path / "again") == _all_files(campaign["qrels"].parent)

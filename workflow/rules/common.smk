@@ -281,6 +281,37 @@ def ingest_input(wildcards):
     }
 
 
+def ingest_shard_count(name):
+    """Jobs the collection's run files are read in: config's ingest_shards, at most one
+    per run file (a simulated collection's runs are counted from its simulate options)."""
+    collection = COLLECTIONS[name]
+    if collection.simulated:
+        import inspect
+        from irmeta.simulate import simulate_campaign
+
+        default = inspect.signature(simulate_campaign).parameters["n_runs"].default
+        files = collection.simulate.get("n_runs", default)
+    else:
+        files = len(collection.run_files())
+    return max(1, min(config["ingest_shards"], files))
+
+
+def ingested_input(wildcards):
+    """What judged.npz is made of: the qrels and the run files read in this job (one
+    shard), or the qrels and the parts of the ingest_shard jobs, in shard order."""
+    shards = ingest_shard_count(wildcards.collection)
+    if shards == 1:
+        return ingest_input(wildcards)
+    parts = expand("results/{c}/ingest/{shard}.npz", c=wildcards.collection, shard=range(shards))
+    return {"qrels": ingest_input(wildcards)["qrels"], "parts": parts}
+
+
+def ingest_shard_memory(wildcards, input):
+    """A shard holds one run file per thread and its runs' judged postings: twice its
+    slice of the runs (the input is every run file; each shard reads its slice)."""
+    return max(1024, int(2 * input.size_mb / ingest_shard_count(wildcards.collection)))
+
+
 def ingest_options(wildcards):
     """depth, duplicates and run_name: how irmeta.campaign.judge.judge_runs reads the collection."""
     return COLLECTIONS[wildcards.collection].ingest_options()

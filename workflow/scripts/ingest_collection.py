@@ -1,13 +1,21 @@
-"""Rule ingest_collection: qrels and runs to judged.npz with irmeta.pipeline.steps.ingest_collection."""
+"""Rule ingest_collection: qrels and runs (or the parts of ingest_shard) to judged.npz with
+irmeta.pipeline.steps.ingest_collection (or merge_ingested)."""
 
 import json
 
 from irmeta.pipeline.scripts import log_to, run_script
-from irmeta.pipeline.steps import ingest_collection
+from irmeta.pipeline.steps import ingest_collection, merge_ingested
 
 
 def main(smk) -> None:
     log = log_to(smk.log[0])
+    if "parts" in smk.input.keys():  # ingest_shards > 1: the shards read the runs
+        parts = list(smk.input.parts)
+        log.info("merging %d part(s) with %s, relevance threshold %s", len(parts), json.dumps(smk.params.options),
+                 smk.params.threshold)
+        merge_ingested(qrels=smk.input.qrels, parts=parts, out=smk.output.judged, threshold=smk.params.threshold,
+                       **smk.params.options)
+        return
     runs = smk.input.runs
     runs = [runs] if isinstance(runs, str) else list(runs)
     log.info("reading %s and %d run path(s) with %s, relevance threshold %s", smk.input.qrels, len(runs),

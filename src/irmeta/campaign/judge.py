@@ -72,7 +72,7 @@ class _Lookup:
 
 
 @dataclass(frozen=True)
-class _Side:
+class Side:
     """One run's hits or misses: postings in topic order, ranks ascending, per-topic counts."""
 
     rank: np.ndarray  # int32
@@ -81,20 +81,20 @@ class _Side:
 
 
 @dataclass(frozen=True)
-class _JudgedRun:
+class JudgedRun:
     """One run joined to the qrels: its relevant and other judged postings, its list lengths."""
 
     name: str
     path: str
-    hits: _Side
-    misses: _Side
+    hits: Side
+    misses: Side
     length: np.ndarray  # (Q,) int32
     ignored: list[str]
     dropped: int
 
 
 def _judge_run(name: str, path: str, qid: pa.Array, docid: pa.Array, rank: np.ndarray, lookup: _Lookup,
-               grade: np.ndarray, threshold: int, depth: int | None, dropped: int = 0) -> _JudgedRun:
+               grade: np.ndarray, threshold: int, depth: int | None, dropped: int = 0) -> JudgedRun:
     """Rows of one run (trec_eval order, ranks from 1 per topic) joined to the qrels and
     split at the relevance ``threshold`` (``grade``: the qrels grades)."""
     n_topics = len(lookup.topics)
@@ -115,13 +115,13 @@ def _judge_run(name: str, path: str, qid: pa.Array, docid: pa.Array, rank: np.nd
     topic, rank, row = topic[order], rank[order], row[order].astype(np.int32)
     relevant = grade[row] >= threshold
 
-    def side(mask: np.ndarray) -> _Side:
-        return _Side(rank[mask], row[mask], np.bincount(topic[mask], minlength=n_topics))
+    def side(mask: np.ndarray) -> Side:
+        return Side(rank[mask], row[mask], np.bincount(topic[mask], minlength=n_topics))
 
-    return _JudgedRun(name, path, side(relevant), side(~relevant), length, sort_topics(ignored), dropped)
+    return JudgedRun(name, path, side(relevant), side(~relevant), length, sort_topics(ignored), dropped)
 
 
-def _concatenate(sides: list[_Side]) -> Postings:
+def _concatenate(sides: list[Side]) -> Postings:
     """Runs' postings one after the other (each in topic order: cells stay sorted), copied
     into place run by run."""
     counts = np.concatenate([side.counts for side in sides]) if sides else np.zeros(0, np.int64)
@@ -136,18 +136,26 @@ def _concatenate(sides: list[_Side]) -> Postings:
     return Postings(start, rank, judgment)
 
 
-def _assemble(judged: list[_JudgedRun], qrels: Qrels, lookup: _Lookup, topics: list[str], *,
-              threshold: int, run_depth: int | None) -> RelevanceMatrix:
+def _assemble(judged: list[JudgedRun], qrels: Qrels, *, threshold: int, run_depth: int | None) -> RelevanceMatrix:
     """The runs' postings, run-major, as one matrix."""
-    hits = _concatenate([j.hits for j in judged])
-    misses = _concatenate([j.misses for j in judged])
-    topic_of_row = np.asarray(pc.index_in(qrels.qid, value_set=lookup.topics), dtype=np.int64)
+    topics = qrels.topics
+    length = np.stack([j.length for j in judged]) if judged else np.zeros((0, len(topics)), np.int32)
+    return campaign_matrix([j.name for j in judged], length, _concatenate([j.hits for j in judged]),
+                           _concatenate([j.misses for j in judged]), {j.name: j.ignored for j in judged if j.ignored},
+                           qrels, threshold=threshold, run_depth=run_depth)
+
+
+def campaign_matrix(runs: list[str], length: np.ndarray, hits: Postings, misses: Postings,
+                    ignored: dict[str, list[str]], qrels: Qrels, *, threshold: int,
+                    run_depth: int | None) -> RelevanceMatrix:
+    """Judged runs' lengths and postings (run-major, on the qrels' topics) with the qrels'
+    rows: one matrix, however the runs were read (in one job or in shards)."""
+    topic_of_row = np.asarray(pc.index_in(qrels.qid, value_set=pa.array(qrels.topics, pa.large_string())),
+                              dtype=np.int64)
     return RelevanceMatrix(
-        runs=[j.name for j in judged], topics=topics,
-        length=np.stack([j.length for j in judged]) if judged else np.zeros((0, len(topics)), np.int32),
-        hits=hits, misses_loader=lambda: misses, threshold=threshold,
-        qrels_topic=topic_of_row, qrels_grade=qrels.grade.astype(np.int64), docids=qrels.docid,
-        run_depth=run_depth, ignored_topics={j.name: j.ignored for j in judged if j.ignored},
+        runs=runs, topics=qrels.topics, length=length, hits=hits, misses_loader=lambda: misses,
+        threshold=threshold, qrels_topic=topic_of_row, qrels_grade=qrels.grade.astype(np.int64),
+        docids=qrels.docid, run_depth=run_depth, ignored_topics=ignored,
     )
 
 
@@ -172,7 +180,7 @@ def relevance_matrix(runs: Runs, qrels: Qrels, *, depth: int | None = None,
         docid = runs.docids.take(pa.array(runs.docid[lo:hi]))
         judged.append(_judge_run(name, "", qid, docid, runs.rank[lo:hi], lookup, grade, threshold, depth,
                                  runs.dropped_duplicates.get(name, 0)))
-    return _assemble(judged, qrels, lookup, topics, threshold=threshold, run_depth=_cut_depth(runs.depth, depth))
+    return _assemble(judged, qrels, threshold=threshold, run_depth=_cut_depth(runs.depth, depth))
 
 
 def judge_runs(paths, qrels: Qrels, *, depth: int | None = None, threshold: int = 1,
@@ -198,20 +206,36 @@ def judge_each(sources: Sequence[Any], read: Callable[[Any], RunFile], qrels: Qr
     """:func:`judge_runs` for runs from any source: ``read(source)`` gives one run in
     trec_eval's order (:func:`irmeta.campaign.runs.ordered_run`) on its scores at
     ``score_precision``, cut at ``depth``; the ranks it stores are that order."""
+    judged = judge_sources(sources, read, qrels, depth=depth, threshold=threshold, threads=threads,
+                           progress=progress)
+    matrix = _assemble(judged, qrels, threshold=threshold, run_depth=depth)
+    return matrix, reading_record(judged, depth=depth, duplicates=duplicates, score_precision=score_precision)
+
+
+def judge_sources(sources: Sequence[Any], read: Callable[[Any], RunFile], qrels: Qrels, *, depth: int | None,
+                  threshold: int, threads: int = 2,
+                  progress: Callable[[int, int, Any], None] | None = None) -> list[JudgedRun]:
+    """Each source read (``read``) and joined to the qrels on its own, in threads, in
+    source order: what one job of a sharded ingestion holds (one file's rows per thread,
+    then the judged postings of its runs)."""
     if depth is not None and depth < 1:
         raise ValueError(f"depth must be a positive integer, not {depth}")
     _check_threshold(threshold)
-    topics = qrels.topics
-    lookup = _Lookup.of(qrels, topics)
+    lookup = _Lookup.of(qrels, qrels.topics)
     grade = qrels.grade.astype(np.int64)
 
-    def load(source: Any) -> _JudgedRun:
+    def load(source: Any) -> JudgedRun:
         f = read(source)
         return _judge_run(f.name, str(f.path), f.qid, f.docid, f.rank, lookup, grade, threshold, None, f.dropped)
 
-    judged = read_each_run(sources, load, threads=threads, progress=progress)
-    matrix = _assemble(judged, qrels, lookup, topics, threshold=threshold, run_depth=depth)
-    reading = {
+    return read_each_run(sources, load, threads=threads, progress=progress)
+
+
+def reading_record(judged: Sequence[JudgedRun], *, depth: int | None, duplicates: DuplicatePolicy,
+                   score_precision: ScorePrecision = "double") -> dict:
+    """What reading did (files, dropped duplicates, the scores' precision), for the record
+    in judged.npz."""
+    return {
         "depth": depth,
         "order": "score descending, then docid descending (trec_eval)",
         "duplicates": duplicates,
@@ -219,7 +243,6 @@ def judge_each(sources: Sequence[Any], read: Callable[[Any], RunFile], qrels: Qr
         "files": [j.path for j in judged],
         "score_precision": score_precision,
     }
-    return matrix, reading
 
 
 def _cut_depth(read: int | None, kept: int | None) -> int | None:

@@ -15,10 +15,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from irmeta.campaign.judge import ignored_topics_warnings, judge_runs
+from irmeta.campaign.files import resolve_paths
+from irmeta.campaign.ingest_parts import merge_parts, save_part
+from irmeta.campaign.judge import ignored_topics_warnings, judge_runs, judge_sources
+from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.campaign.qrels import read_qrels
 from irmeta.campaign.rarity import rarity_listing
-from irmeta.campaign.runs import DuplicatePolicy, RunNameSource, ScorePrecision, check_same_runs
+from irmeta.campaign.runs import DuplicatePolicy, RunNameSource, ScorePrecision, check_same_runs, read_run_file
 from irmeta.campaign.store import load_matrix, matrix_settings, save_matrix
 from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import (
@@ -30,7 +33,7 @@ from irmeta.measures.averaging import (
     score_arrays,
 )
 from irmeta.measures.names import parse_measure
-from irmeta.pipeline.scripts import log, progress_logger
+from irmeta.pipeline.scripts import log, progress_logger, shard_trials
 from irmeta.pipeline.stored_scores import scores_arrow_blocks, write_frame, write_scores, write_table_in_blocks
 
 if TYPE_CHECKING:
@@ -60,6 +63,12 @@ def ingest_collection(
     matrix, reading = judge_runs(runs, q, depth=depth, threshold=threshold, duplicates=duplicates,
                                  run_name=run_name, threads=threads, progress=progress_logger(),
                                  score_precision=score_precision)
+    return _save_ingested(matrix, reading, runs, qrels, out, threshold)
+
+
+def _save_ingested(matrix: RelevanceMatrix, reading: dict, runs: str | Path | Sequence[str | Path],
+                   qrels: str | Path, out: str | Path, threshold: int) -> dict:
+    """judged.npz written, the topics the qrels lack warned about, a summary for the log."""
     if not matrix.length.any():
         where = Path(reading["files"][0]).parent if reading["files"] else runs
         raise ValueError(f"the runs ({len(reading['files'])} files in {where}) and the qrels ({qrels}) share no topic")
@@ -77,6 +86,61 @@ def ingest_collection(
         print(f"irmeta: warning: {line}", file=sys.stderr, flush=True)  # the job's log, as the CLI says it
     log.info("ingested %s", json.dumps(summary))
     return summary
+
+
+def _part_settings(qrels: str | Path, depth: int | None, duplicates: DuplicatePolicy, run_name: RunNameSource,
+                   threshold: int, score_precision: ScorePrecision) -> dict:
+    """What every part of one campaign is read with; the merge refuses a part made otherwise."""
+    return {"qrels": str(qrels), "depth": depth, "duplicates": duplicates, "run_name": run_name,
+            "relevance_threshold": threshold, "score_precision": score_precision}
+
+
+def ingest_shard(
+    *,
+    qrels: str | Path,
+    runs: str | Path | Sequence[str | Path],
+    out: str | Path,
+    shard: int,
+    shards: int,
+    depth: int | None = None,
+    duplicates: DuplicatePolicy = "error",
+    run_name: RunNameSource = "file",
+    threshold: int = 1,
+    threads: int = 2,
+    score_precision: ScorePrecision = "double",
+) -> int:
+    """Shard ``shard`` of ``shards`` of a sharded ingestion: its contiguous slice of the
+    run files (in :func:`irmeta.campaign.files.resolve_paths` order) read once, judged,
+    and written as a part (:func:`irmeta.campaign.ingest_parts.save_part`) for
+    :func:`merge_ingested`. Returns the number of runs in the part."""
+    files = resolve_paths(runs)
+    mine = [files[i] for i in shard_trials(len(files), shards, shard)]
+    q = read_qrels(qrels)
+    judged = judge_sources(mine, lambda path: read_run_file(path, run_name, depth, duplicates, score_precision), q,
+                           depth=depth, threshold=threshold, threads=threads,
+                           progress=progress_logger()) if mine else []
+    save_part(judged, out, q, _part_settings(qrels, depth, duplicates, run_name, threshold, score_precision))
+    log.info("shard %d of %d: %d of %d run files", shard, shards, len(mine), len(files))
+    return len(judged)
+
+
+def merge_ingested(
+    *,
+    qrels: str | Path,
+    parts: Sequence[str | Path],
+    out: str | Path,
+    depth: int | None = None,
+    duplicates: DuplicatePolicy = "error",
+    run_name: RunNameSource = "file",
+    threshold: int = 1,
+    score_precision: ScorePrecision = "double",
+) -> dict:
+    """The parts of :func:`ingest_shard` (in shard order) merged into ``judged.npz``: the
+    same bytes :func:`ingest_collection` writes reading every file in one job."""
+    q = read_qrels(qrels)
+    matrix, reading = merge_parts(parts, q, _part_settings(qrels, depth, duplicates, run_name, threshold,
+                                                           score_precision))
+    return _save_ingested(matrix, reading, [Path(p).parent for p in parts], qrels, out, threshold)
 
 
 def score_collection(

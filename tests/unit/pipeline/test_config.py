@@ -166,6 +166,7 @@ def test_config_defaults(tmp_path):
         "imported_measures": {},
         "averaging": ["all", "returned"],
         "threads": 2,
+        "ingest_shards": 1,
     }
     assert experiments["judgment_agreement"] == {
         "level": 0.05, "pool_depths": [10, 20, 50], "judgment_fractions": [0.1, 0.2, 0.3, 0.5], "trials": 20,

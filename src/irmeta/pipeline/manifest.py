@@ -16,6 +16,12 @@ its rule file, ``workflow/rules/<rule_file>``), each by the plot function of
 Seed offsets have one home, the ``SEED_OFFSET`` constant of the :mod:`irmeta.metaeval`
 module that draws (metaeval must not import the pipeline); an entry names that module
 and :meth:`Seed.offset` reads the constant when asked.
+
+So do a table's columns: the ``*COLUMNS`` constant of the module that builds the table,
+which its builder makes the frame from (and ``OPTIONAL_COLUMNS`` there, the columns only
+some settings write); a table's entry names it, ``columns="module:CONSTANT"``, and
+:meth:`Output.declared_columns` reads it when asked. The documentation's table reference
+(``docs/hooks/reference.py``) is written from these.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 the code: every measure family and its parameters (the measure registry,
 ``irmeta.measures.registry.MEASURES``), every configuration key with its type, default
 and meaning (the JSON schemas, ``src/irmeta/pipeline/schemas/``), and every output table
-with its columns (the experiment manifest, ``irmeta.pipeline.manifest.EXPERIMENTS``, and
-the ``*_COLUMNS`` constants the writers take their columns from).
+with its columns (the experiment manifest, ``irmeta.pipeline.manifest.EXPERIMENTS``,
+names for each table the ``*COLUMNS`` constant its writer takes the columns from).
 
 mkdocs.yml names this file under ``hooks:``; the pages exist only in the built site
 (``File.generated``), never in the repository. ``tests/unit/test_docs_reference.py``
@@ -12,7 +12,6 @@ checks them against the schemas, the registry and the manifest.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import json
 from collections.abc import Iterator
@@ -23,25 +22,8 @@ import yaml
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "src" / "irmeta" / "pipeline" / "schemas"
 
-#: Where each table's writer takes its columns: ``module:CONSTANT``. A table of the
-#: manifest missing here is listed without columns, saying so.
-TABLE_COLUMNS = {
-    "anova": "irmeta.metaeval.variance:ANOVA_TABLE_COLUMNS",
-    "topic_set_size": "irmeta.metaeval.variance:TOPIC_SET_SIZE_COLUMNS",
-    "minimum_detectable_difference": "irmeta.metaeval.variance:MDD_COLUMNS",
-    "reusability": "irmeta.metaeval.reusability_tables:COLUMNS",
-    "reusability_summary": "irmeta.metaeval.reusability_tables:SUMMARY_COLUMNS",
-    "judgment_agreement": "irmeta.metaeval.judgment_agreement:JUDGMENT_AGREEMENT_COLUMNS",
-    "judgment_reduction": "irmeta.metaeval.judgment_reduction:JUDGMENT_REDUCTION_COLUMNS",
-    "reproducibility": "irmeta.metaeval.reproducibility_table:COLUMNS",
-    "reproducibility_degradation": "irmeta.metaeval.reproducibility_degradation:DEGRADATION_COLUMNS",
-    "reproducibility_trust": "irmeta.metaeval.reproducibility_degradation:TRUST_COLUMNS",
-    "label_agreement": "irmeta.metaeval.label_agreement:LABEL_AGREEMENT_COLUMNS",
-    "label_confusion": "irmeta.metaeval.label_agreement:LABEL_CONFUSION_COLUMNS",
-    "assessor_agreement": "irmeta.metaeval.label_agreement:ASSESSOR_AGREEMENT_COLUMNS",
-}
-
-#: The tables beside the collections' (results/...), with where their columns come from.
+#: The tables beside the collections' (results/...) and the command line's, with where
+#: their columns come from (a collection's tables name theirs in the manifest).
 OTHER_TABLES = (
     ("results/{c}/tables/pairwise_tests.parquet", "every paired test on every run pair",
      "irmeta.metaeval.pairwise_tests:COLUMNS"),
@@ -60,9 +42,15 @@ PAGES = {
 }
 
 
-def constant(where: str) -> tuple[str, ...]:
-    module, name = where.split(":")
-    return tuple(getattr(importlib.import_module(module), name))
+def columns_cell(where: str) -> str:
+    """A table's columns as ``module:CONSTANT`` declares them, in order, each optional one
+    with when it is written (:func:`irmeta.pipeline.manifest.declared_columns`)."""
+    from irmeta.pipeline.manifest import declared_columns
+
+    declared = declared_columns(where)
+    shown = [f"`{c}`" + (f" (only when {declared.optional[c]})" if c in declared.optional else "")
+             for c in declared.names]
+    return cell(", ".join(shown) + f" (`{where}`)")
 
 
 def cell(text: object) -> str:
@@ -182,20 +170,18 @@ def tables_page() -> str:
 
     lines = ["# Output tables (generated)", "",
              "Every table the pipeline writes for a collection, `results/{c}/tables/<name>.csv`, "
-             "as the experiment manifest (`irmeta.pipeline.manifest`) "
-             "declares it, with the columns its writer takes from a constant of the library; "
-             "written when the site is built. [The pipeline's outputs](pipeline.md) says what each holds.",
+             "as the experiment manifest (`irmeta.pipeline.manifest`) declares it, with the columns "
+             "its writer takes from the constant the manifest names, in order; written when the site "
+             "is built. [The pipeline's outputs](pipeline.md) says what each holds.",
              "", "| table | experiment | config section | reads | columns |", "| --- | --- | --- | --- | --- |"]
     for experiment in EXPERIMENTS:
         for table in experiment.tables:
-            where = TABLE_COLUMNS.get(table.name)
-            columns = (", ".join(f"`{c}`" for c in constant(where)) + f" (`{where}`)" if where
-                       else "not declared as one constant yet: see [the pipeline's outputs](pipeline.md)")
             section = f"`experiments.{experiment.section}`" if experiment.section else "-"
-            lines.append(f"| `{table.name}` | {experiment.name} | {section} | {experiment.needs} | {columns} |")
+            lines.append(f"| `{table.name}` | {experiment.name} | {section} | {experiment.needs} | "
+                         f"{columns_cell(table.columns)} |")
     lines += ["", "## Beside the collections", "", "| output | what | columns |", "| --- | --- | --- |"]
     for output, what, where in OTHER_TABLES:
-        lines.append(f"| `{output}` | {what} | " + ", ".join(f"`{c}`" for c in constant(where)) + f" (`{where}`) |")
+        lines.append(f"| `{output}` | {what} | {columns_cell(where)} |")
     return "\n".join(lines) + "\n"
 
 

@@ -6,6 +6,7 @@ irmeta installed in the same environment.
 
 from __future__ import annotations
 
+import csv
 import os
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ import yaml
 from campaigns import REPO
 from docs_pages import page_block
 from irmeta.campaign.store import load_matrix, matrix_settings
+from irmeta.pipeline.manifest import EXPERIMENTS
 from irmeta.support.formats import markdown_escape
 
 pytestmark = pytest.mark.integration
@@ -219,6 +221,17 @@ def test_demo_experiment_tables(demo):
     at_zero = syn[syn["alpha"] == 0].pivot_table(index=["rare_systems", "n_relevant"], columns="system",
                                                  values="rank")
     assert (at_zero["S_rare"] == at_zero["S_common"]).all()  # alpha = 0 cannot tell them apart
+
+
+def test_every_demo_table_has_the_columns_its_manifest_entry_declares(demo):
+    """The demo turns every experiment on: each table of the manifest is written with the
+    columns of the constant its entry names (``Output.columns``, what the documentation's
+    table reference lists), in order, less the optional ones its settings leave out."""
+    tables = demo / "results" / "demo" / "tables"
+    for table in (t for entry in EXPERIMENTS for t in entry.tables):
+        with open(tables / f"{table.name}.csv", newline="") as f:
+            header = next(csv.reader(f))
+        assert header == table.declared_columns().written(header), table.name
 
 
 def test_same_seed_same_bytes_other_seed_changes_only_randomised(demo, tmp_path, shared_data):

@@ -18,6 +18,7 @@ from campaigns import write
 from irmeta import api
 from irmeta.campaign.errors import TrecFormatError
 from irmeta.cli import main
+from irmeta.pipeline.manifest import output
 
 MEASURES = ["P@10", "AP@100", "nDCG@20", "Recall@100", "P_rareness@100", "RR"]
 RUNS = ["AntHoc1", "CL99SD", "Flab8as", "INQ603", "UT800", "acsys8alo"]
@@ -230,11 +231,19 @@ def test_tau_ap_forms_and_randomised_p_are_options():
     both = irmeta.kendall_tau_table(table, [("AP@10", "P@10")], tau_ap=["reference", "symmetric"])
     pd.testing.assert_frame_equal(both.drop(columns="tau_ap_symmetric"), default)
     assert both["tau_ap_symmetric"].item() == tau_ap_symmetric(ap.mean(axis=1), p10.mean(axis=1))
+    # the columns the manifest declares (irmeta.metaeval.kendall_tau:COLUMNS), in order, either way
+    declared = output("tables", "kendall_tau").declared_columns()
+    symmetric = irmeta.kendall_tau_table(table, [("AP@10", "P@10")], tau_ap=["symmetric"])
+    for tau in (default, both, symmetric):
+        assert list(tau.columns) == declared.written(tau.columns)
+    assert "tau_ap" not in symmetric.columns and len(both.columns) == len(declared.names)
 
     kw = dict(methods=["randomised_tukey_hsd"], levels=[0.05], permutations=19)
     counted = irmeta.discriminative_power_table(table, ["P@10"], **kw)
     plus = irmeta.discriminative_power_table(table, ["P@10"], randomised_p="plus_one", **kw)
     assert "randomised_p" not in counted.columns and plus["randomised_p"].tolist() == ["plus_one"]
+    declared = output("tables", "discriminative_power").declared_columns()
+    assert list(counted.columns) == declared.written([]) and list(plus.columns) == list(declared.names)
     null = irmeta.api.permutation_null(table, ["P@10"], trials=19)["max_difference"].to_numpy()
     p = randomised_tukey_hsd_pvalues(p10, null, plus_one=True)
     assert plus["significant_pairs"].item() == int(np.sum(p < 0.05)) == 0  # never below 1/20 = 0.05

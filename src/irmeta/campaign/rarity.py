@@ -42,6 +42,16 @@ LINEAR = "linear"
 #: The rarity functions a rareness measure takes as its ``rarity`` parameter.
 RARITY_FUNCTIONS = (LINEAR, "log", "inverse")
 
+#: The columns of the rarity listing, in order: ``rarity.parquet`` (:func:`rarity_listing`)
+#: and Table 4, ``rarity_listing.csv`` (the experiment manifest names this constant; the
+#: documentation's table reference is written from it). Each rarity function but the
+#: linear one adds its two columns when named (:data:`OPTIONAL_COLUMNS`).
+LISTING_COLUMNS = ("qid", "docid", "grade", "depth", "n_retrieving", "rarity", "rarity_prime",
+                   *(f"rarity{prime}_{f}" for f in RARITY_FUNCTIONS[1:] for prime in ("", "_prime")))
+#: Columns of :data:`LISTING_COLUMNS` written only under some settings, with when.
+OPTIONAL_COLUMNS = {f"rarity{prime}_{f}": f"a configured measure names rarity={f}"
+                    for f in RARITY_FUNCTIONS[1:] for prime in ("", "_prime")}
+
 
 def check_rarity_function(function: object, measure: str = "a rareness measure") -> str:
     """``function`` if it is one of :data:`RARITY_FUNCTIONS`, else a one-line ValueError
@@ -183,4 +193,10 @@ def rarity_listing(matrix: RelevanceMatrix, depths: list[int], functions: Sequen
         table = document_rarity(matrix, depth=d).table(matrix, functions)
         table.insert(3, "depth", d)
         frames.append(table)
-    return pd.concat(frames, ignore_index=True)
+    return listing_columns(pd.concat(frames, ignore_index=True))
+
+
+def listing_columns(listing: pd.DataFrame) -> pd.DataFrame:
+    """``listing`` with the columns of :data:`LISTING_COLUMNS` it holds, in that order
+    (the other rarity functions in their fixed order, whatever order the measures name them)."""
+    return listing[[c for c in LISTING_COLUMNS if c not in OPTIONAL_COLUMNS or c in listing.columns]]

@@ -142,7 +142,8 @@ register_option_check("rarity", check_rarity_function)
 
 def configured_rarity_functions(measures: Iterable[str]) -> list[str]:
     """The rarity functions ``measures`` name, linear (eq. 2) first and always, then the
-    others in the order first named: what the rarity listing and its figure show."""
+    others in the order first named: those the rarity listing and its figure show (in the
+    listing's fixed order, :data:`irmeta.campaign.rarity.LISTING_COLUMNS`)."""
     named = [LINEAR]
     for measure in measures:
         m = parse_measure(measure)

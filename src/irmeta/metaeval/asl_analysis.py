@@ -20,6 +20,14 @@ from irmeta.measures.precision import average_precision
 if TYPE_CHECKING:
     import pandas as pd
 
+#: The columns of ``asl_reordering.csv`` and ``asl_rrie.csv``, in order (the experiment
+#: manifest names these constants; the documentation's table reference is written from
+#: them): a row of :func:`reordering_row` then the setting, and RRIE's rows.
+REORDERING_COLUMNS = ("step", "old", "new", "delta_sort_max", "delta_sort_run", "delta_sort_mean", "kendall_tau",
+                      "delta_value_mean", "delta_value_sd", "n_runs", "n_topics", "asl_unretrieved")
+RRIE_COLUMNS = ("measure", "run_a", "run_b", "value_a", "value_b", "rrie", "asl_unretrieved")
+_ROW_COLUMNS = REORDERING_COLUMNS[:-1]  # reordering_table's, without the setting
+
 
 def rrie(a, b, *, higher_is_better: bool = False, optimum: float = 1.0):
     """Relative reduction in error from ``a`` (the baseline) to ``b`` (eq. 11-12).
@@ -335,7 +343,8 @@ def reordering_table(per_topic_map, per_topic_asl=None, *, per_doc_asl=None, doc
         old = MetricVariant("MAP", ap, exact_mean(ap), True, exact_mean(ap))
         with np.errstate(divide="ignore"):
             new = MetricVariant("ASL", asl_q, asl_mean, False, 1.0 / asl_mean)
-        return pd.DataFrame([reordering_row(old, new, runs=runs, step="cumulative", **criteria)])
+        return pd.DataFrame([reordering_row(old, new, runs=runs, step="cumulative", **criteria)],
+                            columns=list(_ROW_COLUMNS))
     if doc_topic is None:
         raise ValueError("per_doc_asl needs doc_topic, the topic index of each column")
     variants = ablation_variants(ap, per_doc_asl, doc_topic)
@@ -345,7 +354,7 @@ def reordering_table(per_topic_map, per_topic_asl=None, *, per_doc_asl=None, doc
         if given.shape != ap.shape or not np.allclose(given[:, keep], variants[-1].per_topic, rtol=1e-12, atol=0):
             raise ValueError("per_topic_asl is not the topic means of per_doc_asl")
     rows = [reordering_row(variants[i], variants[j], runs=runs, step=step, **criteria) for step, i, j in _STEPS]
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=list(_ROW_COLUMNS))
 
 
 def asl_analysis(matrix: RelevanceMatrix, *, unretrieved: Unretrieved = "plus_one",
@@ -384,5 +393,6 @@ def asl_analysis(matrix: RelevanceMatrix, *, unretrieved: Unretrieved = "plus_on
         rows.append({"measure": name, "run_a": matrix.runs[a], "run_b": matrix.runs[b], "value_a": values[a],
                      "value_b": values[b], "rrie": rrie(values[a], values[b], higher_is_better=higher),
                      "asl_unretrieved": unretrieved})
-    return {"reordering": reordering.assign(asl_unretrieved=unretrieved), "rrie": pd.DataFrame(rows),
+    return {"reordering": reordering.assign(asl_unretrieved=unretrieved)[list(REORDERING_COLUMNS)],
+            "rrie": pd.DataFrame(rows, columns=list(RRIE_COLUMNS)),
             "per_document": (matrix.runs[a], found.values[a], matrix.runs[b], found.values[b])}

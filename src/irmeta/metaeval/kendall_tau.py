@@ -32,6 +32,14 @@ from irmeta.metaeval.stats.resampling_tests import resample_counts
 TAU_AP_FORMS = {"reference": "tau_ap", "symmetric": "tau_ap_symmetric"}
 _TAU_AP = {"reference": tau_ap, "symmetric": tau_ap_symmetric}
 
+#: The columns of ``kendall_tau.csv``, in order (the experiment manifest names this
+#: constant; the documentation's table reference is written from it).
+COLUMNS = ("measure", "baseline", "alpha", "tau", *TAU_AP_FORMS.values(), "tau_ci_low", "tau_ci_high", "rbo",
+           "n_runs", "averaging")
+#: Columns of :data:`COLUMNS` written only under some settings, with when.
+OPTIONAL_COLUMNS = {"tau_ap": "experiments.kendall_tau.tau_ap names reference, the default",
+                    "tau_ap_symmetric": "experiments.kendall_tau.tau_ap names symmetric"}
+
 #: Added to ``experiments.seed``: bootstrap sample b of tau's interval draws its topics from
 #: ``default_rng([seed + SEED_OFFSET, b])``, a stream no other experiment of the same seed
 #: draws from. Part of the published numbers: changing it changes tau_ci_low and tau_ci_high.
@@ -81,7 +89,9 @@ def kendall_tau_table(scores: pd.DataFrame | Scores, comparisons: Sequence[dict]
                          "tau_ci_low": low, "tau_ci_high": high,
                          "rbo": rank_biased_overlap(x, reference, rbo_p, names=runs),
                          "n_runs": len(x), "averaging": averaging})
-    return sort_by_alpha(pd.DataFrame(rows), ["measure", "alpha"])
+    written = {TAU_AP_FORMS[form] for form in forms}
+    columns = [c for c in COLUMNS if c not in OPTIONAL_COLUMNS or c in written]
+    return sort_by_alpha(pd.DataFrame(rows, columns=columns), ["measure", "alpha"])
 
 
 def _tau_ap_forms(tau_ap_forms: Sequence[str]) -> list[str]:

@@ -24,6 +24,10 @@ from irmeta.support.progress import Progress
 #: this experiment.
 SEED_OFFSET = 0
 
+#: The columns of ``stability.csv``, in order (the experiment manifest names this
+#: constant; the documentation's table reference is written from it).
+COLUMNS = ("measure", "alpha", "fuzziness_mode", "fuzziness", "topics_per_trial", "trials", "seed", "stability")
+
 
 @dataclass(frozen=True, eq=False)
 class StabilityCounts:
@@ -90,4 +94,4 @@ def stability_table(shards: Sequence[StabilityCounts], *, topics_per_trial: int,
         rows.append({"measure": measure, "alpha": alpha, "fuzziness_mode": mode, "fuzziness": value,
                      "topics_per_trial": topics_per_trial, "trials": trials, "seed": seed,
                      "stability": stability(total.wins_a[i], total.wins_b[i], total.ties[i])})
-    return sort_by_alpha(pd.DataFrame(rows), ["measure", "alpha", "fuzziness_mode"])
+    return sort_by_alpha(pd.DataFrame(rows, columns=list(COLUMNS)), ["measure", "alpha", "fuzziness_mode"])

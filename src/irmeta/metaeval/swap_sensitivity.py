@@ -16,6 +16,12 @@ from irmeta.support.progress import Progress
 #: this experiment.
 SEED_OFFSET = 3
 
+#: The columns of ``swap_sensitivity.csv``, in order (the experiment manifest names this
+#: constant; the documentation's table reference is written from it): the settings, then
+#: what :func:`~irmeta.metaeval.stats.swap_trials.swap_sensitivity` returns.
+COLUMNS = ("measure", "alpha", "sampling", "topic_set_size", "trials", "bin_width", "confidence", "seed",
+           "required_difference", "sensitivity", "comparisons")
+
 
 def swap_shard(matrices: Sequence[ScoreMatrix], *, trials: Iterable[int], seed: int, sampling: str = "bootstrap",
                topic_set_size: int | None = None, bin_width: float = 0.01) -> pd.DataFrame:
@@ -46,4 +52,4 @@ def swap_table(shards: Sequence[pd.DataFrame], *, trials: int, sampling: str, to
                                      block["swaps"].to_numpy(), bin_width=bin_width, confidence=confidence)
         rows.append({"measure": measure, "alpha": alpha, "sampling": sampling, "topic_set_size": topic_set_size,
                      "trials": trials, "bin_width": bin_width, "confidence": confidence, "seed": seed, **result})
-    return sort_by_alpha(pd.DataFrame(rows), ["measure", "alpha"])
+    return sort_by_alpha(pd.DataFrame(rows, columns=list(COLUMNS)), ["measure", "alpha"])

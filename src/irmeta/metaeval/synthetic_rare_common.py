@@ -14,6 +14,15 @@ from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.names import parse_measure
 from irmeta.measures.rareness import rarity_for
 
+#: The columns of ``synthetic_rare_common.csv``, in order (the experiment manifest names
+#: this constant; the documentation's table reference is written from it): a row of
+#: :func:`synthetic_rare_common`, then the settings :func:`synthetic_rare_common_table` adds.
+COLUMNS = ("topic", "system", "alpha", "n_relevant", "n_relevant_retrieved", "rank", "rare_systems", "n_systems",
+           "rarity_depth")
+#: Columns of :data:`COLUMNS` written only under some settings, with when.
+OPTIONAL_COLUMNS = {"rarity_depth": "rarity_depth is set, not null as by default"}
+_ROW_COLUMNS = COLUMNS[:6]  # one system's rank (_rank_row)
+
 
 def synthetic_rare_common(
     matrix: RelevanceMatrix,
@@ -72,7 +81,7 @@ def synthetic_rare_common(
             real_for_common = count * s_prime + alpha * (count * s_prime - incidence @ bumped)
             rows.append(_rank_row(topic, "S_common", alpha, d, common, real_for_common,
                                   available=len(chosen)))
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=list(_ROW_COLUMNS))
 
 
 def synthetic_rare_common_table(matrix: RelevanceMatrix, topic: str, settings: Mapping[str, Any],
@@ -94,7 +103,8 @@ def synthetic_rare_common_table(matrix: RelevanceMatrix, topic: str, settings: M
         if rarity_depth is not None:
             table["rarity_depth"] = int(rarity_depth)
         tables.append(table)
-    return pd.concat(tables, ignore_index=True)
+    columns = [c for c in COLUMNS if c not in OPTIONAL_COLUMNS or rarity_depth is not None]
+    return pd.concat(tables, ignore_index=True)[columns]
 
 
 def _rank_row(topic: str, system: str, alpha: float, d: int, score: float, real: np.ndarray,

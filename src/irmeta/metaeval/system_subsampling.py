@@ -29,6 +29,13 @@ from irmeta.support.progress import Progress
 #: changing it changes every table of this experiment.
 SEED_OFFSET = 2
 
+#: The columns of ``system_subsampling.csv``, in order (the experiment manifest names
+#: this constant; the documentation's table reference is written from it): the key, then
+#: what :func:`summarise_taus` returns.
+COLUMNS = ("measure", "alpha", "n_systems", "trials", "undefined_trials", "mean_tau", "sd_tau", "rarity_depth")
+#: Columns of :data:`COLUMNS` written only under some settings, with when.
+OPTIONAL_COLUMNS = {"rarity_depth": "rarity_depth is set, not null as by default"}
+
 
 @dataclass(frozen=True)
 class CoRetrieval:
@@ -218,4 +225,6 @@ def subsampling_table(shards: Sequence[pd.DataFrame]) -> pd.DataFrame:
         summary = summarise_taus(block.sort_values("trial")["tau"].to_numpy())
         rows.append({"measure": measure, "alpha": alpha, "n_systems": int(n), **summary,
                      **{name: int(value) for name, value in zip(settings, rest)}})
-    return pd.DataFrame(rows).sort_values(["measure", "n_systems"], kind="stable").reset_index(drop=True)
+    columns = [c for c in COLUMNS if c not in OPTIONAL_COLUMNS or c in settings]
+    table = pd.DataFrame(rows, columns=columns)
+    return table.sort_values(["measure", "n_systems"], kind="stable").reset_index(drop=True)

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from irmeta.campaign.postings import RelevanceMatrix
+from irmeta.campaign.rarity import listing_columns
 from irmeta.metaeval.stats.stability_trials import topics_per_trial_default
 from irmeta.support.formats import markdown_escape
 
@@ -64,13 +65,14 @@ def synthetic_topic(matrix: RelevanceMatrix, configured: str | None) -> str:
 
 def rarity_listing_table(rarity: pd.DataFrame, topics: Sequence[str]) -> pd.DataFrame:
     """Table 4: ``rarity.parquet``'s rows of ``topics`` (every topic when empty), the
-    rarest first within each topic and depth. A topic without relevant documents, or not
-    in the qrels, is an error: the listing would silently lack it."""
+    rarest first within each topic and depth, with the columns of
+    :data:`irmeta.campaign.rarity.LISTING_COLUMNS`. A topic without relevant documents, or
+    not in the qrels, is an error: the listing would silently lack it."""
     topics = list(topics)
     if topics:
         missing = sorted(set(topics) - set(rarity["qid"]))
         if missing:
             raise ValueError(f"listing_topics not in the qrels (or without relevant documents): {missing}")
         rarity = rarity[rarity["qid"].isin(topics)]
-    return rarity.sort_values(["qid", "depth", "rarity", "docid"], ascending=[True, True, False, True],
-                              kind="stable")
+    return listing_columns(rarity).sort_values(["qid", "depth", "rarity", "docid"],
+                                               ascending=[True, True, False, True], kind="stable")

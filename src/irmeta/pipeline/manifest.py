@@ -16,14 +16,20 @@ its rule file, ``workflow/rules/<rule_file>``), each by the plot function of
 Seed offsets have one home, the ``SEED_OFFSET`` constant of the :mod:`irmeta.metaeval`
 module that draws (metaeval must not import the pipeline); an entry names that module
 and :meth:`Seed.offset` reads the constant when asked.
+
+So do a table's columns: the ``*COLUMNS`` constant of the module that builds the table,
+which its builder makes the frame from (and ``OPTIONAL_COLUMNS`` there, the columns only
+some settings write); a table's entry names it, ``columns="module:CONSTANT"``, and
+:meth:`Output.declared_columns` reads it when asked. The documentation's table reference
+(``docs/hooks/reference.py``) is written from these.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,36 @@ class Output:
     subcategory: str = ""
     plot: str = ""  #: a figure's plot function, ``module:function`` in irmeta.artefacts.figures
     when: Condition = always  #: beyond the experiment's own condition
+    columns: str = ""  #: a table's columns, ``module:CONSTANT`` of the module that builds it
+
+    def declared_columns(self) -> Columns:
+        """The table's columns, read from its constant when asked (the job imports nothing more)."""
+        if not self.columns:
+            raise ValueError(f"the manifest's {self.name!r} declares no columns")
+        return declared_columns(self.columns)
+
+
+class Columns(NamedTuple):
+    """A table's columns as the module that builds it declares them: ``names`` in order,
+    and ``optional``, those of them written only under some setting (the module's
+    ``OPTIONAL_COLUMNS``), with when."""
+
+    names: tuple[str, ...]
+    optional: dict[str, str]
+
+    def written(self, present: Iterable[str]) -> list[str]:
+        """The columns a table with the optional columns ``present`` has, in order."""
+        present = set(present)
+        return [c for c in self.names if c not in self.optional or c in present]
+
+
+def declared_columns(where: str) -> Columns:
+    """The columns ``module:CONSTANT`` declares, with the module's optional ones among them."""
+    module_name, constant = where.split(":")
+    module = importlib.import_module(module_name)
+    names = tuple(getattr(module, constant))
+    optional = getattr(module, "OPTIONAL_COLUMNS", {})
+    return Columns(names, {c: optional[c] for c in names if c in optional})
 
 
 @dataclass(frozen=True)
@@ -106,7 +142,8 @@ def _has_families(experiments: Mapping[str, Any], facts: Facts) -> bool:
 EXPERIMENTS: tuple[Experiment, ...] = (
     Experiment(
         "kendall_tau", "kendall_tau", "kendall_tau.smk",
-        tables=(Output("kendall_tau", "kendall_tau_table", "Kendall tau vs alpha"),),
+        tables=(Output("kendall_tau", "kendall_tau_table", "Kendall tau vs alpha",
+                       columns="irmeta.metaeval.kendall_tau:COLUMNS"),),
         figures=(Output("kendall_tau", "kendall_tau", "Kendall tau vs alpha",
                         f"{_FIGURES}.collection:plot_kendall_tau"),),
         seeds=(Seed("kendall_tau", _metaeval("kendall_tau")),),  # tau's bootstrap interval
@@ -114,7 +151,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     ),
     Experiment(
         "discriminative_power", "discriminative_power", "discriminative_power.smk",
-        tables=(Output("discriminative_power", "discriminative_power", "Discriminative power"),),
+        tables=(Output("discriminative_power", "discriminative_power", "Discriminative power",
+                       columns="irmeta.metaeval.discriminative_power:COLUMNS"),),
         figures=(
             Output("discriminative_power", "discriminative_power", "Discriminative power",
                    f"{_FIGURES}.collection:plot_discriminative_power"),
@@ -128,21 +166,23 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     ),
     Experiment(
         "stability", "stability", "stability.smk",
-        tables=(Output("stability", "stability", "Stability"),),
+        tables=(Output("stability", "stability", "Stability", columns="irmeta.metaeval.stability:COLUMNS"),),
         figures=(Output("stability", "stability", "Stability", f"{_FIGURES}.collection:plot_stability"),),
         seeds=(Seed("stability", _metaeval("stability")),),
         paper=True,
     ),
     Experiment(
         "swap_sensitivity", "swap", "swap_sensitivity.smk",
-        tables=(Output("swap_sensitivity", "swap_sensitivity", "Swap method"),),
+        tables=(Output("swap_sensitivity", "swap_sensitivity", "Swap method",
+                       columns="irmeta.metaeval.swap_sensitivity:COLUMNS"),),
         on=lambda experiments, facts: bool(experiments["swap"]["measures"]),
         seeds=(Seed("swap_sensitivity", _metaeval("swap_sensitivity")),),
         paper=True,
     ),
     Experiment(
         "system_subsampling", "system_subsampling", "system_subsampling.smk",
-        tables=(Output("system_subsampling", "system_subsampling", "Number of systems"),),
+        tables=(Output("system_subsampling", "system_subsampling", "Number of systems",
+                       columns="irmeta.metaeval.system_subsampling:COLUMNS"),),
         figures=(Output("system_subsampling", "system_subsampling", "Number of systems",
                         f"{_FIGURES}.collection:plot_system_subsampling"),),
         needs="rankings", reason="it recounts S_d among subsets of the runs and rescores them",
@@ -151,7 +191,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     ),
     Experiment(
         "synthetic_rare_common", "synthetic", "synthetic_rare_common.smk",
-        tables=(Output("synthetic_rare_common", "synthetic_rare_common", "Synthetic rare/common systems"),),
+        tables=(Output("synthetic_rare_common", "synthetic_rare_common", "Synthetic rare/common systems",
+                       columns="irmeta.metaeval.synthetic_rare_common:COLUMNS"),),
         figures=(Output("synthetic_rare_common", "synthetic_rare_common", "Synthetic rare/common systems",
                         f"{_FIGURES}.collection:plot_synthetic_rare_common"),),
         needs="rankings", reason="it builds new systems from the relevant documents the runs retrieve",
@@ -159,7 +200,7 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     ),
     Experiment(
         "rarity_listing", None, "rarity_listing.smk",
-        tables=(Output("rarity_listing", "rarity", "Rarity"),),
+        tables=(Output("rarity_listing", "rarity", "Rarity", columns="irmeta.campaign.rarity:LISTING_COLUMNS"),),
         figures=(Output("rarity_distribution", "rarity", "Rarity",
                         f"{_FIGURES}.collection:plot_rarity_distribution"),),
         needs="rankings", reason="it counts S_d, the runs that retrieve each relevant document",
@@ -167,7 +208,9 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     ),
     Experiment(
         "asl", "asl", "asl_analysis.smk",
-        tables=(Output("asl_reordering", "asl", "Atomized Search Length"), Output("asl_rrie", None)),
+        tables=(Output("asl_reordering", "asl", "Atomized Search Length",
+                       columns="irmeta.metaeval.asl_analysis:REORDERING_COLUMNS"),
+                Output("asl_rrie", None, columns="irmeta.metaeval.asl_analysis:RRIE_COLUMNS")),
         figures=(Output("asl_histogram", "asl", "Atomized Search Length", f"{_FIGURES}.asl:plot_asl_histogram"),
                  Output("asl_difference", "asl", "Atomized Search Length",
                         f"{_FIGURES}.asl:plot_asl_difference_histogram")),
@@ -176,25 +219,32 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     ),
     Experiment(
         "reusability", "reusability", "reusability.smk",
-        tables=(Output("reusability", "reusability", "Reusability"),
-                Output("reusability_summary", "reusability", "Reusability")),
+        tables=(Output("reusability", "reusability", "Reusability",
+                       columns="irmeta.metaeval.reusability_tables:COLUMNS"),
+                Output("reusability_summary", "reusability", "Reusability",
+                       columns="irmeta.metaeval.reusability_tables:SUMMARY_COLUMNS")),
         figures=(Output("reusability", "reusability", "Reusability", f"{_FIGURES}.reusability:plot_reusability"),),
         needs="rankings", reason="it rebuilds the pools from the runs' rankings and rescores the runs",
         on=lambda experiments, facts: bool(experiments["reusability"]["enabled"]),
     ),
     Experiment(
         "variance", "topic_set_size", "variance.smk",
-        tables=(Output("anova", "anova", "Variance components"),
-                Output("topic_set_size", "topic_set_size_table", "Topic set size"),
-                Output("minimum_detectable_difference", "minimum_detectable_difference", "Topic set size")),
+        tables=(Output("anova", "anova", "Variance components", columns="irmeta.metaeval.variance:ANOVA_TABLE_COLUMNS"),
+                Output("topic_set_size", "topic_set_size_table", "Topic set size",
+                       columns="irmeta.metaeval.variance:TOPIC_SET_SIZE_COLUMNS"),
+                Output("minimum_detectable_difference", "minimum_detectable_difference", "Topic set size",
+                       columns="irmeta.metaeval.variance:MDD_COLUMNS")),
         figures=(Output("topic_set_size", "topic_set_size", "Topic set size",
                         f"{_FIGURES}.topic_set_size:plot_topic_set_size"),),
     ),
     Experiment(
         "judgment_agreement", "judgment_agreement", "judgment_agreement.smk",
-        tables=(Output("judgment_agreement", "judgment_agreement", "Judgment sets"),
-                Output("judgment_reduction", "judgment_reduction", "Judgment sets"),
-                Output("family_bias", "family_bias", "Judgment sets", when=_has_families)),
+        tables=(Output("judgment_agreement", "judgment_agreement", "Judgment sets",
+                       columns="irmeta.metaeval.judgment_agreement:JUDGMENT_AGREEMENT_COLUMNS"),
+                Output("judgment_reduction", "judgment_reduction", "Judgment sets",
+                       columns="irmeta.metaeval.judgment_reduction:JUDGMENT_REDUCTION_COLUMNS"),
+                Output("family_bias", "family_bias", "Judgment sets", when=_has_families,
+                       columns="irmeta.metaeval.family_bias:FAMILY_BIAS_COLUMNS")),
         figures=(Output("judgment_agreement", "judgment_agreement", "Judgment sets",
                         f"{_FIGURES}.judgments:plot_judgment_agreement"),
                  Output("judgment_reduction", "judgment_reduction", "Judgment sets",
@@ -208,7 +258,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     ),
     Experiment(
         "reproducibility", "reproducibility", "reproducibility.smk",
-        tables=(Output("reproducibility", "reproducibility", "Reproducibility"),),
+        tables=(Output("reproducibility", "reproducibility", "Reproducibility",
+                       columns="irmeta.metaeval.reproducibility_table:COLUMNS"),),
         figures=(Output("reproducibility", "reproducibility", "Reproducibility",
                         f"{_FIGURES}.reproducibility:plot_reproducibility"),),
         needs="rankings", reason="it compares the original and reproduced runs' document orderings",
@@ -216,8 +267,10 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     ),
     Experiment(
         "reproducibility_degradation", "reproducibility", "reproducibility.smk",
-        tables=(Output("reproducibility_degradation", "reproducibility_degradation", "Reproducibility"),
-                Output("reproducibility_trust", "reproducibility_degradation", "Reproducibility")),
+        tables=(Output("reproducibility_degradation", "reproducibility_degradation", "Reproducibility",
+                       columns="irmeta.metaeval.reproducibility_degradation:DEGRADATION_COLUMNS"),
+                Output("reproducibility_trust", "reproducibility_degradation", "Reproducibility",
+                       columns="irmeta.metaeval.reproducibility_degradation:TRUST_COLUMNS")),
         figures=(Output("reproducibility_degradation", "reproducibility_degradation", "Reproducibility",
                         f"{_FIGURES}.reproducibility:plot_reproducibility_degradation"),),
         needs="rankings", reason="it degrades the runs' rankings",
@@ -227,9 +280,12 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     ),
     Experiment(
         "label_agreement", "judgment_agreement", "label_agreement.smk",
-        tables=(Output("label_agreement", "label_agreement", "Judgment sets"),
-                Output("label_confusion", "label_confusion", "Judgment sets"),
-                Output("assessor_agreement", "assessor_agreement", "Judgment sets")),
+        tables=(Output("label_agreement", "label_agreement", "Judgment sets",
+                       columns="irmeta.metaeval.label_agreement:LABEL_AGREEMENT_COLUMNS"),
+                Output("label_confusion", "label_confusion", "Judgment sets",
+                       columns="irmeta.metaeval.label_agreement:LABEL_CONFUSION_COLUMNS"),
+                Output("assessor_agreement", "assessor_agreement", "Judgment sets",
+                       columns="irmeta.metaeval.label_agreement:ASSESSOR_AGREEMENT_COLUMNS")),
         figures=(Output("label_confusion", "label_confusion_figure", "Judgment sets",
                         f"{_FIGURES}.judgment_sets:plot_label_confusion"),
                  Output("kappa_tau", "kappa_tau", "Judgment sets", f"{_FIGURES}.judgment_sets:plot_kappa_tau")),
@@ -238,7 +294,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     ),
     Experiment(
         "conclusion_agreement", "judgment_agreement", "conclusion_agreement.smk",
-        tables=(Output("conclusion_agreement", "conclusion_agreement", "Judgment sets"),),
+        tables=(Output("conclusion_agreement", "conclusion_agreement", "Judgment sets",
+                       columns="irmeta.metaeval.conclusion_agreement:CONCLUSION_AGREEMENT_COLUMNS"),),
         needs="rankings", reason="it rescores the runs under other qrels",
         # discriminative power's paired tests (and seed) on the alternative sets: with
         # generated sets alone (too costly to test, ~0.3 s a matrix each) the header only

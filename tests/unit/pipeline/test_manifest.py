@@ -93,6 +93,25 @@ def test_every_figure_names_a_plot_function_that_exists():
         assert callable(getattr(importlib.import_module(module), function)), figure.plot
 
 
+def test_every_table_declares_its_columns_in_a_constant_of_the_library():
+    """One home for a table's columns: ``module:CONSTANT`` of the module that builds it
+    (the writer takes them from there, the documentation's table reference reads them);
+    distinct names, some always written; each module's optional columns are its tables'."""
+    owners: dict[str, set[str]] = {}
+    for table in _outputs("tables"):
+        module, _, constant = table.columns.partition(":")
+        assert module.startswith(("irmeta.metaeval.", "irmeta.campaign.")) and constant.endswith("COLUMNS"), table.name
+        declared = table.declared_columns()
+        assert all(isinstance(c, str) and c for c in declared.names), table.name
+        assert len(set(declared.names)) == len(declared.names), table.name
+        assert declared.written([]), table.name
+        owners.setdefault(module, set()).update(declared.names)
+    for module, names in owners.items():
+        optional = getattr(importlib.import_module(module), "OPTIONAL_COLUMNS", {})
+        assert set(optional) <= names, (module, set(optional) - names)
+    assert not [f.name for f in _outputs("figures") if f.columns]
+
+
 def test_what_a_collection_runs_follows_its_facts_and_the_settings():
     everything = manifest.collection_tables(EVERYTHING_ON, RANKED)
     assert everything == [t.name for t in _outputs("tables")]

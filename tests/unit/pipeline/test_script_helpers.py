@@ -68,8 +68,9 @@ def test_swap_topic_set_size_is_what_the_trials_draw(sampling, n_topics):
 
 
 def test_rarity_listing_selects_sorts_and_names_missing_topics():
-    rarity = pd.DataFrame({"qid": ["2", "1", "1", "1"], "docid": ["a", "b", "c", "d"], "depth": [100] * 4,
-                           "rarity": [0.5, 0.1, 0.9, 0.9]})
+    rarity = pd.DataFrame({"qid": ["2", "1", "1", "1"], "docid": ["a", "b", "c", "d"], "grade": [1] * 4,
+                           "depth": [100] * 4, "n_retrieving": [5, 9, 1, 1], "rarity": [0.5, 0.1, 0.9, 0.9],
+                           "rarity_prime": [0.5, 0.1, 0.9, 0.9]})
     listed = rarity_listing_table(rarity, ["1"])
     assert listed["docid"].tolist() == ["c", "d", "b"]  # rarest first, ties by docid
     assert rarity_listing_table(rarity, [])["qid"].tolist() == ["1", "1", "1", "2"]

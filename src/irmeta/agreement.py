@@ -47,9 +47,9 @@ from irmeta.metaeval.conclusion_agreement import conclusion_agreement_table
 from irmeta.metaeval.judgment_agreement import judgment_agreement_table
 from irmeta.metaeval.label_agreement import ALL_TOPICS, label_agreement_table
 from irmeta.metaeval.stats.registry import CORRECTIONS, NO_CORRECTION, TESTS, parse_test_name
-from irmeta.support.formats import check_tsv_names, markdown_escape
+from irmeta.support.formats import REPORT_FORMATS, check_tsv_names, markdown_escape
 
-FORMATS = ("markdown", "latex", "tsv")
+FORMATS = REPORT_FORMATS
 #: The reference's name in the tables.
 REFERENCE = "qrels"
 RANKING_COLUMNS = ("judgments", "measure", "runs", "topics", "kendall_tau", "tau_ap", "top1_same", "top5_overlap",

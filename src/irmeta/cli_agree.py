@@ -12,7 +12,6 @@ import errno
 import os
 from pathlib import Path
 
-from irmeta.agreement import FORMATS, agree_plan, agree_runs, render
 from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, DEFAULT_SEED
 from irmeta.campaign.judgment_sets import UNJUDGED_RULES
 from irmeta.cli_args import (
@@ -31,6 +30,7 @@ from irmeta.cli_args import (
 )
 from irmeta.measures.names import MAX_CUTOFF
 from irmeta.support.arrow import lean_memory
+from irmeta.support.formats import REPORT_FORMATS
 
 _HELP = """Agreement of judgment sets with the official qrels, every run scored under each:
 the labels (kappas and Krippendorff's alpha on the documents both judged), per measure
@@ -76,7 +76,7 @@ def add_agree_parser(sub: argparse._SubParsersAction) -> None:
                    help="draws of the randomised tests (default 1000)")
     p.add_argument("--seed", action=Once, type=bounded_int(0), default=DEFAULT_SEED,
                    help=f"seed of the randomised tests (default {DEFAULT_SEED})")
-    add_report_options(p, FORMATS)
+    add_report_options(p, REPORT_FORMATS)
     add_reading_options(p, MAX_CUTOFF)
     p.set_defaults(func=_agree)
 
@@ -100,6 +100,9 @@ def _check_output_against_judgments(output: str, judgments: list[str]) -> None:
 
 
 def _agree(args: argparse.Namespace) -> int:
+    # here, not at the top: the agreement's tables (pandas) would cost every subcommand's start
+    from irmeta.agreement import agree_plan, agree_runs, render
+
     if args.output:
         check_output(args)  # before any work
         _check_output_against_judgments(args.output, args.judgments)

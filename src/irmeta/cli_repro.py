@@ -23,7 +23,7 @@ from irmeta.cli_args import (
 )
 from irmeta.measures.names import MAX_CUTOFF
 from irmeta.metaeval import reproducibility as rm
-from irmeta.reproduction import FORMATS, order_settings, render, reproduce
+from irmeta.support.formats import REPORT_FORMATS
 
 _HELP = """Reproducibility measures of Breuer et al. (SIGIR 2020) for an original baseline
 and advanced run and their reproductions: per measure, Kendall's tau Union and RBO of the
@@ -39,6 +39,8 @@ ktu_repro_eval_* and rbo_repro_eval_*; full precision, an undefined value empty.
 
 
 def _rbo_p(text: str) -> float:
+    from irmeta.reproduction import order_settings  # as _repro
+
     try:
         return order_settings(rbo_p=float(text)).rbo_p
     except ValueError:
@@ -63,12 +65,15 @@ def add_repro_parser(sub: argparse._SubParsersAction) -> None:
                    help=f"RBO's persistence (default {rm.RBO_P})")
     p.add_argument("--rbo-depth", action=Once, type=bounded_int(1), default=rm.RBO_DEPTH,
                    help=f"RBO's depth (default {rm.RBO_DEPTH})")
-    add_report_options(p, FORMATS)
+    add_report_options(p, REPORT_FORMATS)
     add_reading_options(p, MAX_CUTOFF)
     p.set_defaults(func=_repro)
 
 
 def _repro(args: argparse.Namespace) -> int:
+    # here, not at the top: the reproduction's tables (pandas) would cost every subcommand's start
+    from irmeta.reproduction import order_settings, render, reproduce
+
     if args.output:
         args.runs = [args.original_baseline, args.original_advanced, args.reproduced_baseline,
                      args.reproduced_advanced] + ([args.reproduced_qrels] if args.reproduced_qrels else [])

@@ -44,10 +44,9 @@ import csv
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 import irmeta.settings as check
 from irmeta.api import DEFAULT_MEASURES, DEFAULT_SEED, score_checked
@@ -65,9 +64,19 @@ from irmeta.metaeval.stats.registry import (
     resolve,
     unattainable_note,
 )
-from irmeta.support.formats import Markup, check_tsv_names, markdown_escape, refuse_infinite, refuse_non_finite
+from irmeta.support.formats import (
+    REPORT_FORMATS,
+    Markup,
+    check_tsv_names,
+    markdown_escape,
+    refuse_infinite,
+    refuse_non_finite,
+)
 
-FORMATS = ("markdown", "latex", "tsv")
+if TYPE_CHECKING:  # pandas in the functions that build its tables: importing it costs every subcommand's start
+    import pandas as pd
+
+FORMATS = REPORT_FORMATS
 COLUMNS = ("run", "measure", "mean", "baseline", "difference", "p_value", "p_adjusted", "effect_size_dz",
            "ci_low", "ci_high", "significant")
 
@@ -175,6 +184,8 @@ def compare_runs(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASUR
 def compare_scores(scores: Scores, plan: ComparePlan, baseline: str | None = None) -> Comparison:
     """Every measure's comparisons on :func:`irmeta.score`'s scores (per-topic over every
     qrels topic, means ``all_topics``)."""
+    import pandas as pd
+
     runs = list(scores.runs)
     if len(runs) < 2:
         raise ValueError(f"compare needs at least two runs, got {len(runs)}")
@@ -234,6 +245,8 @@ def _pvalues(values: np.ndarray, selected: np.ndarray, plan: ComparePlan) -> np.
 def _measure_rows(label: str, values: np.ndarray, means: np.ndarray, runs: list[str], baseline: int | None,
                   plan: ComparePlan) -> pd.DataFrame:
     """One measure's rows: tests on the unordered pairs, read out per ordered pair."""
+    import pandas as pd
+
     n = len(runs)
     a, b = run_pairs(n)
     selected = np.arange(len(a)) if baseline is None else np.flatnonzero((a == baseline) | (b == baseline))
@@ -351,6 +364,8 @@ def comparison_tsv(table: pd.DataFrame, digits: int | None = None) -> str:
     or ``digits`` decimals; ``significant`` True or False. A run or measure name TSV
     cannot carry (a tab, a newline) and a number that is not finite are refused, one line
     each (:mod:`irmeta.support.formats`)."""
+    import pandas as pd
+
     check_tsv_names("run", pd.unique(table["run"]))
     check_tsv_names("measure", pd.unique(table["measure"]))
     for column in _NUMBERS:

@@ -33,9 +33,9 @@ from irmeta.measures.averaging import Scores, score_arrays
 from irmeta.metaeval import reproducibility as rm
 from irmeta.metaeval.reproducibility_table import COLUMNS, OrderSettings, Reproduction, reproducibility_table
 from irmeta.settings import ScoreSettings
-from irmeta.support.formats import check_tsv_names, refuse_infinite
+from irmeta.support.formats import REPORT_FORMATS, check_tsv_names, refuse_infinite
 
-FORMATS = ("markdown", "latex", "tsv")
+FORMATS = REPORT_FORMATS
 ROLES = ("original_baseline", "original_advanced", "reproduced_baseline", "reproduced_advanced")
 _OWN_KEYWORDS = ("reproduced_qrels", "ktu_cutoff", "rbo_p", "rbo_depth")
 

@@ -9,15 +9,20 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from irmeta.support.atomic import atomic_write_text
 from irmeta.support.formats import latex_escape, markdown_escape, refuse_infinite_cells
 
+if TYPE_CHECKING:  # pandas in the functions: irmeta compare's report (these rows) costs no pandas to import
+    import pandas as pd
+
 
 def is_missing(value: object) -> bool:
+    import pandas as pd
+
     if value is None or value is pd.NA or value is pd.NaT:
         return True
     return isinstance(value, float) and math.isnan(value)
@@ -36,6 +41,8 @@ def _format_cell(value: object, float_format: str) -> str:
 
 
 def _numeric_column(series: pd.Series) -> bool:
+    import pandas as pd
+
     return pd.api.types.is_numeric_dtype(series) and not pd.api.types.is_bool_dtype(series)
 
 

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from irmeta.measures.alpha import alpha_label, alpha_sort_key
 from irmeta.measures.averaging import Scores
 from irmeta.measures.names import parse_measure
+
+if TYPE_CHECKING:  # pandas only in the functions that take its tables: it costs every job's start
+    import pandas as pd
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,13 +50,36 @@ def run_script(main, smk) -> None:
             log_to(smk.log[0])
         load_config_plugins(smk.config)  # as the workflow read them
         register_imported_measures(smk.config.get("imported_measures") or {})
+        started = time.process_time(), time.perf_counter()
         main(smk)
+        record_job_times(smk, *started)
     except (TrecFormatError, OSError, ValueError, DownloadError) as exc:
         report_failure(error_line(exc, list(getattr(smk, "output", []))))
         sys.exit(1)
     except KeyboardInterrupt:  # Ctrl-C (SIGINT): one line, and the shell's 128 + SIGINT
         report_failure(INTERRUPTED)
         sys.exit(INTERRUPTED_STATUS)
+
+
+#: A folder to record each job's start and work time in (benchmarks/bench_startup.py sets it).
+JOB_TIMES = "IRMETA_JOB_TIMES"
+
+
+def record_job_times(smk, start_cpu: float, work_started: float) -> None:
+    """With ``$IRMETA_JOB_TIMES`` set, one JSON file there per job: its rule, wildcards,
+    the CPU seconds before ``main`` (interpreter, Snakemake's preamble, the script's
+    imports, plugins: the start) and those of ``main`` (the work), and the work's wall
+    seconds. Outside a benchmark nothing is written."""
+    folder = os.environ.get(JOB_TIMES)
+    if not folder:
+        return
+    from irmeta.support.atomic import atomic_write_text
+
+    rule = str(getattr(smk, "rule", "job"))
+    wildcards = [str(value) for value in getattr(smk, "wildcards", [])]
+    times = {"rule": rule, "job": ".".join(wildcards), "start_cpu": start_cpu,
+             "work_cpu": time.process_time() - start_cpu, "work_wall": time.perf_counter() - work_started}
+    atomic_write_text(Path(folder) / f"{'.'.join([rule, *wildcards])}.json", json.dumps(times) + "\n")
 
 
 INTERRUPTED = "irmeta: interrupted"

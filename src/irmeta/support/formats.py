@@ -43,8 +43,11 @@ import numpy as np
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Markup", "check_tsv_names", "html_escape", "latex_escape", "markdown_escape", "refuse_infinite",
-           "refuse_infinite_cells", "refuse_non_finite", "refuse_non_finite_scores", "tsv_fault"]
+__all__ = ["REPORT_FORMATS", "Markup", "check_tsv_names", "html_escape", "latex_escape", "markdown_escape",
+           "refuse_infinite", "refuse_infinite_cells", "refuse_non_finite", "refuse_non_finite_scores", "tsv_fault"]
+
+#: What ``irmeta compare``, ``agree`` and ``repro`` write (the first is their default).
+REPORT_FORMATS = ("markdown", "latex", "tsv")
 
 
 class Markup(str):

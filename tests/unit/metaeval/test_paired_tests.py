@@ -38,6 +38,7 @@ from irmeta.metaeval.stats.paired_tests import (
     run_test,
     sign,
     sign_test_pvalues,
+    t_quantile,
 )
 from irmeta.metaeval.stats.registry import parse_test_name
 from irmeta.metaeval.stats.resampling_tests import (
@@ -418,3 +419,13 @@ def test_invalid_inputs_raise():
         run_test("randomisation", scores, permutations=0)
     with pytest.raises(ValueError):
         adjusted_pvalue_columns(np.array([0.5, np.nan]))
+
+
+@pytest.mark.parametrize("df", [-1, 0, 1, 2, 9, 49, 1000])
+def test_t_quantile_is_scipy_stats_t_ppf_bit_for_bit(df):
+    # the interval's quantile skips scipy.stats' import; it must not move any interval
+    q = [0.0, 1e-300, 0.025, 0.5, 0.975, 0.995, 1 - 2**-53, 0.5 + (1 - 1e-16) / 2, 1.0, -0.5, 1.5, math.nan]
+    q += list(np.random.default_rng(df + 2).uniform(0, 1, 200))
+    for value in q:
+        expected, got = float(stats.t.ppf(value, df)), t_quantile(value, df)
+        assert (math.isnan(expected) and math.isnan(got)) or (got == expected and type(got) is float), (value, df)

@@ -3,6 +3,10 @@ the defaults that depend on the collection, the paper's inputs."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from types import SimpleNamespace
 
 import pandas as pd
@@ -95,3 +99,27 @@ def test_paper_inputs_are_read_back_by_collection_label(tmp_path, monkeypatch):
     assert frames["A"]["kendall_tau"]["alpha"].item() == "1/R" and frames["A"]["rarity"]["qid"].item() == "051"
     swap = read_swap_tables(inputs, {"a": "A", "b": "B"})
     assert swap["A"]["source"].item() == "results/a/tables/swap_sensitivity.csv"
+
+
+_TIMED_JOB = """
+from types import SimpleNamespace
+from irmeta.pipeline.scripts import run_script
+
+def main(smk):
+    sum(range(100_000))
+
+run_script(main, SimpleNamespace(config={}, log=["job.log"], output=[], rule="tabulate_x", wildcards=["c", "1"]))
+"""
+
+
+def test_a_job_records_its_start_and_work_only_in_a_benchmark(tmp_path):
+    # benchmarks/bench_startup.py reads these; outside it a job writes nothing more
+    script = tmp_path / "job.py"
+    script.write_text(_TIMED_JOB)
+    env = {k: v for k, v in os.environ.items() if k != "IRMETA_JOB_TIMES"}
+    subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, check=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["job.log", "job.py"]
+    subprocess.run([sys.executable, str(script)], cwd=tmp_path, env={**env, "IRMETA_JOB_TIMES": "times"}, check=True)
+    entry = json.loads((tmp_path / "times" / "tabulate_x.c.1.json").read_text())
+    assert entry["rule"] == "tabulate_x" and entry["job"] == "c.1"
+    assert entry["start_cpu"] > 0 and entry["work_cpu"] >= 0 and entry["work_wall"] >= 0

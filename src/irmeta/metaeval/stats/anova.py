@@ -11,10 +11,14 @@ Information Retrieval Journal 19(3), 2016).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from irmeta.metaeval.stats.blocks import as_score_matrix
+
+if TYPE_CHECKING:  # pandas in two_way_anova only: irmeta compare's residual variance needs none
+    import pandas as pd
 
 SOURCES = ("system", "topic", "residual", "total")
 ANOVA_COLUMNS = ("source", "ss", "df", "ms", "f", "p", "omega_squared")
@@ -74,6 +78,7 @@ def two_way_anova(scores: np.ndarray) -> pd.DataFrame:
     ms of total. SS_E is summed from the residuals, not by subtraction, so it keeps its
     relative accuracy when the model fits almost exactly.
     """
+    import pandas as pd
     from scipy import stats  # here, not at the top: it adds a second to every job's start
 
     m = _checked(scores)

@@ -16,11 +16,11 @@ statistics (paired t, bootstrap) are +-inf with p = 0, as scipy's ``ttest_rel`` 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import pandas as pd
 
 from irmeta.metaeval.stats.anova import residual_variance
 from irmeta.metaeval.stats.blocks import run_pairs
@@ -35,6 +35,9 @@ from irmeta.metaeval.stats.pair_differences import (
     studentize,
 )
 from irmeta.metaeval.stats.registry import CORRECTIONS, parse_test_name, registered_tests, significance_test
+
+if TYPE_CHECKING:  # pandas in the functions that build its tables: irmeta compare's tests need none
+    import pandas as pd
 
 TABLE_COLUMNS = ("method", "run_a", "run_b", "mean_difference", "statistic", "p_value", "p_adjusted_holm",
                  "p_adjusted_bh", "p_adjusted_bonferroni", "effect_size_dz", "effect_size_e", "ci_low", "ci_high")
@@ -87,6 +90,19 @@ def sign(scores: np.ndarray, budget: int | None = None) -> PairTest:
     return PairTest(statistic, sign_test_pvalues(positive, nonzero))
 
 
+def t_quantile(q: float, df: int) -> float:
+    """Student's t quantile, ``scipy.stats.t.ppf(q, df)`` computed as it computes it
+    (``scipy.special.stdtrit`` inside (0, 1), -inf and inf at 0 and 1, NaN for df <= 0 or
+    q outside [0, 1]), without scipy.stats' second of import."""
+    from scipy.special import stdtrit
+
+    if not df > 0 or not 0 <= q <= 1:
+        return float("nan")
+    if q in (0, 1):
+        return -math.inf if q == 0 else math.inf
+    return float(stdtrit(df, q))
+
+
 class PairSummary(NamedTuple):
     """Per pair, in ``run_pairs`` order: mean difference, effect sizes and interval."""
 
@@ -107,10 +123,8 @@ def pair_summary(scores: np.ndarray, confidence: float = 0.95, budget: int | Non
       the two-way ANOVA over all runs and topics of the matrix
       (:func:`.anova.residual_variance`), with the same 0/0 and x/0 rules;
     * ci_low, ci_high = mean(d) -+ t.ppf((1 + confidence) / 2, n - 1) sd(d) / sqrt(n), the
-      paired t-test's interval (a point when sd = 0).
+      paired t-test's interval (a point when sd = 0; t's quantile: :func:`t_quantile`).
     """
-    from scipy import stats  # here, not at the top: it adds a second to every job's start
-
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), not {confidence}")
     m = checked_scores(scores)
@@ -119,7 +133,7 @@ def pair_summary(scores: np.ndarray, confidence: float = 0.95, budget: int | Non
     for where, a, b in pair_blocks(n_runs, 3 * n * 8, budget):
         block_mean, variance = mean_and_variance(m[a] - m[b])
         mean[where], sd[where] = block_mean, np.sqrt(variance)
-    half_width = float(stats.t.ppf(0.5 + confidence / 2.0, n - 1)) * sd / np.sqrt(n)
+    half_width = t_quantile(0.5 + confidence / 2.0, n - 1) * sd / np.sqrt(n)
     return PairSummary(mean, studentize(mean, sd), studentize(mean, np.sqrt(residual_variance(m))),
                        mean - half_width, mean + half_width)
 
@@ -163,6 +177,8 @@ def pairwise_tests(scores: np.ndarray, runs: Sequence[str], methods: Iterable[st
     missing (NaN, null in Parquet): the table holds no infinity; its p-value says 0.
     The caller adds the measure (and alpha). Same inputs and seed: identical bytes.
     ``methods`` None: every registered paired test."""
+    import pandas as pd
+
     m, names = runs_in_byte_order(scores, runs)
     a, b = run_pairs(len(names))
     run_a, run_b = np.asarray(names, dtype=object)[a], np.asarray(names, dtype=object)[b]
@@ -195,6 +211,8 @@ def count_significant_pairs(table: pd.DataFrame, names: Iterable[str],
     """Significant pairs (p < level, strictly, as :func:`.tukey_hsd.count_significant`)
     of each test name at each level, from one family's :func:`pairwise_tests` table:
     columns ``test, level, significant, pairs``, in the order of the names and levels."""
+    import pandas as pd
+
     rows = []
     level_list = [float(level) for level in levels]
     for name in names:

@@ -98,8 +98,15 @@ def _judge_run(name: str, path: str, qid: pa.Array, docid: pa.Array, rank: np.nd
         keep &= rank <= depth
     ignored = sorted(set(np.asarray(qid_enc.dictionary.to_pylist(), dtype=object)[code_of < 0].tolist()))
     topic, rank = topic[keep], rank[keep]
-    length = np.bincount(topic, minlength=n_topics).astype(np.int32)
     row = lookup.judge(topic, docid.filter(pa.array(keep)) if not keep.all() else docid)
+    return _joined_run(name, path, topic, rank, row, grade, threshold, n_topics, sort_topics(ignored), dropped)
+
+
+def _joined_run(name: str, path: str, topic: np.ndarray, rank: np.ndarray, row: np.ndarray, grade: np.ndarray,
+                threshold: int, n_topics: int, ignored: list[str], dropped: int = 0) -> _JudgedRun:
+    """One run's kept rows (qrels topic index, rank, qrels row or -1 when unjudged) as its
+    postings, split at the relevance ``threshold``."""
+    length = np.bincount(topic, minlength=n_topics).astype(np.int32)
     judged = row >= 0
     topic, rank, row = topic[judged], rank[judged], row[judged]
     order = np.lexsort((rank, topic))  # the run's cells in topic order, ranks ascending
@@ -109,7 +116,41 @@ def _judge_run(name: str, path: str, qid: pa.Array, docid: pa.Array, rank: np.nd
     def side(mask: np.ndarray) -> _Side:
         return _Side(rank[mask], row[mask], np.bincount(topic[mask], minlength=n_topics))
 
-    return _JudgedRun(name, path, side(relevant), side(~relevant), length, sort_topics(ignored), dropped)
+    return _JudgedRun(name, path, side(relevant), side(~relevant), length, ignored, dropped)
+
+
+def judgment_rows(qrels: Qrels, qid: Sequence[str], docid: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Each (qid, docid) joined to the qrels as ingestion joins a run's rows: its topic's
+    index in ``qrels.topics`` (-1: a topic the qrels lack) and the qrels row judging it
+    (-1: unjudged)."""
+    lookup = _Lookup.of(qrels, qrels.topics)
+    topic = lookup.topic_codes(pa.array(list(qid), pa.large_string()))
+    return topic, lookup.judge(topic, pa.array(list(docid), pa.large_string()))
+
+
+def matrix_of_rows(names: Sequence[str], qrels: Qrels, *, run: np.ndarray, topic: np.ndarray, rank: np.ndarray,
+                   row: np.ndarray, threshold: int = 1, ignored: dict[str, list[str]] | None = None
+                   ) -> RelevanceMatrix:
+    """The matrix :func:`judge_each` builds, from rows already joined to the qrels
+    (:func:`judgment_rows`): per row its run's index in ``names``, its qrels topic index
+    (-1: left out), its 1-based rank and its qrels row (-1: unjudged); rows of one run in
+    any order. The runs' depth is not cut (``run_depth`` None); ``ignored``: per run the
+    topics the qrels lack."""
+    _check_threshold(threshold)
+    topics = qrels.topics
+    lookup = _Lookup.of(qrels, topics)
+    grade = qrels.grade.astype(np.int64)
+    keep = np.asarray(topic) >= 0
+    run, topic = np.asarray(run, dtype=np.int64)[keep], np.asarray(topic, dtype=np.int64)[keep]
+    rank, row = np.asarray(rank, dtype=np.int32)[keep], np.asarray(row, dtype=np.int64)[keep]
+    order = np.argsort(run, kind="stable")
+    bounds = np.searchsorted(run[order], np.arange(len(names) + 1))
+    judged = []
+    for s, name in enumerate(names):
+        part = order[bounds[s]:bounds[s + 1]]
+        judged.append(_joined_run(name, "", topic[part], rank[part], row[part], grade, threshold, len(topics),
+                                  list((ignored or {}).get(name, []))))
+    return _assemble(judged, qrels, lookup, topics, threshold=threshold, run_depth=None)
 
 
 def _concatenate(sides: list[_Side]) -> Postings:

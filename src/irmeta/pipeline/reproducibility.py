@@ -131,12 +131,13 @@ def tabulate_degradation(*, qrels: str | Path, runs: str | Path | Sequence[str |
     at ``degradations["depth"]`` (the originals too); writes the degradation and trust
     tables and the figure; returns the trials' long table."""
     from irmeta.artefacts.figures.reproducibility import plot_reproducibility_degradation
+    from irmeta.campaign.degrade_cells import ranked_cells
     from irmeta.campaign.qrels import read_qrels
     from irmeta.campaign.rankings import scored_rankings_of
     from irmeta.metaeval.reproducibility_degradation import (
+        copy_scores,
         degradation_table,
         degradation_trials,
-        degraded_scores,
         trust_table,
     )
 
@@ -147,8 +148,8 @@ def tabulate_degradation(*, qrels: str | Path, runs: str | Path | Sequence[str |
                                           run_name=reading.get("run_name", "file")))
     options = {k: v for k, v in (measure_options or {}).items() if v is not None}
     common = dict(threshold=threshold, alphas=alphas, rarity_depth=rarity_depth, options=options)
-    original = degraded_scores(judgments, {n: {t: d for t, (d, _) in r.items()} for n, r in ranked.items()},
-                               measures, **common)
+    cells = ranked_cells(ranked)
+    original = copy_scores(judgments, cells, cells.doc, measures, **common)
     baseline = baselines[0] if baselines else None
     if baseline is not None and baseline not in ranked:
         raise ConfigError(f"key 'experiments.reproducibility.baselines': {baseline!r} is not a run of the "
@@ -159,7 +160,7 @@ def tabulate_degradation(*, qrels: str | Path, runs: str | Path | Sequence[str |
         warnings.simplefilter("ignore")  # an undefined value is an empty cell, counted in n
         trials = degradation_trials(judgments, ranked, original, measures, seed=seed, kinds=degradations["kinds"],
                                     levels=sorted(degradations["levels"]), trials=range(degradations["trials"]),
-                                    baseline=baseline, order=order, **common)
+                                    baseline=baseline, order=order, cells=cells, **common)
     write_csv(degradation_table(trials), table_out)
     write_csv(trust_table(trials), trust_out)
     plot_reproducibility_degradation(degradation_table(trials), figure_stem,

@@ -61,6 +61,18 @@ class RankedCells:
         """(documents,) 0-based position of each document in its cell."""
         return np.arange(len(self.doc), dtype=np.int64) - self.start[self.cell]
 
+    @cached_property
+    def replacement_plan(self) -> tuple[list[int], list[int], list[int], list[int], list[np.ndarray]]:
+        """What ``replace`` reads per cell, as Python values: the offsets, the run, the
+        first place of the topic's pool, how many places of the pool the run lacks, and
+        the run's own places in the pool, sorted, each minus the number before it (the
+        k-th place the run lacks is k plus the count of these at most k)."""
+        bases = self.pool_start[self.cell_topic]
+        free = np.diff(self.pool_start)[self.cell_topic] - self.lengths
+        shifted = [np.sort(self.doc[lo:hi]) - base - np.arange(hi - lo)
+                   for lo, hi, base in zip(self.start[:-1].tolist(), self.start[1:].tolist(), bases.tolist())]
+        return self.start.tolist(), self.cell_run.tolist(), bases.tolist(), free.tolist(), shifted
+
     def run_cells(self, run: int) -> range:
         """The cells of one run (contiguous, its topics in order)."""
         cells = np.flatnonzero(self.cell_run == run)
@@ -151,31 +163,33 @@ def _swapped(cells: RankedCells, level: float, rngs: Sequence[np.random.Generato
 
 def _perturbed(cells: RankedCells, level: float, rngs: Sequence[np.random.Generator]) -> np.ndarray:
     """``noise``: scores plus N(0, 1) x (level x the cell's range), re-ranked by score
-    descending, docid descending (pool places order docids)."""
+    descending, docid descending (pool places order docids), cell by cell."""
     noise = _per_run_draws(cells, rngs, cells.lengths, "normal")
     starts = cells.start[:-1][cells.lengths > 0]
     spread = np.zeros(cells.n_cells)
     spread[cells.lengths > 0] = (np.maximum.reduceat(cells.score, starts) - np.minimum.reduceat(cells.score, starts))
     noisy = cells.score + noise * (level * spread)[cells.cell]
-    order = np.lexsort((-cells.doc, -noisy, cells.cell))
-    return cells.doc[order]
+    width = max(int(cells.lengths.max(initial=0)), 1)
+    key = np.full((cells.n_cells, width), np.inf)  # past a cell's end: last
+    key[cells.cell, cells.position] = -noisy
+    doc = np.zeros((cells.n_cells, width), dtype=np.int64)
+    doc[cells.cell, cells.position] = -cells.doc
+    order = np.lexsort((doc, key), axis=1)
+    return -doc[np.arange(cells.n_cells)[:, None], order][cells.cell, cells.position]
 
 
 def _replaced(cells: RankedCells, level: float, rngs: Sequence[np.random.Generator]) -> np.ndarray:
     """``replace``: each document, when its draw is below ``level``, replaced by one of the
     topic's pool the run did not retrieve (the k-th such place: k plus the run's own
-    places at or before it), drawn without replacement; topic after topic per run."""
+    places before it), drawn without replacement; topic after topic per run."""
     out = cells.doc.copy()
-    pool_size = np.diff(cells.pool_start)
-    for c in range(cells.n_cells):
-        lo, hi = int(cells.start[c]), int(cells.start[c + 1])
-        rng = rngs[cells.cell_run[c]]
+    starts, runs, bases, free, shifted = cells.replacement_plan
+    for c, rng in enumerate(rngs[r] for r in runs):
+        lo, hi = starts[c], starts[c + 1]
         chosen = np.flatnonzero(rng.random(hi - lo) < level)
-        topic = cells.cell_topic[c]
-        own = np.sort(cells.doc[lo:hi]) - cells.pool_start[topic]
-        picks = rng.permutation(int(pool_size[topic]) - (hi - lo))[:len(chosen)]
-        shifted = own - np.arange(len(own))
-        out[lo + chosen[:len(picks)]] = cells.pool_start[topic] + picks + np.searchsorted(shifted, picks, "right")
+        picks = rng.permutation(free[c])[:len(chosen)]
+        if len(picks):
+            out[lo + chosen[:len(picks)]] = bases[c] + picks + np.searchsorted(shifted[c], picks, "right")
     return out
 
 

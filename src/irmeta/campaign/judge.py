@@ -133,24 +133,34 @@ def matrix_of_rows(names: Sequence[str], qrels: Qrels, *, run: np.ndarray, topic
                    ) -> RelevanceMatrix:
     """The matrix :func:`judge_each` builds, from rows already joined to the qrels
     (:func:`judgment_rows`): per row its run's index in ``names``, its qrels topic index
-    (-1: left out), its 1-based rank and its qrels row (-1: unjudged); rows of one run in
-    any order. The runs' depth is not cut (``run_depth`` None); ``ignored``: per run the
-    topics the qrels lack."""
+    (-1: left out), its 1-based rank and its qrels row (-1: unjudged); rows in any order.
+    Every run at once, postings ordered by (run, topic, rank) as :func:`_joined_run` and
+    :func:`_concatenate` order them. The runs' depth is not cut (``run_depth`` None);
+    ``ignored``: per run the topics the qrels lack."""
     _check_threshold(threshold)
     topics = qrels.topics
     lookup = _Lookup.of(qrels, topics)
-    grade = qrels.grade.astype(np.int64)
+    n_cells = len(names) * len(topics)
     keep = np.asarray(topic) >= 0
-    run, topic = np.asarray(run, dtype=np.int64)[keep], np.asarray(topic, dtype=np.int64)[keep]
+    cell = np.asarray(run, dtype=np.int64)[keep] * len(topics) + np.asarray(topic, dtype=np.int64)[keep]
     rank, row = np.asarray(rank, dtype=np.int32)[keep], np.asarray(row, dtype=np.int64)[keep]
-    order = np.argsort(run, kind="stable")
-    bounds = np.searchsorted(run[order], np.arange(len(names) + 1))
-    judged = []
-    for s, name in enumerate(names):
-        part = order[bounds[s]:bounds[s + 1]]
-        judged.append(_joined_run(name, "", topic[part], rank[part], row[part], grade, threshold, len(topics),
-                                  list((ignored or {}).get(name, []))))
-    return _assemble(judged, qrels, lookup, topics, threshold=threshold, run_depth=None)
+    length = np.bincount(cell, minlength=n_cells).astype(np.int32).reshape(len(names), len(topics))
+    judged = row >= 0
+    cell, rank, row = cell[judged], rank[judged], row[judged]
+    order = np.lexsort((rank, cell))
+    cell, rank, row = cell[order], rank[order], row[order].astype(np.int32)
+    relevant = qrels.grade.astype(np.int64)[row] >= threshold
+
+    def side(mask: np.ndarray) -> Postings:
+        return Postings(offsets_from_counts(np.bincount(cell[mask], minlength=n_cells)), rank[mask], row[mask])
+
+    hits, misses = side(relevant), side(~relevant)
+    return RelevanceMatrix(
+        runs=list(names), topics=topics, length=length, hits=hits, misses_loader=lambda: misses,
+        threshold=threshold, qrels_topic=np.asarray(pc.index_in(qrels.qid, value_set=lookup.topics), dtype=np.int64),
+        qrels_grade=qrels.grade.astype(np.int64), docids=qrels.docid, run_depth=None,
+        ignored_topics={name: list(t) for name, t in (ignored or {}).items() if t},
+    )
 
 
 def _concatenate(sides: list[_Side]) -> Postings:

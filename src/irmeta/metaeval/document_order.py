@@ -55,20 +55,26 @@ class _Pair:
 
     def ktu(self, cutoff: int) -> np.ndarray:
         """Kendall's tau-b over the union of the top-``cutoff`` documents (reproducibility.ktu):
-        x the original position (n_k for the copy's documents it lacks), y the copy's."""
+        x the original position (n_k for the copy's documents it lacks), y the copy's
+        (n_k for the original's it lacks). Sorted by (x, y) the sequence of y is: the
+        original's documents in its order, then the copy's own in its order; its
+        discordant pairs are those among the shared documents (swept), a shared one after
+        an absent one (y = n_k, above every position), and a copy's own after any
+        original document with a larger y."""
         nk = np.minimum(cutoff, self.n)[:, None]
-        column = np.arange(self.original.shape[1])[None, :]
+        width = self.original.shape[1]
+        column = np.arange(width)[None, :]
         kept = column < nk
         shared = kept & (self.at_copy >= 0) & (self.at_copy < nk)
-        # y of the original's documents the copy lacks is n_k for all: tied among themselves
-        # (never discordant), above every other; n_k + their order counts the same pairs
         absent = kept & ~shared
-        y_original = np.where(shared, self.at_copy, np.where(absent, nk + np.cumsum(absent, axis=1) - 1, -1))
         only_copy = kept & ~((self.at_original >= 0) & (self.at_original < nk))
-        # sorted by (x, y): the original's documents in its order, then the copy's own by y
-        y_copy = np.where(only_copy, column, -1)
-        d = discordant_pairs(np.concatenate([y_original, y_copy], axis=1), 2 * self.original.shape[1] + 1)
-        m_copy, m_original = only_copy.sum(axis=1), (kept & ~shared).sum(axis=1)
+        m_copy, m_original = only_copy.sum(axis=1), absent.sum(axis=1)
+        among_shared = discordant_pairs(np.where(shared, self.at_copy, -1), width)
+        after_absent = np.where(shared, np.cumsum(absent, axis=1), 0).sum(axis=1)
+        shared_at_most = np.cumsum(_row_bincount(np.where(shared, self.at_copy, -1), width), axis=1)
+        shared_above = shared.sum(axis=1)[:, None] - shared_at_most  # [c, v]: shared with y > v
+        own_after = np.where(only_copy, m_original[:, None] + shared_above, 0).sum(axis=1)
+        d = among_shared + after_absent + own_after
         size = nk[:, 0] + m_copy
         return tau_b(size * (size - 1) // 2, m_copy * (m_copy - 1) // 2, m_original * (m_original - 1) // 2, d)
 

@@ -60,6 +60,7 @@ rule tabulate_reproducibility_degradation:
         threshold=relevance_threshold,
         reading=ingest_options,
         label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
+    threads: config["threads"]
     log:
         job_log("tabulate_reproducibility_degradation"),
     benchmark:

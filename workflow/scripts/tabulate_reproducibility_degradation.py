@@ -26,6 +26,7 @@ def main(smk) -> None:
         trust_out=smk.output.trust,
         figure_stem=Path(smk.output.figure).with_suffix(""),
         label=smk.params.label,
+        processes=smk.threads,
     )
     log.info("wrote %s, %s and %s", smk.output.table, smk.output.trust, smk.output.figure)
 

@@ -56,25 +56,38 @@ def copy_scores(qrels: Qrels, cells: RankedCells, doc: np.ndarray, measures: Seq
 def trial_rows(original: Scores, copy: Scores, doc_order: Mapping[str, np.ndarray], *, kind: str, level: float,
                trial: int, baseline: str | None) -> list[tuple]:
     """One (kind, level, trial)'s rows (:data:`TRIAL_COLUMNS`): every run against its
-    copy; ``doc_order``: per document-order measure, each run's mean over its topics."""
+    copy; ``doc_order``: per document-order measure, each run's mean over its topics.
+    RMSE, nRMSE and p for every run at once (:func:`_score_measures`)."""
     rows: list[tuple] = []
+    at = [original.runs.index(r) for r in copy.runs]
     blocks = [(block, measure, alpha, copy.block(measure, alpha))
               for block, (measure, alpha) in enumerate(zip(original.measures, original.alphas))]
-    p_values = {block: _paired_p(original.per_topic[block][[original.runs.index(r) for r in copy.runs]],
-                                 copy.per_topic[other]) for block, _, _, other in blocks}
+    scored = {block: _score_measures(original.per_topic[block][at], copy.per_topic[other])
+              for block, _, _, other in blocks}
+    orders = {name: values.tolist() for name, values in doc_order.items()}
     for j, r in enumerate(copy.runs):
-        order = {name: float(values[j]) for name, values in doc_order.items()}
-        i = original.runs.index(r)
+        order = {name: values[j] for name, values in orders.items()}
+        i = at[j]
         for block, measure, alpha, other in blocks:
-            o, c = original.per_topic[block, i], copy.per_topic[other, j]
             values = dict(order)
-            values.update(rmse=rm.rmse(o, c), nrmse=rm.nrmse(o, c), p_value=float(p_values[block][j]))
+            values.update((name, column[j]) for name, column in scored[block].items())
             if baseline is not None and r != baseline:
+                o, c = original.per_topic[block, i], copy.per_topic[other, j]
                 b = original.per_topic[block, original.runs.index(baseline)]
                 cb = copy.per_topic[other, copy.runs.index(baseline)]
                 values.update(er=rm.effect_ratio(o, b, c, cb), delta_ri=rm.delta_ri(o, b, c, cb))
             rows += [(kind, level, trial, r, measure, alpha or "", name, value) for name, value in values.items()]
     return rows
+
+
+def _score_measures(original: np.ndarray, copy: np.ndarray) -> dict[str, list[float]]:
+    """Per run (row): :func:`~.reproducibility.rmse`, :func:`~.reproducibility.nrmse` and
+    the paired t-test's p, the per-run functions' operations on every row at once."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rmse = np.sqrt(np.mean(np.square(original - copy), axis=1))
+        largest = np.sqrt(np.mean(np.square(np.maximum(original, 1.0 - original)), axis=1))
+        nrmse = np.where(np.any((original < 0) | (original > 1), axis=1), np.nan, rmse / largest)
+    return {"rmse": rmse.tolist(), "nrmse": nrmse.tolist(), "p_value": _paired_p(original, copy).tolist()}
 
 
 def _paired_p(original: np.ndarray, copy: np.ndarray) -> np.ndarray:
@@ -92,15 +105,26 @@ def _paired_p(original: np.ndarray, copy: np.ndarray) -> np.ndarray:
 
 
 def run_means(cells: RankedCells, per_cell: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Per measure, each run's mean over its topics of the defined (not NaN) values."""
-    spans = [cells.run_cells(r) for r in range(len(cells.runs))]
-    return {name: np.array([_mean(values[span.start:span.stop]) for span in spans]) for name, values in
-            per_cell.items()}
-
-
-def _mean(values: np.ndarray) -> float:
-    kept = values[~np.isnan(values)]
-    return float(np.mean(kept)) if len(kept) else math.nan
+    """Per measure, each run's mean over its topics of the defined (not NaN) values (NaN:
+    none); runs with as many defined values averaged together, row by row as numpy
+    averages one vector."""
+    runs = len(cells.runs)
+    counts = np.bincount(cells.cell_run, minlength=runs)
+    width = max(int(counts.max(initial=0)), 1)
+    column = np.arange(cells.n_cells) - np.concatenate([[0], np.cumsum(counts)])[cells.cell_run]
+    out = {}
+    for name, values in per_cell.items():
+        grid = np.full((runs, width), np.nan)
+        grid[cells.cell_run, column] = values
+        defined = ~np.isnan(grid)
+        n = defined.sum(axis=1)
+        packed = np.take_along_axis(grid, np.argsort(~defined, axis=1, kind="stable"), axis=1)
+        means = np.full(runs, np.nan)
+        for k in np.unique(n[n > 0]):
+            rows = np.flatnonzero(n == k)
+            means[rows] = np.mean(packed[rows, :k], axis=1)
+        out[name] = means
+    return out
 
 
 def degradation_trials(qrels: Qrels, runs: Mapping[str, Mapping[str, tuple[list[str], np.ndarray]]],
@@ -108,7 +132,8 @@ def degradation_trials(qrels: Qrels, runs: Mapping[str, Mapping[str, tuple[list[
                        levels: Sequence[float] = LEVELS, trials: Sequence[int] = range(TRIALS),
                        baseline: str | None = None, order: OrderSettings | None = None,
                        threshold: int = 1, alphas: Sequence = (), rarity_depth: int | None = None,
-                       options: Mapping | None = None, cells: RankedCells | None = None) -> pd.DataFrame:
+                       options: Mapping | None = None, cells: RankedCells | None = None,
+                       processes: int = 1) -> pd.DataFrame:
     """Every run (``runs``: name -> topic -> (documents, scores), trec_eval's order)
     against its degraded copies, one row per kind, level, trial, run, measure, alpha and
     reproducibility measure (:data:`TRIAL_COLUMNS`); ``original``: the runs' own scores
@@ -116,29 +141,61 @@ def degradation_trials(qrels: Qrels, runs: Mapping[str, Mapping[str, tuple[list[
     (a shard's range); each copy draws from ``seed + SEED_OFFSET`` keyed as
     :func:`~irmeta.campaign.degrade.degradation_rng` says. Level 0 copies every run
     unchanged whatever the kind and trial: it is computed once. ``cells``: the runs as
-    :func:`~irmeta.campaign.degrade_cells.ranked_cells` (made when not given)."""
-    order = order or OrderSettings()
+    :func:`~irmeta.campaign.degrade_cells.ranked_cells` (made when not given);
+    ``processes``: the (kind, level, trial) copies shared among that many forked
+    processes, their rows gathered in the one order."""
     cells = cells if cells is not None else ranked_cells(runs)
-    judgments = pool_judgments(cells, qrels)
-    settings = dict(judgments=judgments, threshold=threshold, alphas=alphas, rarity_depth=rarity_depth,
-                    options=options)
-    unchanged: list[tuple] | None = None
+    work = _Work(qrels, cells, original, list(measures), pool_judgments(cells, qrels), order or OrderSettings(),
+                 baseline, seed + SEED_OFFSET,
+                 dict(threshold=threshold, alphas=alphas, rarity_depth=rarity_depth, options=options))
+    tasks = [(kind, level, trial) for kind in kinds for level in levels for trial in trials]
+    zero = next((task for task in tasks if task[1] == 0), None)
+    unchanged = work.rows(*zero) if zero is not None else []
+    degraded = [task for task in tasks if task[1] != 0]
+    made = dict(zip(degraded, _map_rows(work, degraded, processes)))
     rows: list[tuple] = []
-    for kind in kinds:
-        for level in levels:
-            for trial in trials:
-                if level == 0 and unchanged is not None:
-                    rows += [(kind, level, trial, *row[3:]) for row in unchanged]
-                    continue
-                copy = degrade_cells(cells, kind, level, seed + SEED_OFFSET, trial)
-                scored = copy_scores(qrels, cells, copy, measures, **settings)
-                doc_order = run_means(cells, order_measures(cells, copy, ktu_cutoff=order.ktu_cutoff,
-                                                            rbo_p=order.rbo_p, rbo_depth=order.rbo_depth))
-                made = trial_rows(original, scored, doc_order, kind=kind, level=level, trial=trial, baseline=baseline)
-                if level == 0:
-                    unchanged = made
-                rows += made
+    for kind, level, trial in tasks:
+        rows += [(kind, level, trial, *row[3:]) for row in unchanged] if level == 0 else made[kind, level, trial]
     return pd.DataFrame(rows, columns=list(TRIAL_COLUMNS))
+
+
+class _Work:
+    """What every copy reads: made once, shared with forked processes."""
+
+    def __init__(self, qrels: Qrels, cells: RankedCells, original: Scores, measures: list, judgments: tuple,
+                 order: OrderSettings, baseline: str | None, seed: int, scoring: dict) -> None:
+        self.qrels, self.cells, self.original, self.measures = qrels, cells, original, measures
+        self.judgments, self.order, self.baseline, self.seed, self.scoring = judgments, order, baseline, seed, scoring
+
+    def rows(self, kind: str, level: float, trial: int) -> list[tuple]:
+        """One (kind, level, trial): the copy made, scored and compared with every run."""
+        copy = degrade_cells(self.cells, kind, level, self.seed, trial)
+        scored = copy_scores(self.qrels, self.cells, copy, self.measures, judgments=self.judgments, **self.scoring)
+        doc_order = run_means(self.cells, order_measures(self.cells, copy, ktu_cutoff=self.order.ktu_cutoff,
+                                                         rbo_p=self.order.rbo_p, rbo_depth=self.order.rbo_depth))
+        return trial_rows(self.original, scored, doc_order, kind=kind, level=level, trial=trial,
+                          baseline=self.baseline)
+
+
+_SHARED: list[_Work] = []  # the work a forked process inherits
+
+
+def _rows_of(task: tuple[str, float, int]) -> list[tuple]:
+    return _SHARED[0].rows(*task)
+
+
+def _map_rows(work: _Work, tasks: list[tuple[str, float, int]], processes: int) -> list[list[tuple]]:
+    """Each task's rows, in order: in this process, or in ``processes`` forked ones."""
+    import multiprocessing
+
+    if processes <= 1 or len(tasks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return [work.rows(*task) for task in tasks]
+    _SHARED[:] = [work]
+    try:
+        with multiprocessing.get_context("fork").Pool(min(processes, len(tasks))) as pool:
+            return pool.map(_rows_of, tasks, chunksize=1)
+    finally:
+        _SHARED.clear()
 
 
 _GROUP = ["kind", "level", "measure", "alpha", "reproducibility_measure"]

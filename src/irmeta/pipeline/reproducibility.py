@@ -126,10 +126,11 @@ def tabulate_degradation(*, qrels: str | Path, runs: str | Path | Sequence[str |
                          alphas: Sequence[Alpha], rarity_depth: int | None, measure_options: Mapping[str, Any] | None,
                          baselines: Sequence[str], degradations: Mapping[str, Any], order: OrderSettings, seed: int,
                          threshold: int, reading: Mapping[str, Any], table_out: str | Path, trust_out: str | Path,
-                         figure_stem: str | Path, label: str = "") -> pd.DataFrame:
+                         figure_stem: str | Path, label: str = "", processes: int = 1) -> pd.DataFrame:
     """Every run of the collection against degraded copies of itself, its rankings cut
     at ``degradations["depth"]`` (the originals too); writes the degradation and trust
-    tables and the figure; returns the trials' long table."""
+    tables and the figure; returns the trials' long table. ``processes``: the copies
+    made in that many processes (the job's threads)."""
     from irmeta.artefacts.figures.reproducibility import plot_reproducibility_degradation
     from irmeta.campaign.degrade_cells import ranked_cells
     from irmeta.campaign.qrels import read_qrels
@@ -160,7 +161,8 @@ def tabulate_degradation(*, qrels: str | Path, runs: str | Path | Sequence[str |
         warnings.simplefilter("ignore")  # an undefined value is an empty cell, counted in n
         trials = degradation_trials(judgments, ranked, original, measures, seed=seed, kinds=degradations["kinds"],
                                     levels=sorted(degradations["levels"]), trials=range(degradations["trials"]),
-                                    baseline=baseline, order=order, cells=cells, **common)
+                                    baseline=baseline, order=order, cells=cells, processes=processes,
+                                    **common)
     write_csv(degradation_table(trials), table_out)
     write_csv(trust_table(trials), trust_out)
     plot_reproducibility_degradation(degradation_table(trials), figure_stem,

@@ -122,12 +122,26 @@ def tabulate_reproducibility(*, scores: str | Path, reproductions: str | Path, r
     return table
 
 
+def ingested_qrels(judged: str | Path):
+    """The qrels as the collection's ingestion read them (``judged.npz``): whatever the
+    file's format and grades, every step judges with the same rows."""
+    import pyarrow as pa
+
+    from irmeta.campaign.qrels import Qrels
+    from irmeta.campaign.store import load_matrix
+
+    matrix = load_matrix(judged)
+    qid = pa.array(matrix.topics, pa.large_string()).take(pa.array(matrix.qrels_topic))
+    return Qrels(qid, matrix.docids.cast(pa.large_string()), matrix.qrels_grade.astype("int64"), str(judged))
+
+
 def tabulate_degradation(*, qrels: str | Path, runs: str | Path | Sequence[str | Path], measures: Sequence[str],
                          alphas: Sequence[Alpha], rarity_depth: int | None, measure_options: Mapping[str, Any] | None,
                          baselines: Sequence[str], degradations: Mapping[str, Any], order: OrderSettings, seed: int,
                          threshold: int, reading: Mapping[str, Any], table_out: str | Path, trust_out: str | Path,
                          figure_stem: str | Path, label: str = "", processes: int = 1) -> pd.DataFrame:
-    """Every run of the collection against degraded copies of itself, its rankings cut
+    """Every run of the collection against degraded copies of itself (``qrels``: a qrels
+    file, or the collection's ``judged.npz``, the qrels as ingestion read them), its rankings cut
     at ``degradations["depth"]`` (the originals too); writes the degradation and trust
     tables and the figure; returns the trials' long table. ``processes``: the copies
     made in that many processes (the job's threads)."""
@@ -143,7 +157,7 @@ def tabulate_degradation(*, qrels: str | Path, runs: str | Path | Sequence[str |
     )
 
     depth = min(d for d in (reading.get("depth"), int(degradations["depth"])) if d is not None)
-    judgments = read_qrels(qrels)
+    judgments = ingested_qrels(qrels) if str(qrels).endswith(".npz") else read_qrels(qrels)
     files = resolve_paths([runs] if isinstance(runs, (str, Path)) else list(runs))
     ranked = scored_rankings_of(read_runs(files, depth=depth, duplicates=reading.get("duplicates", "error"),
                                           run_name=reading.get("run_name", "file")))

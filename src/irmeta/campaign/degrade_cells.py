@@ -93,7 +93,11 @@ def ranked_cells(runs: Mapping[str, Mapping[str, tuple[Sequence[str], np.ndarray
     names = list(runs)
     topics = list(dict.fromkeys(t for run in runs.values() for t in run))
     index = {t: i for i, t in enumerate(topics)}
-    cell_run, cell_topic, lengths, docs, scores = [], [], [], [], []
+    cell_run: list[int] = []
+    cell_topic: list[int] = []
+    lengths: list[int] = []
+    docs: list[str] = []
+    scores: list[np.ndarray] = []
     for r, name in enumerate(names):
         for topic, (d, s) in runs[name].items():
             cell_run.append(r)

@@ -98,15 +98,8 @@ def _judge_run(name: str, path: str, qid: pa.Array, docid: pa.Array, rank: np.nd
         keep &= rank <= depth
     ignored = sorted(set(np.asarray(qid_enc.dictionary.to_pylist(), dtype=object)[code_of < 0].tolist()))
     topic, rank = topic[keep], rank[keep]
-    row = lookup.judge(topic, docid.filter(pa.array(keep)) if not keep.all() else docid)
-    return _joined_run(name, path, topic, rank, row, grade, threshold, n_topics, sort_topics(ignored), dropped)
-
-
-def _joined_run(name: str, path: str, topic: np.ndarray, rank: np.ndarray, row: np.ndarray, grade: np.ndarray,
-                threshold: int, n_topics: int, ignored: list[str], dropped: int = 0) -> _JudgedRun:
-    """One run's kept rows (qrels topic index, rank, qrels row or -1 when unjudged) as its
-    postings, split at the relevance ``threshold``."""
     length = np.bincount(topic, minlength=n_topics).astype(np.int32)
+    row = lookup.judge(topic, docid.filter(pa.array(keep)) if not keep.all() else docid)
     judged = row >= 0
     topic, rank, row = topic[judged], rank[judged], row[judged]
     order = np.lexsort((rank, topic))  # the run's cells in topic order, ranks ascending
@@ -116,7 +109,7 @@ def _joined_run(name: str, path: str, topic: np.ndarray, rank: np.ndarray, row: 
     def side(mask: np.ndarray) -> _Side:
         return _Side(rank[mask], row[mask], np.bincount(topic[mask], minlength=n_topics))
 
-    return _JudgedRun(name, path, side(relevant), side(~relevant), length, ignored, dropped)
+    return _JudgedRun(name, path, side(relevant), side(~relevant), length, sort_topics(ignored), dropped)
 
 
 def judgment_rows(qrels: Qrels, qid: Sequence[str], docid: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -134,7 +127,7 @@ def matrix_of_rows(names: Sequence[str], qrels: Qrels, *, run: np.ndarray, topic
     """The matrix :func:`judge_each` builds, from rows already joined to the qrels
     (:func:`judgment_rows`): per row its run's index in ``names``, its qrels topic index
     (-1: left out), its 1-based rank and its qrels row (-1: unjudged); rows in any order.
-    Every run at once, postings ordered by (run, topic, rank) as :func:`_joined_run` and
+    Every run at once, postings ordered by (run, topic, rank) as :func:`_judge_run` and
     :func:`_concatenate` order them. The runs' depth is not cut (``run_depth`` None);
     ``ignored``: per run the topics the qrels lack."""
     _check_threshold(threshold)

@@ -38,7 +38,7 @@ rule tabulate_reproducibility_degradation:
     tables/reproducibility_trust.csv and the figure of each measure against the level."""
     input:
         unpack(ingest_input),
-        # not read: the ingestion's checks of the runs and qrels (topics shared, ...) come first
+        # the qrels as the ingestion read them, after its checks of the runs and qrels
         judged="results/{collection}/judged.npz",
     output:
         table=collection_table("reproducibility_degradation"),
@@ -60,6 +60,7 @@ rule tabulate_reproducibility_degradation:
         threshold=relevance_threshold,
         reading=ingest_options,
         label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
+    threads: config["threads"]
     log:
         job_log("tabulate_reproducibility_degradation"),
     benchmark:

@@ -10,7 +10,7 @@ from irmeta.pipeline.scripts import log_to, run_script
 def main(smk) -> None:
     log = log_to(smk.log[0])
     tabulate_degradation(
-        qrels=smk.input.qrels,
+        qrels=smk.input.judged,  # the qrels as the ingestion read them (format, grades)
         runs=smk.input.runs,
         measures=list(smk.params.measures),
         alphas=list(smk.params.alphas),
@@ -26,6 +26,7 @@ def main(smk) -> None:
         trust_out=smk.output.trust,
         figure_stem=Path(smk.output.figure).with_suffix(""),
         label=smk.params.label,
+        processes=smk.threads,
     )
     log.info("wrote %s, %s and %s", smk.output.table, smk.output.trust, smk.output.figure)
 

@@ -121,6 +121,50 @@ def _judge_run(name: str, path: str, qid: pa.Array, docid: pa.Array, rank: np.nd
     return JudgedRun(name, path, side(relevant), side(~relevant), length, sort_topics(ignored), dropped)
 
 
+def judgment_rows(qrels: Qrels, qid: Sequence[str], docid: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Each (qid, docid) joined to the qrels as ingestion joins a run's rows: its topic's
+    index in ``qrels.topics`` (-1: a topic the qrels lack) and the qrels row judging it
+    (-1: unjudged)."""
+    lookup = _Lookup.of(qrels, qrels.topics)
+    topic = lookup.topic_codes(pa.array(list(qid), pa.large_string()))
+    return topic, lookup.judge(topic, pa.array(list(docid), pa.large_string()))
+
+
+def matrix_of_rows(names: Sequence[str], qrels: Qrels, *, run: np.ndarray, topic: np.ndarray, rank: np.ndarray,
+                   row: np.ndarray, threshold: int = 1, ignored: dict[str, list[str]] | None = None
+                   ) -> RelevanceMatrix:
+    """The matrix :func:`judge_each` builds, from rows already joined to the qrels
+    (:func:`judgment_rows`): per row its run's index in ``names``, its qrels topic index
+    (-1: left out), its 1-based rank and its qrels row (-1: unjudged); rows in any order.
+    Every run at once, postings ordered by (run, topic, rank) as :func:`_judge_run` and
+    :func:`_concatenate` order them. The runs' depth is not cut (``run_depth`` None);
+    ``ignored``: per run the topics the qrels lack."""
+    _check_threshold(threshold)
+    topics = qrels.topics
+    lookup = _Lookup.of(qrels, topics)
+    n_cells = len(names) * len(topics)
+    keep = np.asarray(topic) >= 0
+    cell = np.asarray(run, dtype=np.int64)[keep] * len(topics) + np.asarray(topic, dtype=np.int64)[keep]
+    rank, row = np.asarray(rank, dtype=np.int32)[keep], np.asarray(row, dtype=np.int64)[keep]
+    length = np.bincount(cell, minlength=n_cells).astype(np.int32).reshape(len(names), len(topics))
+    judged = row >= 0
+    cell, rank, row = cell[judged], rank[judged], row[judged]
+    order = np.lexsort((rank, cell))
+    cell, rank, row = cell[order], rank[order], row[order].astype(np.int32)
+    relevant = qrels.grade.astype(np.int64)[row] >= threshold
+
+    def side(mask: np.ndarray) -> Postings:
+        return Postings(offsets_from_counts(np.bincount(cell[mask], minlength=n_cells)), rank[mask], row[mask])
+
+    hits, misses = side(relevant), side(~relevant)
+    return RelevanceMatrix(
+        runs=list(names), topics=topics, length=length, hits=hits, misses_loader=lambda: misses,
+        threshold=threshold, qrels_topic=np.asarray(pc.index_in(qrels.qid, value_set=lookup.topics), dtype=np.int64),
+        qrels_grade=qrels.grade.astype(np.int64), docids=qrels.docid, run_depth=None,
+        ignored_topics={name: list(t) for name, t in (ignored or {}).items() if t},
+    )
+
+
 def _concatenate(sides: list[Side]) -> Postings:
     """Runs' postings one after the other (each in topic order: cells stay sorted), copied
     into place run by run."""

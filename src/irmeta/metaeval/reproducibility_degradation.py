@@ -20,14 +20,13 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
-from irmeta.campaign.degrade import KINDS, LEVELS, degradation_rng, degrade_run, topic_pools
-from irmeta.campaign.judge import judge_each
+from irmeta.campaign.degrade import KINDS, LEVELS
+from irmeta.campaign.degrade_cells import RankedCells, degrade_cells, judged_copy, pool_judgments, ranked_cells
 from irmeta.campaign.qrels import Qrels
-from irmeta.campaign.runs import RunColumns, RunFile, ordered_run
 from irmeta.measures.averaging import Scores, score_arrays
 from irmeta.metaeval import reproducibility as rm
+from irmeta.metaeval.document_order import order_measures
 from irmeta.metaeval.reproducibility_table import OrderSettings
 
 SEED_OFFSET = 7
@@ -41,64 +40,91 @@ DEGRADATION_COLUMNS = ("kind", "level", "measure", "alpha", "reproducibility_mea
 TRUST_COLUMNS = ("kind", "measure", "alpha", "reproducibility_measure", "spearman", "t_test_level")
 
 
-def degraded_scores(qrels: Qrels, copies: Mapping[str, Mapping[str, Sequence[str]]], measures: Sequence,
-                    *, threshold: int = 1, alphas: Sequence = (), rarity_depth: int | None = None,
-                    options: Mapping | None = None) -> Scores:
-    """The degraded copies (name -> topic -> documents) scored on ``qrels`` over every
-    qrels topic, as :func:`irmeta.score` scores runs (their own S_d for rareness measures)."""
-    files = [_run_file(name, ranking) for name, ranking in copies.items()]
-    matrix, _ = judge_each(files, lambda f: f, qrels, depth=None, threshold=threshold, duplicates="error")
+def copy_scores(qrels: Qrels, cells: RankedCells, doc: np.ndarray, measures: Sequence, *,
+                judgments: tuple[np.ndarray, np.ndarray] | None = None, threshold: int = 1, alphas: Sequence = (),
+                rarity_depth: int | None = None, options: Mapping | None = None) -> Scores:
+    """A copy of the runs (``doc``: pool places cell by cell; ``cells.doc``, the runs
+    themselves) scored on ``qrels`` over every qrels topic, as :func:`irmeta.score` scores
+    runs (their own S_d for rareness measures): its cells judged by indexing
+    (``judgments``: :func:`~irmeta.campaign.degrade_cells.pool_judgments`, looked up once)."""
+    rows = judgments if judgments is not None else pool_judgments(cells, qrels)
+    matrix = judged_copy(cells, doc, qrels, rows, threshold=threshold)
     return score_arrays(matrix, list(measures), averaging=("all",), alphas=list(alphas), rarity_depth=rarity_depth,
                         **dict(options or {}))
 
 
-def _run_file(name: str, ranking: Mapping[str, Sequence[str]]) -> RunFile:
-    """A ranking as a run read in trec_eval's order (scores n, n - 1, ..., 1 per topic),
-    built from columns, not through a {topic: {doc: score}} mapping (a tenth of the time)."""
-    qid = [topic for topic, docs in ranking.items() for _ in docs]
-    docid = [doc for docs in ranking.values() for doc in docs]
-    score = np.concatenate([np.arange(len(docs), 0, -1, dtype=np.float64) for docs in ranking.values()]
-                           or [np.zeros(0)])
-    rows = np.arange(1, len(qid) + 1)
-    columns = RunColumns(pa.array(qid, pa.large_string()), pa.array(docid, pa.large_string()), score, name, rows)
-    return ordered_run(columns, name, name, None, "error", lambda: rows, unit="row")
-
-
-def trial_rows(original: Scores, copy: Scores, rankings: Mapping[str, Mapping[str, Sequence[str]]],
-               copies: Mapping[str, Mapping[str, Sequence[str]]], *, kind: str, level: float, trial: int,
-               baseline: str | None, order: OrderSettings) -> list[tuple]:
-    """One (kind, level, trial)'s rows (:data:`TRIAL_COLUMNS`): every run against its copy."""
+def trial_rows(original: Scores, copy: Scores, doc_order: Mapping[str, np.ndarray], *, kind: str, level: float,
+               trial: int, baseline: str | None) -> list[tuple]:
+    """One (kind, level, trial)'s rows (:data:`TRIAL_COLUMNS`): every run against its
+    copy; ``doc_order``: per document-order measure, each run's mean over its topics.
+    RMSE, nRMSE and p for every run at once (:func:`_score_measures`)."""
     rows: list[tuple] = []
-    for r in copies:
-        doc_order = _order_values(rankings[r], copies[r], order)
-        i, j = original.runs.index(r), copy.runs.index(r)
-        for block, (measure, alpha) in enumerate(zip(original.measures, original.alphas)):
-            o, c = original.per_topic[block, i], copy.per_topic[copy.block(measure, alpha), j]
-            values = dict(doc_order)
-            values.update(rmse=rm.rmse(o, c), nrmse=rm.nrmse(o, c), p_value=rm.t_test_p(o, c, paired=True))
+    at = [original.runs.index(r) for r in copy.runs]
+    blocks = [(block, measure, alpha, copy.block(measure, alpha))
+              for block, (measure, alpha) in enumerate(zip(original.measures, original.alphas))]
+    scored = {block: _score_measures(original.per_topic[block][at], copy.per_topic[other])
+              for block, _, _, other in blocks}
+    orders = {name: values.tolist() for name, values in doc_order.items()}
+    for j, r in enumerate(copy.runs):
+        order = {name: values[j] for name, values in orders.items()}
+        i = at[j]
+        for block, measure, alpha, other in blocks:
+            values = dict(order)
+            values.update((name, column[j]) for name, column in scored[block].items())
             if baseline is not None and r != baseline:
+                o, c = original.per_topic[block, i], copy.per_topic[other, j]
                 b = original.per_topic[block, original.runs.index(baseline)]
-                cb = copy.per_topic[copy.block(measure, alpha), copy.runs.index(baseline)]
+                cb = copy.per_topic[other, copy.runs.index(baseline)]
                 values.update(er=rm.effect_ratio(o, b, c, cb), delta_ri=rm.delta_ri(o, b, c, cb))
             rows += [(kind, level, trial, r, measure, alpha or "", name, value) for name, value in values.items()]
     return rows
 
 
-def _order_values(original: Mapping[str, Sequence[str]], copy: Mapping[str, Sequence[str]],
-                  order: OrderSettings) -> dict[str, float]:
-    topics = [t for t in original if t in copy]
-    per = {
-        "ktu": [rm.ktu(original[t], copy[t], order.ktu_cutoff) for t in topics],
-        "rbo": [rm.rbo(original[t], copy[t], order.rbo_p, order.rbo_depth) for t in topics],
-        "ktu_repro_eval": [rm.ktu_repro_eval(original[t], copy[t], order.ktu_cutoff) for t in topics],
-        "rbo_repro_eval": [rm.rbo_repro_eval(original[t], copy[t], order.rbo_p, order.rbo_depth) for t in topics],
-    }
-    return {name: _mean(np.asarray(values, dtype=np.float64)) for name, values in per.items()}
+def _score_measures(original: np.ndarray, copy: np.ndarray) -> dict[str, list[float]]:
+    """Per run (row): :func:`~.reproducibility.rmse`, :func:`~.reproducibility.nrmse` and
+    the paired t-test's p, the per-run functions' operations on every row at once."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rmse = np.sqrt(np.mean(np.square(original - copy), axis=1))
+        largest = np.sqrt(np.mean(np.square(np.maximum(original, 1.0 - original)), axis=1))
+        nrmse = np.where(np.any((original < 0) | (original > 1), axis=1), np.nan, rmse / largest)
+    return {"rmse": rmse.tolist(), "nrmse": nrmse.tolist(), "p_value": _paired_p(original, copy).tolist()}
 
 
-def _mean(values: np.ndarray) -> float:
-    kept = values[~np.isnan(values)]
-    return float(np.mean(kept)) if len(kept) else math.nan
+def _paired_p(original: np.ndarray, copy: np.ndarray) -> np.ndarray:
+    """Per run (row) the paired t-test's p between its original and copied per-topic
+    scores, :func:`~.reproducibility.t_test_p` (the registry's ``paired_t``) for every
+    run at once: the same operations on each row."""
+    from scipy.special import stdtr
+
+    from irmeta.metaeval.stats.pair_differences import mean_and_variance, studentize
+
+    n = original.shape[1]
+    mean, variance = mean_and_variance(original - copy)
+    t = studentize(mean, np.sqrt(variance / n))
+    return 2.0 * stdtr(n - 1, -np.abs(t))
+
+
+def run_means(cells: RankedCells, per_cell: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Per measure, each run's mean over its topics of the defined (not NaN) values (NaN:
+    none); runs with as many defined values averaged together, row by row as numpy
+    averages one vector."""
+    runs = len(cells.runs)
+    counts = np.bincount(cells.cell_run, minlength=runs)
+    width = max(int(counts.max(initial=0)), 1)
+    column = np.arange(cells.n_cells) - np.concatenate([[0], np.cumsum(counts)])[cells.cell_run]
+    out = {}
+    for name, values in per_cell.items():
+        grid = np.full((runs, width), np.nan)
+        grid[cells.cell_run, column] = values
+        defined = ~np.isnan(grid)
+        n = defined.sum(axis=1)
+        packed = np.take_along_axis(grid, np.argsort(~defined, axis=1, kind="stable"), axis=1)
+        means = np.full(runs, np.nan)
+        for k in np.unique(n[n > 0]):
+            rows = np.flatnonzero(n == k)
+            means[rows] = np.mean(packed[rows, :k], axis=1)
+        out[name] = means
+    return out
 
 
 def degradation_trials(qrels: Qrels, runs: Mapping[str, Mapping[str, tuple[list[str], np.ndarray]]],
@@ -106,28 +132,70 @@ def degradation_trials(qrels: Qrels, runs: Mapping[str, Mapping[str, tuple[list[
                        levels: Sequence[float] = LEVELS, trials: Sequence[int] = range(TRIALS),
                        baseline: str | None = None, order: OrderSettings | None = None,
                        threshold: int = 1, alphas: Sequence = (), rarity_depth: int | None = None,
-                       options: Mapping | None = None) -> pd.DataFrame:
+                       options: Mapping | None = None, cells: RankedCells | None = None,
+                       processes: int = 1) -> pd.DataFrame:
     """Every run (``runs``: name -> topic -> (documents, scores), trec_eval's order)
     against its degraded copies, one row per kind, level, trial, run, measure, alpha and
     reproducibility measure (:data:`TRIAL_COLUMNS`); ``original``: the runs' own scores
     on ``qrels`` (:func:`irmeta.score`'s, every qrels topic). ``trials``: which trials
     (a shard's range); each copy draws from ``seed + SEED_OFFSET`` keyed as
-    :func:`~irmeta.campaign.degrade.degradation_rng` says."""
-    order = order or OrderSettings()
-    pools = topic_pools(runs)
-    rankings = {name: {t: docs for t, (docs, _) in run.items()} for name, run in runs.items()}
+    :func:`~irmeta.campaign.degrade.degradation_rng` says. Level 0 copies every run
+    unchanged whatever the kind and trial: it is computed once. ``cells``: the runs as
+    :func:`~irmeta.campaign.degrade_cells.ranked_cells` (made when not given);
+    ``processes``: the (kind, level, trial) copies shared among that many forked
+    processes, their rows gathered in the one order."""
+    cells = cells if cells is not None else ranked_cells(runs)
+    work = _Work(qrels, cells, original, list(measures), pool_judgments(cells, qrels), order or OrderSettings(),
+                 baseline, seed + SEED_OFFSET,
+                 dict(threshold=threshold, alphas=alphas, rarity_depth=rarity_depth, options=options))
+    tasks = [(kind, level, trial) for kind in kinds for level in levels for trial in trials]
+    zero = next((task for task in tasks if task[1] == 0), None)
+    unchanged = work.rows(*zero) if zero is not None else []
+    degraded = [task for task in tasks if task[1] != 0]
+    made = dict(zip(degraded, _map_rows(work, degraded, processes)))
     rows: list[tuple] = []
-    for kind in kinds:
-        for level in levels:
-            for trial in trials:
-                copies = {name: degrade_run(run, kind, level, degradation_rng(seed + SEED_OFFSET, kind, name, level,
-                                                                              trial), pools)
-                          for name, run in runs.items()}
-                scored = degraded_scores(qrels, copies, measures, threshold=threshold, alphas=alphas,
-                                         rarity_depth=rarity_depth, options=options)
-                rows += trial_rows(original, scored, rankings, copies, kind=kind, level=level, trial=trial,
-                                   baseline=baseline, order=order)
+    for kind, level, trial in tasks:
+        rows += [(kind, level, trial, *row[3:]) for row in unchanged] if level == 0 else made[kind, level, trial]
     return pd.DataFrame(rows, columns=list(TRIAL_COLUMNS))
+
+
+class _Work:
+    """What every copy reads: made once, shared with forked processes."""
+
+    def __init__(self, qrels: Qrels, cells: RankedCells, original: Scores, measures: list, judgments: tuple,
+                 order: OrderSettings, baseline: str | None, seed: int, scoring: dict) -> None:
+        self.qrels, self.cells, self.original, self.measures = qrels, cells, original, measures
+        self.judgments, self.order, self.baseline, self.seed, self.scoring = judgments, order, baseline, seed, scoring
+
+    def rows(self, kind: str, level: float, trial: int) -> list[tuple]:
+        """One (kind, level, trial): the copy made, scored and compared with every run."""
+        copy = degrade_cells(self.cells, kind, level, self.seed, trial)
+        scored = copy_scores(self.qrels, self.cells, copy, self.measures, judgments=self.judgments, **self.scoring)
+        doc_order = run_means(self.cells, order_measures(self.cells, copy, ktu_cutoff=self.order.ktu_cutoff,
+                                                         rbo_p=self.order.rbo_p, rbo_depth=self.order.rbo_depth))
+        return trial_rows(self.original, scored, doc_order, kind=kind, level=level, trial=trial,
+                          baseline=self.baseline)
+
+
+_SHARED: list[_Work] = []  # the work a forked process inherits
+
+
+def _rows_of(task: tuple[str, float, int]) -> list[tuple]:
+    return _SHARED[0].rows(*task)
+
+
+def _map_rows(work: _Work, tasks: list[tuple[str, float, int]], processes: int) -> list[list[tuple]]:
+    """Each task's rows, in order: in this process, or in ``processes`` forked ones."""
+    import multiprocessing
+
+    if processes <= 1 or len(tasks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return [work.rows(*task) for task in tasks]
+    _SHARED[:] = [work]
+    try:
+        with multiprocessing.get_context("fork").Pool(min(processes, len(tasks))) as pool:
+            return pool.map(_rows_of, tasks, chunksize=1)
+    finally:
+        _SHARED.clear()
 
 
 _GROUP = ["kind", "level", "measure", "alpha", "reproducibility_measure"]

@@ -123,34 +123,50 @@ def tabulate_reproducibility(*, scores: str | Path, reproductions: str | Path, r
     return table
 
 
+def ingested_qrels(judged: str | Path):
+    """The qrels as the collection's ingestion read them (``judged.npz``): whatever the
+    file's format and grades, every step judges with the same rows."""
+    import pyarrow as pa
+
+    from irmeta.campaign.qrels import Qrels
+    from irmeta.campaign.store import load_matrix
+
+    matrix = load_matrix(judged)
+    qid = pa.array(matrix.topics, pa.large_string()).take(pa.array(matrix.qrels_topic))
+    return Qrels(qid, matrix.docids.cast(pa.large_string()), matrix.qrels_grade.astype("int64"), str(judged))
+
+
 def tabulate_degradation(*, qrels: str | Path, runs: str | Path | Sequence[str | Path], measures: Sequence[str],
                          alphas: Sequence[Alpha], rarity_depth: int | None, measure_options: Mapping[str, Any] | None,
                          baselines: Sequence[str], degradations: Mapping[str, Any], order: OrderSettings, seed: int,
                          threshold: int, reading: Mapping[str, Any], table_out: str | Path, trust_out: str | Path,
-                         figure_stem: str | Path, label: str = "") -> pd.DataFrame:
-    """Every run of the collection against degraded copies of itself, its rankings cut
+                         figure_stem: str | Path, label: str = "", processes: int = 1) -> pd.DataFrame:
+    """Every run of the collection against degraded copies of itself (``qrels``: a qrels
+    file, or the collection's ``judged.npz``, the qrels as ingestion read them), its rankings cut
     at ``degradations["depth"]`` (the originals too); writes the degradation and trust
-    tables and the figure; returns the trials' long table."""
+    tables and the figure; returns the trials' long table. ``processes``: the copies
+    made in that many processes (the job's threads)."""
     from irmeta.artefacts.figures.reproducibility import plot_reproducibility_degradation
+    from irmeta.campaign.degrade_cells import ranked_cells
     from irmeta.campaign.qrels import read_qrels
     from irmeta.campaign.rankings import scored_rankings_of
     from irmeta.metaeval.reproducibility_degradation import (
+        copy_scores,
         degradation_table,
         degradation_trials,
-        degraded_scores,
         trust_table,
     )
 
     depth = min(d for d in (reading.get("depth"), int(degradations["depth"])) if d is not None)
-    judgments = read_qrels(qrels)
+    judgments = ingested_qrels(qrels) if str(qrels).endswith(".npz") else read_qrels(qrels)
     files = resolve_paths([runs] if isinstance(runs, (str, Path)) else list(runs))
     ranked = scored_rankings_of(read_runs(files, depth=depth, duplicates=reading.get("duplicates", "error"),
                                           run_name=reading.get("run_name", "file"),
                                           score_precision=reading.get("score_precision", "double")))
     options = {k: v for k, v in (measure_options or {}).items() if v is not None}
     common = dict(threshold=threshold, alphas=alphas, rarity_depth=rarity_depth, options=options)
-    original = degraded_scores(judgments, {n: {t: d for t, (d, _) in r.items()} for n, r in ranked.items()},
-                               measures, **common)
+    cells = ranked_cells(ranked)
+    original = copy_scores(judgments, cells, cells.doc, measures, **common)
     baseline = baselines[0] if baselines else None
     if baseline is not None and baseline not in ranked:
         raise ConfigError(f"key 'experiments.reproducibility.baselines': {baseline!r} is not a run of the "
@@ -161,7 +177,8 @@ def tabulate_degradation(*, qrels: str | Path, runs: str | Path | Sequence[str |
         warnings.simplefilter("ignore")  # an undefined value is an empty cell, counted in n
         trials = degradation_trials(judgments, ranked, original, measures, seed=seed, kinds=degradations["kinds"],
                                     levels=sorted(degradations["levels"]), trials=range(degradations["trials"]),
-                                    baseline=baseline, order=order, **common)
+                                    baseline=baseline, order=order, cells=cells, processes=processes,
+                                    **common)
     write_csv(degradation_table(trials), table_out)
     write_csv(trust_table(trials), trust_out)
     plot_reproducibility_degradation(degradation_table(trials), figure_stem,

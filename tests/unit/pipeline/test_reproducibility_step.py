@@ -161,3 +161,29 @@ def test_degradation_step_writes_its_tables_and_figure_byte_identically(tmp_path
             baselines=["nope"], order=OrderSettings(), seed=3, threshold=1,
             degradations={"kinds": ["swap"], "levels": [0.0, 0.1], "trials": 1, "depth": 10}, reading=READING,
             table_out=tmp_path / "c.csv", trust_out=tmp_path / "c_t.csv", figure_stem=tmp_path / "c")
+
+
+def test_degradation_reads_the_qrels_as_ingestion_read_them(tmp_path):
+    """The rule passes judged.npz: gzipped graded qrels judged at threshold 2 give the
+    tables the plain file gives."""
+    import gzip
+
+    from irmeta.pipeline.reproducibility import tabulate_degradation
+    from irmeta.pipeline.steps import ingest_collection
+
+    lines = (DATA / "qrels.txt").read_text().splitlines()
+    graded = "\n".join(" ".join([*f[:3], "2" if f[3] == "1" and i % 3 == 0 else f[3]])
+                       for i, f in enumerate(line.split() for line in lines)) + "\n"
+    (tmp_path / "plain.txt").write_text(graded)
+    (tmp_path / "packed.gz").write_bytes(gzip.compress(graded.encode()))
+    files = [DATA / "runs" / f"{n}.gz" for n in ("CL99SD", "CL99XT")]
+    ingest_collection(qrels=tmp_path / "packed.gz", runs=files, out=tmp_path / "judged.npz", threshold=2)
+    for qrels, out in ((tmp_path / "plain.txt", "plain"), (tmp_path / "judged.npz", "ingested")):
+        tabulate_degradation(
+            qrels=qrels, runs=files, measures=["AP", "nDCG@20"], alphas=[], rarity_depth=None, measure_options=None,
+            baselines=[], order=OrderSettings(20, 0.9, 20), seed=3, threshold=2,
+            degradations={"kinds": ["replace"], "levels": [0.0, 0.2], "trials": 1, "depth": 20}, reading=READING,
+            table_out=tmp_path / f"{out}.csv", trust_out=tmp_path / f"{out}_t.csv", figure_stem=tmp_path / out)
+    assert (tmp_path / "plain.csv").read_bytes() == (tmp_path / "ingested.csv").read_bytes()
+    table = pd.read_csv(tmp_path / "plain.csv")
+    assert (table[(table["level"] == 0.2) & (table["reproducibility_measure"] == "rmse")]["mean"] > 0).all()

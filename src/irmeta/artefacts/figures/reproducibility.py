@@ -61,39 +61,70 @@ def plot_reproducibility(table: pd.DataFrame, stem: str | Path, *, title: str | 
     return save_figure(styled(draw), stem)
 
 
+#: Reproducibility measures of document order: one value per run, whatever the measure.
+ORDER_MEASURES = ("ktu", "rbo", "ktu_repro_eval", "rbo_repro_eval")
+
+
+def degradation_series(summary: pd.DataFrame) -> list[tuple[str, str]]:
+    """The (measure, alpha) pairs of ``reproducibility_degradation.csv``, in its order
+    (alpha "" for a measure without one)."""
+    alpha = summary["alpha"].fillna("").astype(str)
+    return list(dict.fromkeys(zip(summary["measure"].astype(str), alpha)))
+
+
 def plot_reproducibility_degradation(summary: pd.DataFrame, stem: str | Path, *,
                                      title: str | None = None) -> list[Path]:
-    """``<stem>.png`` and ``<stem>.pdf`` from ``reproducibility_degradation.csv``: one
-    panel per kind, each reproducibility measure's mean against the level, for the
-    table's first measure (and alpha); returns both paths."""
-    from irmeta.artefacts.figures.style import legend_below, new_figure, require_columns, save_figure, styled
+    """``<stem>.png`` and ``<stem>.pdf`` from ``reproducibility_degradation.csv``: a row
+    of panels per reproducibility measure (its own y scale), a column per kind, the mean
+    against the level with one line per measure (and alpha), each its colour and marker;
+    the document-order measures, the same for every measure, one line; returns both paths."""
+    from irmeta.artefacts.figures.style import (
+        legend_below,
+        line_style,
+        new_figure,
+        require_columns,
+        save_figure,
+        styled,
+    )
 
     require_columns(summary, ["kind", "level", "measure", "alpha", "reproducibility_measure", "mean"],
                     "reproducibility degradation table")
     if not len(summary):
         raise ValueError("reproducibility degradation table: no rows to draw")
-    first = summary.iloc[0]
-    rows = summary[(summary["measure"] == first["measure"]) & (summary["alpha"].fillna("").astype(str)
-                                                               == str("" if first["alpha"] != first["alpha"]
-                                                                      else first["alpha"]))]
+    rows = summary.assign(alpha=summary["alpha"].fillna("").astype(str), measure=summary["measure"].astype(str))
     kinds = list(dict.fromkeys(rows["kind"]))
     names = list(dict.fromkeys(rows["reproducibility_measure"]))
+    series = degradation_series(summary)
+    styles = {item: dict(line_style(item[0], i), marker=MARKERS[i % len(MARKERS)]) for i, item in enumerate(series)}
+
+    def label(measure: str, alpha: str) -> str:
+        return f"{measure} (alpha {alpha})" if alpha else measure
 
     def draw() -> Figure:
-        fig, axes, ncol = new_figure(len(kinds), panel_width=3.0, height=2.8, n_legend=len(names), sharey=True)
-        handles: list = []
-        for ax, kind in zip(axes, kinds):
-            part = rows[rows["kind"] == kind]
-            for i, name in enumerate(names):
-                line = part[part["reproducibility_measure"] == name].sort_values("level")
-                drawn = ax.plot(line["level"].to_numpy(float), line["mean"].to_numpy(float),
-                                marker=MARKERS[i % len(MARKERS)], markersize=3.5, linewidth=1.0, label=name)
-                if ax is axes[0]:
-                    handles += drawn
-            ax.set_title(kind)
-            ax.set_xlabel("degradation level q")
-        axes[0].set_ylabel(f"mean over runs and trials ({first['measure']})")
-        legend_below(fig, handles, ncol)
+        fig, axes, ncol = new_figure(len(kinds) * len(names), panel_width=2.6, height=1.9,
+                                     n_legend=len(series) + 1, sharey=False, per_row=len(kinds))
+        handles: dict[str, object] = {}
+        for r, name in enumerate(names):
+            row_axes = axes[r * len(kinds):(r + 1) * len(kinds)]
+            for ax, kind in zip(row_axes, kinds):
+                part = rows[(rows["kind"] == kind) & (rows["reproducibility_measure"] == name)]
+                drawn_series = series[:1] if name in ORDER_MEASURES else series
+                for item in drawn_series:
+                    line = part[(part["measure"] == item[0]) & (part["alpha"] == item[1])].sort_values("level")
+                    style = dict(color="0.25", marker=".") if name in ORDER_MEASURES else styles[item]
+                    text = "document order (every measure)" if name in ORDER_MEASURES else label(*item)
+                    drawn = ax.plot(line["level"].to_numpy(float), line["mean"].to_numpy(float), markersize=3.5,
+                                    **dict(dict(linewidth=1.0), **style), label=text)
+                    handles.setdefault(text, drawn[0])
+                ax.set_title(f"{kind}: {name}", fontsize="small")
+                if r == len(names) - 1:
+                    ax.set_xlabel("degradation level q")
+            low = min(ax.get_ylim()[0] for ax in row_axes)
+            high = max(ax.get_ylim()[1] for ax in row_axes)
+            for ax in row_axes:
+                ax.set_ylim(low, high)
+            row_axes[0].set_ylabel(f"mean {name}", fontsize="small")
+        legend_below(fig, list(handles.values()), ncol)
         if title:
             fig.suptitle(title)
         return fig

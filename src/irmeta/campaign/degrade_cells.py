@@ -1,0 +1,228 @@
+"""Every run's rankings degraded at once (issue 28's cost budget): the runs held as
+*cells*, one per (run, topic) in the runs' and their topics' order, each document as an
+integer, its place in the topic's pool (every run's documents for the topic, sorted as
+strings are, so that comparing the integers compares the docids); a degraded copy is
+another array of pool places in the same cells, judged by indexing, never re-read as a run.
+
+Each kind draws from the very streams :func:`~irmeta.campaign.degrade.degrade_run` draws
+from (one per run, :func:`~irmeta.campaign.degrade.degradation_rng`), in the same order,
+so a copy equals the per-topic functions' document for document (the tests check it):
+``swap`` and ``noise`` draw every topic's numbers in one call per run (consecutive calls
+of ``random`` and ``normal`` continue one sequence), ``replace`` draws topic by topic
+(``permutation`` consumes a varying amount of the stream).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from irmeta.campaign.degrade import KINDS, degradation_rng
+from irmeta.campaign.judge import judgment_rows, matrix_of_rows
+from irmeta.campaign.postings import RelevanceMatrix
+from irmeta.campaign.qrels import Qrels
+
+
+@dataclass(frozen=True, eq=False)
+class RankedCells:
+    """Runs as cells of pool places. ``start`` (cells + 1,) offsets into ``doc`` and
+    ``score`` (documents best first); ``cell_run``, ``cell_topic`` (cells,) indices into
+    ``runs`` and ``topics``; ``pool_start`` (topics + 1,) where each topic's pool begins
+    among the places; ``docids`` (places,) the document of each place."""
+
+    runs: list[str]
+    topics: list[str]
+    start: np.ndarray
+    cell_run: np.ndarray
+    cell_topic: np.ndarray
+    doc: np.ndarray
+    score: np.ndarray
+    pool_start: np.ndarray
+    docids: np.ndarray
+
+    @property
+    def n_cells(self) -> int:
+        return len(self.start) - 1
+
+    @cached_property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.start)
+
+    @cached_property
+    def cell(self) -> np.ndarray:
+        """(documents,) the cell of each document."""
+        return np.repeat(np.arange(self.n_cells, dtype=np.int64), self.lengths)
+
+    @cached_property
+    def position(self) -> np.ndarray:
+        """(documents,) 0-based position of each document in its cell."""
+        return np.arange(len(self.doc), dtype=np.int64) - self.start[self.cell]
+
+    @cached_property
+    def replacement_plan(self) -> tuple[list[int], list[int], list[int], list[int], list[np.ndarray]]:
+        """What ``replace`` reads per cell, as Python values: the offsets, the run, the
+        first place of the topic's pool, how many places of the pool the run lacks, and
+        the run's own places in the pool, sorted, each minus the number before it (the
+        k-th place the run lacks is k plus the count of these at most k)."""
+        bases = self.pool_start[self.cell_topic]
+        free = np.diff(self.pool_start)[self.cell_topic] - self.lengths
+        shifted = [np.sort(self.doc[lo:hi]) - base - np.arange(hi - lo)
+                   for lo, hi, base in zip(self.start[:-1].tolist(), self.start[1:].tolist(), bases.tolist())]
+        return self.start.tolist(), self.cell_run.tolist(), bases.tolist(), free.tolist(), shifted
+
+    def run_cells(self, run: int) -> range:
+        """The cells of one run (contiguous, its topics in order)."""
+        cells = np.flatnonzero(self.cell_run == run)
+        return range(int(cells[0]), int(cells[-1]) + 1) if len(cells) else range(0)
+
+    def rankings(self, doc: np.ndarray | None = None) -> dict[str, dict[str, list[str]]]:
+        """Cells as rankings (run -> topic -> documents), of ``doc`` (a copy) or the runs'."""
+        doc = self.doc if doc is None else doc
+        out: dict[str, dict[str, list[str]]] = {name: {} for name in self.runs}
+        for c in range(self.n_cells):
+            docs = self.docids[doc[self.start[c]:self.start[c + 1]]].tolist()
+            out[self.runs[self.cell_run[c]]][self.topics[self.cell_topic[c]]] = docs
+        return out
+
+
+def ranked_cells(runs: Mapping[str, Mapping[str, tuple[Sequence[str], np.ndarray]]]) -> RankedCells:
+    """The runs (name -> topic -> (documents, scores), trec_eval's order) as cells."""
+    names = list(runs)
+    topics = list(dict.fromkeys(t for run in runs.values() for t in run))
+    index = {t: i for i, t in enumerate(topics)}
+    cell_run: list[int] = []
+    cell_topic: list[int] = []
+    lengths: list[int] = []
+    docs: list[str] = []
+    scores: list[np.ndarray] = []
+    for r, name in enumerate(names):
+        for topic, (d, s) in runs[name].items():
+            cell_run.append(r)
+            cell_topic.append(index[topic])
+            lengths.append(len(d))
+            docs.extend(d)
+            scores.append(np.asarray(s, dtype=np.float64))
+    lengths_a = np.asarray(lengths, dtype=np.int64)
+    start = np.concatenate([[0], np.cumsum(lengths_a)]).astype(np.int64)
+    topic_of_doc = np.repeat(np.asarray(cell_topic, dtype=np.int64), lengths_a)
+    text = np.asarray(docs, dtype=str)
+    place = np.empty(len(text), dtype=np.int64)
+    pools, pool_start = [], [0]
+    for t in range(len(topics)):  # each topic's pool sorted as Python sorts strings (code points)
+        where = np.flatnonzero(topic_of_doc == t)
+        pool, inverse = np.unique(text[where], return_inverse=True)
+        place[where] = pool_start[-1] + inverse.reshape(-1)
+        pools.append(pool)
+        pool_start.append(pool_start[-1] + len(pool))
+    docids = np.concatenate(pools).astype(object) if pools else np.zeros(0, dtype=object)
+    return RankedCells(names, topics, start, np.asarray(cell_run, dtype=np.int64), np.asarray(cell_topic, np.int64),
+                       place, np.concatenate(scores) if scores else np.zeros(0), np.asarray(pool_start, np.int64),
+                       docids)
+
+
+def degrade_cells(cells: RankedCells, kind: str, level: float, seed: int, trial: int) -> np.ndarray:
+    """Every run degraded by ``kind`` at ``level`` (trial ``trial``): the copy's pool
+    places, cell by cell as ``cells.doc``; each run draws from
+    ``degradation_rng(seed, kind, run, level, trial)`` as :func:`~irmeta.campaign.degrade.degrade_run` does."""
+    if kind not in KINDS:
+        raise ValueError(f"degradation kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    if level == 0:
+        return cells.doc.copy()
+    rngs = [degradation_rng(seed, kind, name, level, trial) for name in cells.runs]
+    if kind == "swap":
+        return _swapped(cells, level, rngs)
+    if kind == "noise":
+        return _perturbed(cells, level, rngs)
+    return _replaced(cells, level, rngs)
+
+
+def _per_run_draws(cells: RankedCells, rngs: Sequence[np.random.Generator], counts: np.ndarray,
+                   draw: str) -> np.ndarray:
+    """Each run's draws for all its cells in one call (``counts`` per cell), run after run."""
+    per_run = np.bincount(cells.cell_run, weights=counts, minlength=len(cells.runs)).astype(np.int64)
+    parts = [getattr(rng, draw)(size=int(n)) if draw == "random" else rng.normal(0.0, 1.0, int(n))
+             for rng, n in zip(rngs, per_run)]
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def _swapped(cells: RankedCells, level: float, rngs: Sequence[np.random.Generator]) -> np.ndarray:
+    """``swap``: top down, pair (i, i + 1) swapped when its draw is below ``level``. A
+    block of consecutive swaps s..e-1 moves the document at s to e and lifts s+1..e by
+    one; blocks never touch (a cell's last position draws nothing, so none crosses cells)."""
+    draws = _per_run_draws(cells, rngs, np.maximum(cells.lengths - 1, 0), "random")
+    position, lengths = cells.position, cells.lengths[cells.cell]
+    flag = np.zeros(len(cells.doc), dtype=bool)
+    flag[position < lengths - 1] = draws < level
+    index = np.arange(len(flag), dtype=np.int64)
+    begins = flag & ~np.concatenate([[False], flag[:-1]])
+    block_start = np.maximum.accumulate(np.where(begins, index, -1)) if len(flag) else index
+    ends = ~flag & np.concatenate([[False], flag[:-1]])
+    source = np.where(flag, index + 1, index)
+    source[ends] = block_start[np.flatnonzero(ends) - 1]
+    return cells.doc[source]
+
+
+def _perturbed(cells: RankedCells, level: float, rngs: Sequence[np.random.Generator]) -> np.ndarray:
+    """``noise``: scores plus N(0, 1) x (level x the cell's range), re-ranked by score
+    descending, docid descending (pool places order docids), cell by cell."""
+    noise = _per_run_draws(cells, rngs, cells.lengths, "normal")
+    starts = cells.start[:-1][cells.lengths > 0]
+    spread = np.zeros(cells.n_cells)
+    spread[cells.lengths > 0] = (np.maximum.reduceat(cells.score, starts) - np.minimum.reduceat(cells.score, starts))
+    noisy = cells.score + noise * (level * spread)[cells.cell]
+    width = max(int(cells.lengths.max(initial=0)), 1)
+    key = np.full((cells.n_cells, width), np.inf)  # past a cell's end: last
+    key[cells.cell, cells.position] = -noisy
+    doc = np.zeros((cells.n_cells, width), dtype=np.int64)
+    doc[cells.cell, cells.position] = -cells.doc
+    order = np.lexsort((doc, key), axis=1)
+    return -doc[np.arange(cells.n_cells)[:, None], order][cells.cell, cells.position]
+
+
+def _replaced(cells: RankedCells, level: float, rngs: Sequence[np.random.Generator]) -> np.ndarray:
+    """``replace``: each document, when its draw is below ``level``, replaced by one of the
+    topic's pool the run did not retrieve (the k-th such place: k plus the run's own
+    places before it), drawn without replacement; topic after topic per run."""
+    out = cells.doc.copy()
+    starts, runs, bases, free, shifted = cells.replacement_plan
+    for c, rng in enumerate(rngs[r] for r in runs):
+        lo, hi = starts[c], starts[c + 1]
+        chosen = np.flatnonzero(rng.random(hi - lo) < level)
+        picks = rng.permutation(free[c])[:len(chosen)]
+        if len(picks):
+            out[lo + chosen[:len(picks)]] = bases[c] + picks + np.searchsorted(shifted[c], picks, "right")
+    return out
+
+
+def judged_copy(cells: RankedCells, doc: np.ndarray, qrels: Qrels, rows: tuple[np.ndarray, np.ndarray], *,
+                threshold: int = 1) -> RelevanceMatrix:
+    """A copy's cells (``doc``: pool places) judged as ingestion judges runs
+    (:func:`~irmeta.campaign.judge.judge_each` with no depth cut): ``rows`` =
+    :func:`pool_judgments`, each place's qrels topic and row."""
+    topic_of_place, row_of_place = rows
+    return matrix_of_rows(cells.runs, qrels, run=cells.cell_run[cells.cell], topic=topic_of_place[doc],
+                          rank=cells.position + 1, row=row_of_place[doc], threshold=threshold,
+                          ignored=_ignored(cells, qrels))
+
+
+def pool_judgments(cells: RankedCells, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
+    """Per pool place, its topic's index among the qrels topics (-1: not judged) and the
+    qrels row judging it (-1: unjudged), looked up once for every copy."""
+    topic_of_place = np.repeat(np.arange(len(cells.topics)), np.diff(cells.pool_start))
+    return judgment_rows(qrels, [cells.topics[t] for t in topic_of_place], cells.docids.tolist())
+
+
+def _ignored(cells: RankedCells, qrels: Qrels) -> dict[str, list[str]]:
+    """Per run the topics it ranked that the qrels lack (as ingestion records them)."""
+    from irmeta.campaign.qrels import sort_topics
+
+    judged = set(qrels.topics)
+    out: dict[str, set[str]] = {}
+    for c in range(cells.n_cells):
+        topic = cells.topics[cells.cell_topic[c]]
+        if topic not in judged and cells.lengths[c] > 0:
+            out.setdefault(cells.runs[cells.cell_run[c]], set()).add(topic)
+    return {name: sort_topics(topics) for name, topics in out.items()}

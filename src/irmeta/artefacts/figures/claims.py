@@ -34,10 +34,12 @@ from irmeta.measures.alpha import alpha_sort_key, alpha_value
 _PALETTE = ALPHA_COLOURS + FALLBACK_COLOURS
 
 CLAIM_TITLES = {"rank_agreement": "rank agreement", "discriminative_power": "discriminative power gain",
-           "stability": "stability gain", "reusability": "leave-one-group-out tau, gain"}
+           "stability": "stability gain", "reusability": "leave-one-group-out tau, gain",
+                "other_judgments": "tau under other judgments, gain"}
 
 _Y_LABELS = {"rank_agreement": r"$\tau$ vs. baseline", "discriminative_power": "significant pairs, gain",
-             "stability": "stability, gain", "reusability": r"$\tau$ full vs. left out, gain"}
+             "stability": "stability, gain", "reusability": r"$\tau$ full vs. left out, gain",
+             "other_judgments": r"$\tau$ set vs. qrels, gain"}
 
 
 def plot_claims(table: pd.DataFrame, png: str | Path, pdf: str | Path | None = None, *,

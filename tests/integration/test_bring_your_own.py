@@ -18,6 +18,7 @@ import pytest
 import yaml
 from test_workflow import _copy_workflow, _ok, _snakemake
 
+from irmeta.artefacts.claims import filled_claims
 from irmeta.support.formats import markdown_escape
 
 IRMETA = Path(sys.executable).parent / "irmeta"
@@ -175,6 +176,19 @@ def test_the_claims_table_puts_every_collection_side_by_side(byo):
         assert markdown_escape(label) in claims
     tidy = pd.read_csv(byo / "results" / "claims.csv")
     assert {"rank_agreement", "discriminative_power", "stability"} <= set(tidy["claim"])
+    # other judgments: each named set and each generated assessor error rate of a collection
+    # with rankings; a set equal to the qrels (half_filled) ranks every measure as they do
+    judged = filled_claims(tidy)
+    judged = judged[judged["claim"] == "other_judgments"]
+    # a collection of scores only lists the error rates as not filled, with why
+    unfilled = tidy[(tidy["claim"] == "other_judgments") & (tidy["collection"] == "Demo scores")]
+    assert len(unfilled) and unfilled["note"].str.contains("no judgment_agreement table").all()
+    trec8 = judged[judged["collection"] == "TREC-8 (30 runs)"]
+    assert {"half", "half_filled", "error_0.1", "error_0.3"} <= set(trec8["protocol"])
+    assert set(judged["collection"]) == {"Demo", "TREC-8 (30 runs)"}
+    same = trec8[trec8["protocol"] == "half_filled"]
+    assert len(same) == 2 and (same["measure_value"] == 1).all() and (same["baseline_value"] == 1).all()
+    assert same["holds"].all()
     for ext in ("png", "pdf"):
         assert (byo / "results" / f"claims.{ext}").stat().st_size > 1000
     screen = (byo / "screen.txt").read_text()

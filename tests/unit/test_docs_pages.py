@@ -48,9 +48,27 @@ def folder(tmp_path_factory, shared_data) -> Path:
     (root / "run2.gz").symlink_to(trec8 / "runs" / "ok8alx.gz")
     for name, source in REPRODUCTIONS.items():
         (root / name).symlink_to(trec8 / "runs" / f"{source}.gz")
+    # judgments.md's sets: TREC-8's qrels with every seventh grade flipped (llm.txt) and
+    # three assessors flipping every fifth, sixth and seventh (assessors/a1..a3.txt)
+    lines = (trec8 / "qrels.txt").read_text().splitlines()
+    (root / "llm.txt").write_text(_flipped(lines, 7))
+    (root / "assessors").mkdir()
+    for k, every in enumerate((5, 6, 7), start=1):
+        (root / "assessors" / f"a{k}.txt").write_text(_flipped(lines, every, offset=k))
     (root / "my_measures.py").write_text(page_block("own-measure.md", "# my_measures.py"))
     (root / "my_tests.py").write_text(page_block("own-test.md", "# my_tests.py"))
     return root
+
+
+def _flipped(lines: list[str], every: int, offset: int = 0) -> str:
+    """Qrels lines with the grade of every ``every``-th line (from ``offset``) flipped between 0 and 1."""
+    out = []
+    for i, line in enumerate(lines):
+        qid, it, doc, grade = line.split()
+        if i % every == offset % every:
+            grade = "0" if int(grade) > 0 else "1"
+        out.append(f"{qid} {it} {doc} {grade}\n")
+    return "".join(out)
 
 
 def test_the_pages_have_commands():

@@ -353,12 +353,14 @@ def paper_inputs(wildcards):
 
 def claims_inputs(wildcards):
     """Every collection's Kendall tau, discriminative power and stability tables, and the
-    reusability summary of those with rankings (when the experiment is on)."""
+    reusability summary and judgment agreement of those with rankings (when on)."""
     from irmeta.pipeline.paper_inputs import paper_inputs
 
     inputs = paper_inputs(COLLECTIONS, ["kendall_tau", "discriminative_power", "stability"], rarity=False)
     assessed = [name for name in RANKED if "reusability_summary" in collection_tables(name)]
     inputs |= paper_inputs(assessed, ["reusability_summary"], rarity=False)
+    rejudged = [name for name in RANKED if "judgment_agreement" in collection_tables(name)]
+    inputs |= paper_inputs(rejudged, ["judgment_agreement"], rarity=False)
     return inputs
 
 

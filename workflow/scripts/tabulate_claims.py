@@ -5,7 +5,7 @@ from pathlib import Path
 from irmeta.artefacts.claims import claims_table, write_claims
 from irmeta.artefacts.claims_unfilled import unfilled_claims
 from irmeta.artefacts.figures.claims import plot_claims
-from irmeta.pipeline.paper_inputs import read_collection_tables
+from irmeta.pipeline.paper_inputs import add_collection_tables, read_collection_tables
 from irmeta.pipeline.properties import read_properties
 from irmeta.pipeline.reusability import add_reusability_summaries
 from irmeta.pipeline.scripts import log_to, run_script
@@ -16,6 +16,7 @@ def main(smk) -> None:
     collections = dict(smk.params.collections)
     tables = read_collection_tables(smk.input, collections, ["kendall_tau", "discriminative_power", "stability"])
     tables = add_reusability_summaries(tables, dict(smk.input.items()), collections)
+    tables = add_collection_tables(tables, dict(smk.input.items()), collections, "judgment_agreement")
     table = claims_table(tables, list(smk.params.comparisons), tau_threshold=smk.params.tau_threshold)
     labels = list(collections.values())
     write_claims(table, Path(smk.output.csv).with_suffix(""), collections=labels,

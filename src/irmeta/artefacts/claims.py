@@ -23,7 +23,14 @@ alternatives the pipeline computes:
   left-out scores, ``kendall_tau`` of ``reusability_summary``, per rarity rule
   ``frozen``/``joined`` as protocols ``leave_one_out+frozen``/``+joined``); holds when
   the measure's tau is not lower than the baseline's by more than
-  :data:`REUSABILITY_TOLERANCE`. Only for collections whose tables include it.
+  :data:`REUSABILITY_TOLERANCE`. Only for collections whose tables include it;
+- ``other_judgments``: it ranks the runs under another judgment set as faithfully as its
+  baseline does (Kendall's tau-b between the runs' means under the set and under the
+  qrels, ``kendall_tau`` of ``judgment_agreement``, per named set and per generated
+  assessor error rate, :mod:`irmeta.artefacts.claims_judgments`); holds when the
+  measure's tau is not lower than the baseline's by more than
+  :data:`~irmeta.artefacts.claims_judgments.JUDGMENTS_TOLERANCE`. Only for collections
+  whose tables include it.
 
 Inputs are the per-collection experiment tables as the pipeline writes them (read back
 from CSV, alpha as text, empty for a baseline) or as :mod:`irmeta.api` returns them.
@@ -40,6 +47,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from irmeta.artefacts import claims_judgments
 from irmeta.artefacts.paper.tables import select_rows, single_value, with_keys
 from irmeta.artefacts.tables import is_missing, table_texts
 from irmeta.measures.alpha import alpha_sort_key, alpha_value
@@ -49,7 +57,7 @@ from irmeta.support.atomic import atomic_write_text
 from irmeta.support.formats import refuse_infinite_cells
 
 #: The claims, in the order they are listed.
-CLAIMS = ("rank_agreement", "discriminative_power", "stability", "reusability")
+CLAIMS = ("rank_agreement", "discriminative_power", "stability", "reusability", claims_judgments.OTHER_JUDGMENTS)
 
 #: The experiment tables each collection needs, and the columns read from each.
 TABLES = {
@@ -62,7 +70,8 @@ TABLES = {
 SHARE_COLUMN = "total_pairs"
 
 #: Tables a collection may lack (scores only, or the experiment off), with the columns read.
-OPTIONAL_TABLES = {"reusability_summary": ("measure", "alpha", "rarity", "kendall_tau")}
+OPTIONAL_TABLES = {"reusability_summary": ("measure", "alpha", "rarity", "kendall_tau"),
+                   "judgment_agreement": claims_judgments.JUDGMENT_COLUMNS}
 
 #: How far below its baseline's the rareness measure's leave-one-out tau may fall.
 REUSABILITY_TOLERANCE = 0.01
@@ -178,6 +187,17 @@ def _collection_rows(frames: Mapping[str, pd.DataFrame], measure: str, baseline:
                       "stability", measure, baseline, key, "gain above 0")
     if frames.get("reusability_summary") is not None:
         yield from _reusability(frames["reusability_summary"], measure, baseline, key)
+    if frames.get("judgment_agreement") is not None:
+        yield from _other_judgments(frames["judgment_agreement"], measure, baseline, key)
+
+
+def _other_judgments(frame: pd.DataFrame, measure: str, baseline: str, key: str) -> Iterator[dict]:
+    """The measure's tau under each judgment set minus its baseline's (claims_judgments)."""
+    for taus in claims_judgments.judgment_taus(frame, measure, baseline, key):
+        yield _row(claims_judgments.OTHER_JUDGMENTS, taus.judgments, measure, baseline, key,
+                   taus.measure_tau - taus.baseline_tau, taus.baseline_tau, taus.measure_tau,
+                   -claims_judgments.JUDGMENTS_TOLERANCE, claims_judgments.CRITERION,
+                   claims_judgments.holds(taus.measure_tau, taus.baseline_tau))
 
 
 def _reusability(frame: pd.DataFrame, measure: str, baseline: str, key: str) -> Iterator[dict]:
@@ -330,7 +350,11 @@ def claims_caption(table: pd.DataFrame) -> str:
              "stability": "Stability (Buckley-Voorhees): the measure's minus its baseline's",
              "reusability": "Reusability (leave one group out): Kendall's tau-b between the runs' full scores "
                             "and their scores without the judgments only their group pooled, the measure's "
-                            "minus its baseline's"}
+                            "minus its baseline's",
+             "other_judgments": "Other judgments: Kendall's tau-b between the runs' means under a judgment set "
+                                "and under the qrels, the measure's minus its baseline's (error_<q>: generated "
+                                "assessors flipping each judgment with probability q, the mean over their "
+                                "trials)"}
     for claim in CLAIMS:
         rows = table[table["claim"] == claim]
         if rows.empty:

@@ -2,7 +2,9 @@
 comparison whose measure or baseline a collection's tables lack, a discriminative-power
 method (:func:`~irmeta.artefacts.claims.power_protocols`) or a fuzziness that was not
 configured or whose draws cannot reach the level over all pairs (``attainable`` False), a
-collection without the reusability table (no run groups). One row per
+collection without the reusability table (no run groups), a generated assessor error rate
+another collection has (named judgment sets belong to one collection and are expected
+nowhere else). One row per
 (claim, protocol, comparison, collection) expected and absent, with a ``note``.
 
 Expected: per comparison and collection, the rank-agreement protocols of its
@@ -18,7 +20,9 @@ import numpy as np
 import pandas as pd
 
 from irmeta.artefacts.claims import CLAIMS, TAU_PROTOCOLS, power_protocols
+from irmeta.artefacts.claims_judgments import OTHER_JUDGMENTS
 from irmeta.metaeval.discriminative_power import attainable_rows
+from irmeta.metaeval.judgment_reduction import ERROR
 from irmeta.metaeval.stats.registry import unattainable_note
 
 #: Columns of :func:`unfilled_claims`: the claims' key columns, then why.
@@ -58,7 +62,9 @@ def _expected_protocols(table: pd.DataFrame, tables: Mapping[str, Mapping[str, p
     taus = [p for column, p in TAU_PROTOCOLS.items()
             if any(column in frames["kendall_tau"].columns for frames in tables.values())]
     wanted = ([("rank_agreement", p) for p in taus] + [("discriminative_power", p) for p in power_protocols()]
-              + [s for s in seen if s[0] in ("stability", "reusability")])
+              + [s for s in seen if s[0] in ("stability", "reusability")]
+              # generated assessors are every ranked collection's; a named set is its collection's own
+              + [s for s in seen if s[0] == OTHER_JUDGMENTS and s[1].startswith(ERROR + "_")])
     if any(frames.get("reusability_summary") is not None for frames in tables.values()):
         wanted += [("reusability", "leave_one_out+frozen"), ("reusability", "leave_one_out+joined")]
     out = list(dict.fromkeys(wanted))
@@ -96,6 +102,10 @@ def _why(claim: str, protocol: str, frames: Mapping[str, pd.DataFrame], label: s
         return f"the measure or the baseline has no {protocol} row at level {level:g}"
     if claim == "stability":
         return f"fuzziness {protocol} not computed for {label} (experiments.stability.fuzziness)"
+    if claim == OTHER_JUDGMENTS:
+        if frames.get("judgment_agreement") is None:
+            return f"{label} has no judgment_agreement table (no judgment sets, or scores only)"
+        return f"judgment set {protocol} has no tau row of the measure or the baseline"
     if frames.get("reusability_summary") is None:
         return f"{label} has no reusability table (no run groups, or scores only)"
     return f"the measure or the baseline has no {protocol.split('+')[-1]} rarity row in the reusability table"

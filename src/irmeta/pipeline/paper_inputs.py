@@ -55,3 +55,14 @@ def read_swap_tables(inputs: Mapping[str, str | Path], collections: Mapping[str,
     """Collection label -> its swap-sensitivity table."""
     return {label: read_table(inputs[paper_input("swap_sensitivity", name)], "swap_sensitivity")
             for name, label in collections.items()}
+
+
+def add_collection_tables(tables: dict[str, dict[str, pd.DataFrame]], inputs: Mapping[str, str | Path],
+                          collections: Mapping[str, str], table: str) -> dict[str, dict[str, pd.DataFrame]]:
+    """``tables`` (collection label -> table name -> frame) with each collection's ``table``
+    added where ``inputs`` (named by :func:`paper_input`) hold one; the others keep none."""
+    for name, label in collections.items():
+        key = paper_input(table, name)
+        if key in inputs:
+            tables[label][table] = read_table(inputs[key], table)
+    return tables

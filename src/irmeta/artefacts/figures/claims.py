@@ -38,15 +38,17 @@ from irmeta.measures.alpha import alpha_sort_key, alpha_value
 _PALETTE = ALPHA_COLOURS + FALLBACK_COLOURS
 
 CLAIM_TITLES = {"rank_agreement": "rank agreement", "discriminative_power": "discriminative power gain",
-           "stability": "stability gain", "reusability": "leave-one-group-out tau, gain"}
+                "stability": "stability gain", "reusability": "leave-one-group-out tau, gain",
+                "other_judgments": "tau under other judgments, gain"}
 
 _Y_LABELS = {"rank_agreement": r"$\tau$ vs. baseline",
              "discriminative_power": "significant pairs, gain\n(share of run pairs)",
-             "stability": "stability, gain", "reusability": r"$\tau$ full vs. left out, gain"}
+             "stability": "stability, gain", "reusability": r"$\tau$ full vs. left out, gain",
+             "other_judgments": r"$\tau$ set vs. qrels, gain"}
 
 #: The least a gain's y axis spans (in the plotted units, around 0 and the threshold):
 #: 5 points of the run pairs, 0.05 of stability or of tau.
-MIN_SPAN = {"discriminative_power": 0.05, "stability": 0.05, "reusability": 0.05}
+MIN_SPAN = {"discriminative_power": 0.05, "stability": 0.05, "reusability": 0.05, "other_judgments": 0.05}
 
 
 def plot_claims(table: pd.DataFrame, png: str | Path, pdf: str | Path | None = None, *,

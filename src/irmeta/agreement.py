@@ -20,6 +20,13 @@ Three tables (:class:`Agreement`, and the dict :func:`agree` returns):
   and under the set (:mod:`irmeta.metaeval.conclusion_agreement`); the randomised tests
   draw ``permutations`` from ``seed`` as ``irmeta compare`` does.
 
+With ``families`` (a ``run<TAB>family`` file with that header, or a mapping run -> family,
+naming every run), a fourth table, ``families``:
+:func:`~irmeta.metaeval.family_bias.family_bias_table` per set, measure and family (mean
+rank change from the qrels to the set, negative = moves up; mean score change; p of a
+permutation test of the family labels, ``family_permutations`` draws from ``seed`` plus
+the family-bias offset, as the pipeline's ``family_bias.csv``).
+
 Every run is scored under each set as under the qrels (``irmeta score``'s reading
 settings; means over every topic, ``average="all"``). A set is a file (named after the file
 without its extension: ``llm.txt`` gives ``llm``) or a folder of files, one set each.
@@ -44,6 +51,7 @@ from irmeta.campaign.judgment_sets import assessor_files, check_shares_topics, c
 from irmeta.campaign.qrels import Qrels
 from irmeta.measures.names import measure_label
 from irmeta.metaeval.conclusion_agreement import conclusion_agreement_table
+from irmeta.metaeval.family_bias import DEFAULT_PERMUTATIONS as FAMILY_PERMUTATIONS
 from irmeta.metaeval.judgment_agreement import judgment_agreement_table
 from irmeta.metaeval.label_agreement import ALL_TOPICS, label_agreement_table
 from irmeta.metaeval.stats.registry import CORRECTIONS, NO_CORRECTION, TESTS, parse_test_name
@@ -85,6 +93,8 @@ class Agreement:
     conclusions: pd.DataFrame
     plan: AgreePlan
     threshold: int
+    #: family_bias_table's rows with ``families``, else None
+    families: pd.DataFrame | None = None
     #: the runs scored under the qrels, with what reading them found (the CLI reports it)
     reference: Any = None
 
@@ -130,27 +140,38 @@ def judgment_sets(judgments: Any) -> dict[str, Any]:
     return named
 
 
-_OWN_KEYWORDS = ("unjudged", "test", "level", "permutations", "seed")  # beside score's
+_OWN_KEYWORDS = ("unjudged", "test", "level", "permutations", "seed", "families",
+                 "family_permutations")  # beside score's
 
 
 def agree(qrels: Any, judgments: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *,
           unjudged: str = "nonrelevant", test: str = "paired_t+holm", level: float = 0.05,
-          permutations: int = 1000, seed: int = DEFAULT_SEED, **settings: Any) -> dict[str, pd.DataFrame]:
+          permutations: int = 1000, seed: int = DEFAULT_SEED, families: Any = None,
+          family_permutations: int = FAMILY_PERMUTATIONS, **settings: Any) -> dict[str, pd.DataFrame]:
     """``irmeta agree``'s tables as DataFrames: ``{"labels": ..., "rankings": ...,
-    "conclusions": ...}`` (module docstring). ``judgments``: see :func:`judgment_sets`;
-    ``unjudged``: ``nonrelevant`` (trec_eval's rule) or ``reference`` (a document a set did
-    not judge takes the qrels' grade); ``settings``: those of :func:`irmeta.score`
+    "conclusions": ...}``, and ``"families"`` with ``families`` (module docstring).
+    ``judgments``: see :func:`judgment_sets`; ``unjudged``: ``nonrelevant`` (trec_eval's
+    rule) or ``reference`` (a document a set did not judge takes the qrels' grade);
+    ``families``: a families file or a mapping run -> family; ``settings``: those of :func:`irmeta.score`
     (``depth``, ``threshold``, ``alphas``...), checked before any file is read."""
     found = agree_runs(qrels, judgments, runs, measures, unjudged=unjudged, test=test, level=level,
-                       permutations=permutations, seed=seed, **settings)
-    return {"labels": found.labels, "rankings": found.rankings, "conclusions": found.conclusions}
+                       permutations=permutations, seed=seed, families=families,
+                       family_permutations=family_permutations, **settings)
+    tables = {"labels": found.labels, "rankings": found.rankings, "conclusions": found.conclusions}
+    if found.families is not None:
+        tables["families"] = found.families
+    return tables
 
 
 def agree_runs(qrels: Any, judgments: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *,
                unjudged: str = "nonrelevant", test: str = "paired_t+holm", level: float = 0.05,
-               permutations: int = 1000, seed: int = DEFAULT_SEED, **settings: Any) -> Agreement:
+               permutations: int = 1000, seed: int = DEFAULT_SEED, families: Any = None,
+               family_permutations: int = FAMILY_PERMUTATIONS, **settings: Any) -> Agreement:
     """:func:`agree`, with the plan the reports print (:func:`render`)."""
     plan = agree_plan(test, level, permutations, seed)
+    family_permutations = check.experiment_parameters(permutations=family_permutations)["permutations"]
+    if families is not None and not isinstance(families, (str, Path, Mapping)):
+        raise TypeError(f"families must be a path or a mapping run -> family, not {check.shown(families)}")
     rule = check_unjudged(unjudged)
     s = check.score_settings("agree", measures, settings, own=_OWN_KEYWORDS)
     if s.average != "all":
@@ -167,7 +188,30 @@ def agree_runs(qrels: Any, judgments: Any, runs: Any, measures: Sequence[str] = 
         raise ValueError(f"agree needs at least two runs, got {len(reference_scored.scores.runs)}")
     under = {name: score_checked(labels, runs, s).scores for name, labels in scored.items()}
     found = agreement_of(reference, own, reference_scored.scores, under, plan, s.threshold)
-    return dataclasses.replace(found, reference=reference_scored)
+    bias = None
+    if families is not None:
+        bias = family_rows(reference_scored.scores, under, families, plan.seed, family_permutations)
+    return dataclasses.replace(found, reference=reference_scored, families=bias)
+
+
+def family_rows(reference_scores: Any, scores: Mapping[str, Any], families: str | Path | Mapping[str, str],
+                seed: int, permutations: int) -> pd.DataFrame:
+    """:func:`~irmeta.metaeval.family_bias.family_bias_table` of the sets, the families read
+    (a file) or taken (a mapping) for exactly the scored runs, measures labelled as the
+    other tables label them; draws from ``seed`` plus the family-bias offset."""
+    from irmeta.campaign.run_families import families_for_runs
+    from irmeta.campaign.runs import check_same_runs
+    from irmeta.metaeval.family_bias import SEED_OFFSET, family_bias_table
+
+    runs = list(reference_scores.runs)
+    if isinstance(families, Mapping):
+        check_same_runs(families, runs, "families", "family")
+        named = {run: str(families[run]) for run in runs}
+    else:
+        named = families_for_runs(families, runs)
+    table = family_bias_table(reference_scores, scores, named, permutations=permutations, seed=seed + SEED_OFFSET)
+    return table.assign(measure=[measure_label(m, a or None) for m, a in zip(table["measure"], table["alpha"])]
+                        ).drop(columns="alpha").reset_index(drop=True)
 
 
 def agreement_of(reference: Qrels, labels: Mapping[str, Qrels], reference_scores: Any, scores: Mapping[str, Any],
@@ -215,7 +259,10 @@ def _blocks(a: Agreement) -> list[tuple[str, pd.DataFrame]]:
         (f"Conclusion agreement with the qrels: {TESTS[p.test].title}{draws}, {correction} over all pairs, "
          f"level {p.level:g}; a pair's decision is a > b, b > a or none.",
          a.conclusions.assign(level=[f"{v:g}" for v in a.conclusions["level"]])),
-    ]
+    ] + ([] if a.families is None else [
+        ("Bias towards a kind of system: per set, measure and family, the mean rank change of the family's runs "
+         "from the qrels to the set (negative: moves up), the mean score change, and p of a permutation test of "
+         "the family labels (empty for a family of one run).", a.families)])
 
 
 def _rows(frame: pd.DataFrame, digits: int | None) -> list[list[str]]:
@@ -236,7 +283,7 @@ def agreement_tsv(a: Agreement, digits: int | None = None) -> str:
 
 
 def _right(frame: pd.DataFrame) -> list[bool]:
-    return [c not in ("judgments", "measure", "method", "largest_rank_change_run") for c in frame.columns]
+    return [c not in ("judgments", "measure", "method", "largest_rank_change_run", "family") for c in frame.columns]
 
 
 def agreement_markdown(a: Agreement, digits: int = 4) -> str:

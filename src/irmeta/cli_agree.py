@@ -40,8 +40,9 @@ under the qrels only: lost; under the set only: gained; in opposite directions: 
 
 --judgments is a file (a set named after it without its extension) or a folder (one set
 per file), repeatable. --unjudged reference: documents a set did not judge take the
-qrels' grade. --format markdown (default), latex or tsv (three blocks, each a '# ' caption
-line, a header and its rows).
+qrels' grade. --families FILE (a 'run<TAB>family' file with that header, every run once)
+adds a table of each family's mean rank change and its permutation p. --format markdown
+(default), latex or tsv (a block per table, each a '# ' caption line, a header and its rows).
 """
 
 
@@ -76,6 +77,10 @@ def add_agree_parser(sub: argparse._SubParsersAction) -> None:
                    help="draws of the randomised tests (default 1000)")
     p.add_argument("--seed", action=Once, type=bounded_int(0), default=DEFAULT_SEED,
                    help=f"seed of the randomised tests (default {DEFAULT_SEED})")
+    p.add_argument("--families", action=Once, type=path_text,
+                   help="a run<TAB>family file (with that header): each family's rank change under each set")
+    p.add_argument("--family-permutations", action=Once, type=bounded_int(1), default=10000,
+                   help="draws of the families' permutation test (default 10000)")
     add_report_options(p, REPORT_FORMATS)
     add_reading_options(p, MAX_CUTOFF)
     p.set_defaults(func=_agree)
@@ -116,7 +121,8 @@ def _agree(args: argparse.Namespace) -> int:
         options["gains"] = gains_map(args.gains)
     found = agree_runs(args.qrels, args.judgments, args.runs, args.measure or DEFAULT_MEASURES,
                        unjudged=args.unjudged, test=args.test, level=args.level, permutations=args.permutations,
-                       seed=args.seed, depth=args.depth, threshold=args.threshold, average="all",
+                       seed=args.seed, families=args.families, family_permutations=args.family_permutations,
+                       depth=args.depth, threshold=args.threshold, average="all",
                        alphas=args.alpha or DEFAULT_ALPHAS, duplicates=args.duplicates, run_name=args.run_name,
                        **options)
     report_reading(found.reference, args.qrels)

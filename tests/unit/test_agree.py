@@ -201,3 +201,54 @@ def test_api_refusals(trec8):
         irmeta.agree(qrels, half, runs, ["P@10"], unjudged="x")
     with pytest.raises(TypeError, match="judgments must be a path"):
         irmeta.agree(qrels, 3, runs, ["P@10"])
+
+
+FAMILIES = {"INQ601": "inquery", "ok8alx": "okapi", "CL99XT": "clarit", "Dm8Nbn": "okapi", "READWARE": "readware",
+            "AntHoc1": "clarit"}
+
+
+def _families_file(tmp_path) -> str:
+    path = tmp_path / "families.tsv"
+    path.write_text("run\tfamily\n" + "".join(f"{run}\t{family}\n" for run, family in FAMILIES.items()))
+    return str(path)
+
+
+def test_families_give_the_family_bias_of_each_set(trec8, tmp_path):
+    from irmeta.metaeval.family_bias import FAMILY_BIAS_COLUMNS, SEED_OFFSET, family_bias_table
+
+    qrels, runs, folder = trec8
+    sets = [str(folder / "noisy.txt"), str(folder / "same.txt")]
+    tables = irmeta.agree(qrels, sets, runs, MEASURES, families=_families_file(tmp_path), family_permutations=500)
+    bias = tables["families"]
+    assert list(bias.columns) == [c for c in FAMILY_BIAS_COLUMNS if c != "alpha"]
+    # the library's own table on the same scores and draws
+    reference = score(qrels, runs, MEASURES, average="all").scores
+    under = {name: score(str(folder / f"{name}.txt"), runs, MEASURES, average="all").scores
+             for name in ("noisy", "same")}
+    expected = family_bias_table(reference, under, FAMILIES, permutations=500, seed=irmeta.api.DEFAULT_SEED
+                                 + SEED_OFFSET)
+    pd.testing.assert_frame_equal(bias.drop(columns="measure"),
+                                  expected.drop(columns=["measure", "alpha"]).reset_index(drop=True))
+    same = bias[bias["judgments"] == "same"]
+    assert (same["mean_rank_change"] == 0).all() and (same["mean_score_change"] == 0).all()
+    assert same.loc[same["runs"] > 1, "p_value"].eq(1).all() and same.loc[same["runs"] == 1, "p_value"].isna().all()
+    # a mapping gives the same table; a mapping lacking a run is refused naming it
+    mapped = irmeta.agree(qrels, sets, runs, MEASURES, families=FAMILIES, family_permutations=500)
+    assert mapped["families"].equals(bias)
+    with pytest.raises(ValueError, match="run READWARE has no family"):
+        irmeta.agree(qrels, sets, runs, MEASURES, families={r: f for r, f in FAMILIES.items() if r != "READWARE"})
+    assert "families" not in irmeta.agree(qrels, sets[:1], runs, MEASURES)
+
+
+def test_families_on_the_command_line_add_a_fourth_block(capsys, trec8, tmp_path):
+    code, out, err = run_cli(capsys, *cli_args(trec8, "--format", "tsv", "--families", _families_file(tmp_path),
+                                               "--family-permutations", "200"))
+    assert code == 0, err
+    blocks = [b for b in out.split("\n\n") if b.strip()]
+    assert len(blocks) == 4 and blocks[3].startswith("# Bias towards a kind of system")
+    assert blocks[3].splitlines()[1].split("\t") == ["judgments", "measure", "family", "runs", "mean_rank_change",
+                                                     "mean_score_change", "p_value"]
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("run\tfamily\nINQ601\tinquery\n")
+    code, out, err = run_cli(capsys, *cli_args(trec8, "--families", str(bad)))
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "bad.tsv" in err and "has no family" in err

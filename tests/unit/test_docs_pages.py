@@ -55,6 +55,9 @@ def folder(tmp_path_factory, shared_data) -> Path:
     (root / "assessors").mkdir()
     for k, every in enumerate((5, 6, 7), start=1):
         (root / "assessors" / f"a{k}.txt").write_text(_flipped(lines, every, offset=k))
+    # and its families file: a kind of system per run of runs/
+    families = {"INQ601": "inquery", "ok8alx": "okapi", "CL99XT": "clarit", "Dm8Nbn": "okapi", "bm25": "clarit"}
+    (root / "families.tsv").write_text("run\tfamily\n" + "".join(f"{r}\t{f}\n" for r, f in families.items()))
     (root / "my_measures.py").write_text(page_block("own-measure.md", "# my_measures.py"))
     (root / "my_tests.py").write_text(page_block("own-test.md", "# my_tests.py"))
     return root

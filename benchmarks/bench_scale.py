@@ -36,7 +36,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 from workflow_runs import copy_workflow, run_workflow, statistics_jobs
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,8 +80,9 @@ def stored_bytes(judged: Path) -> dict[str, int]:
 
 
 def postings(judged: Path) -> int:
-    with np.load(judged) as stored:
-        return len(stored["hits_rank"]) + len(stored["misses_rank"])
+    from irmeta.campaign.store import stored_postings
+
+    return stored_postings(judged)
 
 
 def run_size(size: tuple[int, int, int], work: Path, cores: int, shards: int, only_ingest: bool) -> dict:

@@ -26,6 +26,7 @@ from irmeta.support.atomic import atomic_save_npz
 
 FORMAT = 2
 _SIDES = ("hits", "misses")
+BLOCK_POSTINGS = 1 << 22  # about 100 MB of temporaries a block
 _NARROW = (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.int64)
 
 
@@ -50,55 +51,104 @@ def _topic_places(qrels_topic: np.ndarray, n_topics: int) -> tuple[np.ndarray, n
     return by_topic, first
 
 
+def _blocks(start: np.ndarray):
+    """(first cell, end cell, first posting, end posting) of consecutive blocks of cells
+    holding about :data:`BLOCK_POSTINGS` each (a larger cell alone), so that a block's
+    temporaries stay bounded whatever the campaign."""
+    size = BLOCK_POSTINGS
+    n_cells = len(start) - 1
+    c0 = 0
+    while c0 < n_cells:
+        c1 = min(n_cells, max(c0 + 1, int(np.searchsorted(start, start[c0] + size, side="right")) - 1))
+        yield c0, c1, int(start[c0]), int(start[c1])
+        c0 = c1
+
+
+def _type_of(high: int) -> np.dtype:
+    """The narrowest type of :data:`_NARROW` holding 0 to ``high``."""
+    return narrowest(np.array([0, high], dtype=np.int64)).dtype
+
+
 def encode_postings(postings: Postings, qrels_topic: np.ndarray, n_topics: int) -> dict[str, np.ndarray]:
-    """One side's postings as the arrays of format 2 (names without the side's prefix)."""
+    """One side's postings as the arrays of format 2 (names without the side's prefix),
+    a block of cells at a time. Types follow bounds every campaign of the same qrels and
+    depth shares: a qrels row's place below its topic's judgments, a rank below the
+    deepest rank."""
     counts = postings.counts
-    cell = postings.cell
-    rank = postings.rank.astype(np.int64)
-    topic = cell % n_topics
     by_topic, first = _topic_places(qrels_topic, n_topics)
     place = np.empty(len(by_topic), dtype=np.int64)
     place[by_topic] = np.arange(len(by_topic), dtype=np.int64)
-    local = place[postings.judgment] - first[topic]
-    if len(local) and (local.min() < 0 or (local >= np.diff(first)[topic]).any()):
-        raise ValueError("a posting is judged by a qrels row of another topic")
-    starts = postings.start[:-1][counts > 0]
-    is_first = np.zeros(len(rank), dtype=bool)
-    is_first[starts] = True
-    steps = np.diff(rank, prepend=0)[~is_first]
-    if len(steps) and steps.min() < 1:
-        raise ValueError("ranks do not ascend within a cell")
-    # Steps are at least 1, so 0 marks one too long for a byte, found in rank_step_wide.
-    wide = steps > np.iinfo(np.uint8).max
-    return {"counts": narrowest(counts), "rank_first": narrowest(rank[starts]),
-            "rank_step": np.where(wide, 0, steps).astype(np.uint8), "rank_step_wide": narrowest(steps[wide]),
-            "judgment_place": narrowest(local)}
+    per_topic = np.diff(first)
+    nonempty = counts > 0
+    n, n_first = len(postings), int(nonempty.sum())
+    deepest = int(postings.rank.max()) if n else 0
+    rank_first = np.empty(n_first, dtype=_type_of(deepest))
+    rank_step = np.empty(n - n_first, dtype=np.uint8)
+    judgment_place = np.empty(n, dtype=_type_of(int(per_topic.max(initial=1)) - 1))
+    wide_steps = []
+    at_first = at_step = 0
+    for c0, c1, s0, s1 in _blocks(postings.start):
+        block_counts = counts[c0:c1]
+        topic = np.repeat(np.arange(c0, c1, dtype=np.int64) % max(n_topics, 1), block_counts)
+        local = place[postings.judgment[s0:s1]] - first[topic]
+        if len(local) and (local.min() < 0 or (local >= per_topic[topic]).any()):
+            raise ValueError("a posting is judged by a qrels row of another topic")
+        judgment_place[s0:s1] = local
+        rank = postings.rank[s0:s1].astype(np.int64)
+        is_first = np.zeros(s1 - s0, dtype=bool)
+        is_first[postings.start[c0:c1][block_counts > 0] - s0] = True
+        steps = np.diff(rank, prepend=0)[~is_first]
+        if len(steps) and steps.min() < 1:
+            raise ValueError("ranks do not ascend within a cell")
+        firsts = rank[is_first]
+        rank_first[at_first:at_first + len(firsts)] = firsts
+        # Steps are at least 1, so 0 marks one too long for a byte, kept in rank_step_wide.
+        wide = steps > np.iinfo(np.uint8).max
+        rank_step[at_step:at_step + len(steps)] = np.where(wide, 0, steps)
+        wide_steps.append(steps[wide])
+        at_first += len(firsts)
+        at_step += len(steps)
+    wide = np.concatenate(wide_steps) if wide_steps else np.zeros(0, np.int64)
+    return {"counts": narrowest(counts), "rank_first": rank_first, "rank_step": rank_step,
+            "rank_step_wide": wide.astype(_type_of(deepest)), "judgment_place": judgment_place}
 
 
 def decode_postings(stored, prefix: str, qrels_topic: np.ndarray, n_topics: int) -> Postings:
-    """The postings :func:`encode_postings` stored under ``prefix``, as they were."""
+    """The postings :func:`encode_postings` stored under ``prefix``, as they were, a
+    block of cells at a time."""
     counts = stored[f"{prefix}_counts"].astype(np.int64)
     start = offsets_from_counts(counts)
-    n = int(start[-1])
-    nonempty = counts > 0
-    starts = start[:-1][nonempty]
-    # Steps summed along the whole array, less the sum before each cell: int32 sums may
-    # wrap, but each difference is a rank, below 2^31, so it comes out exact.
-    step = np.empty(n, dtype=np.int32)
-    is_first = np.zeros(n, dtype=bool)
-    is_first[starts] = True
-    step[starts] = stored[f"{prefix}_rank_first"]
-    steps = stored[f"{prefix}_rank_step"].astype(np.int32)
-    steps[steps == 0] = stored[f"{prefix}_rank_step_wide"]
-    step[~is_first] = steps
-    with np.errstate(over="ignore"):
-        total = np.cumsum(step, dtype=np.int32)
-        before = total[starts] - step[starts]
-        rank = total - np.repeat(before, counts[nonempty])
+    firsts = stored[f"{prefix}_rank_first"]
+    steps = stored[f"{prefix}_rank_step"]
+    wide = stored[f"{prefix}_rank_step_wide"]
+    places = stored[f"{prefix}_judgment_place"]
     by_topic, first = _topic_places(qrels_topic, n_topics)
-    topic_first = np.tile(first[:-1], len(counts) // max(n_topics, 1))
-    place = np.repeat(topic_first[nonempty], counts[nonempty]) + stored[f"{prefix}_judgment_place"]
-    return Postings(start, rank, by_topic[place].astype(np.int32))
+    n = int(start[-1])
+    rank = np.empty(n, dtype=np.int32)
+    judgment = np.empty(n, dtype=np.int32)
+    at_first = at_step = at_wide = 0
+    for c0, c1, s0, s1 in _blocks(start):
+        block_counts = counts[c0:c1]
+        nonempty = block_counts > 0
+        starts = start[c0:c1][nonempty] - s0
+        is_first = np.zeros(s1 - s0, dtype=bool)
+        is_first[starts] = True
+        step = np.empty(s1 - s0, dtype=np.int32)
+        step[starts] = firsts[at_first:at_first + len(starts)]
+        block_steps = steps[at_step:at_step + (s1 - s0 - len(starts))].astype(np.int32)
+        long = block_steps == 0
+        n_long = int(long.sum())
+        block_steps[long] = wide[at_wide:at_wide + n_long]
+        step[~is_first] = block_steps
+        at_first, at_step, at_wide = at_first + len(starts), at_step + len(block_steps), at_wide + n_long
+        # Steps summed along the block, less the sum before each cell: int32 sums may
+        # wrap, but each difference is a rank, below 2^31, so it comes out exact.
+        with np.errstate(over="ignore"):
+            total = np.cumsum(step, dtype=np.int32)
+            rank[s0:s1] = total - np.repeat(total[starts] - step[starts], block_counts[nonempty])
+        topic = np.repeat(np.arange(c0, c1, dtype=np.int64)[nonempty] % max(n_topics, 1), block_counts[nonempty])
+        judgment[s0:s1] = by_topic[first[topic] + places[s0:s1]]
+    return Postings(start, rank, judgment)
 
 
 def save_matrix(matrix: RelevanceMatrix, path: str | Path, settings: dict | None = None) -> None:

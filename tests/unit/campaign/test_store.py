@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from irmeta.campaign import store
 from irmeta.campaign.postings import Postings, RelevanceMatrix, offsets_from_counts
 from irmeta.campaign.store import load_matrix, matrix_settings, narrowest, save_matrix, stored_postings
 from irmeta.support.atomic import atomic_save_npz
@@ -53,9 +54,14 @@ def _matrix(n_runs: int, n_topics: int, cells: dict[int, list[tuple[int, int]]],
                            run_depth=None)
 
 
-def test_trec8_round_trip_exact_and_smaller(trec8_matrix, tmp_path):
+@pytest.mark.parametrize("block", [1 << 22, 1000, 1])
+def test_trec8_round_trip_exact_and_smaller(trec8_matrix, tmp_path, monkeypatch, block):
+    # blocks of 1,000 postings, and of one cell each (a cell larger than the block alone)
     path = tmp_path / "judged.npz"
+    save_matrix(trec8_matrix, tmp_path / "whole.npz", {"depth": 1000})
+    monkeypatch.setattr(store, "BLOCK_POSTINGS", block)
     save_matrix(trec8_matrix, path, {"depth": 1000})
+    assert path.read_bytes() == (tmp_path / "whole.npz").read_bytes()
     loaded = load_matrix(path)
     _assert_same(trec8_matrix, loaded)
     assert stored_postings(path) == len(trec8_matrix.hits) + len(trec8_matrix.misses)
@@ -64,7 +70,7 @@ def test_trec8_round_trip_exact_and_smaller(trec8_matrix, tmp_path):
     assert path.stat().st_size < 3.7 * stored_postings(path)
 
 
-def test_qrels_out_of_topic_order_wide_steps_and_negative_grades(tmp_path):
+def test_qrels_out_of_topic_order_wide_steps_and_negative_grades(tmp_path, monkeypatch):
     # rows of topic 1 before those of topic 0, steps of 255 (a byte), 256 and 70,000
     # ranks (stored apart), a negative grade, an empty cell and an empty run
     qrels_topic = [1, 0, 1, 0, 1]
@@ -73,6 +79,8 @@ def test_qrels_out_of_topic_order_wide_steps_and_negative_grades(tmp_path):
     m = _matrix(3, 2, cells, qrels_topic, grades)
     path = tmp_path / "judged.npz"
     save_matrix(m, path)
+    _assert_same(m, load_matrix(path))
+    monkeypatch.setattr(store, "BLOCK_POSTINGS", 2)
     _assert_same(m, load_matrix(path))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -189,13 +189,17 @@ def _assemble(judged: list[JudgedRun], qrels: Qrels, *, threshold: int, run_dept
                            qrels, threshold=threshold, run_depth=run_depth)
 
 
+def qrels_topics_of_rows(qrels: Qrels) -> np.ndarray:
+    """(J,) int64: each qrels row's topic, an index into ``qrels.topics``."""
+    return np.asarray(pc.index_in(qrels.qid, value_set=pa.array(qrels.topics, pa.large_string())), dtype=np.int64)
+
+
 def campaign_matrix(runs: list[str], length: np.ndarray, hits: Postings, misses: Postings,
                     ignored: dict[str, list[str]], qrels: Qrels, *, threshold: int,
                     run_depth: int | None) -> RelevanceMatrix:
     """Judged runs' lengths and postings (run-major, on the qrels' topics) with the qrels'
     rows: one matrix, however the runs were read (in one job or in shards)."""
-    topic_of_row = np.asarray(pc.index_in(qrels.qid, value_set=pa.array(qrels.topics, pa.large_string())),
-                              dtype=np.int64)
+    topic_of_row = qrels_topics_of_rows(qrels)
     return RelevanceMatrix(
         runs=runs, topics=qrels.topics, length=length, hits=hits, misses_loader=lambda: misses,
         threshold=threshold, qrels_topic=topic_of_row, qrels_grade=qrels.grade.astype(np.int64),
@@ -294,7 +298,14 @@ def _cut_depth(read: int | None, kept: int | None) -> int | None:
     return min((d for d in (read, kept) if d is not None), default=None)
 
 
-def ignored_topics_warnings(matrix: RelevanceMatrix, files: Sequence[str | Path], qrels: str | Path, *,
+class RunsRead(Protocol):
+    """What reading runs records of them: their names, and the topics the qrels lack."""
+
+    runs: list[str]
+    ignored_topics: dict[str, list[str]]
+
+
+def ignored_topics_warnings(matrix: RunsRead, files: Sequence[str | Path], qrels: str | Path, *,
                             skip: Sequence[str] = ()) -> list[str]:
     """One line per run whose file has topics the qrels (``qrels``, its file) lack: the
     run's file, the run, how many topics were ignored and which (the first five), as

@@ -16,17 +16,19 @@ Format 1 (every array at its width in memory) still loads.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 
 from irmeta.campaign.postings import Postings, RelevanceMatrix, offsets_from_counts
-from irmeta.support.atomic import atomic_save_npz
+from irmeta.support.atomic import NpzMember, atomic_stream_npz
 
 FORMAT = 2
 _SIDES = ("hits", "misses")
-BLOCK_POSTINGS = 1 << 22  # about 100 MB of temporaries a block
+BLOCK_POSTINGS = 1 << 20  # about 50 MB of temporaries a block
 _NARROW = (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32, np.int64)
 
 
@@ -151,24 +153,67 @@ def decode_postings(stored, prefix: str, qrels_topic: np.ndarray, n_topics: int)
     return Postings(start, rank, judgment)
 
 
+@dataclass(frozen=True)
+class EncodedPiece:
+    """One side's format-2 arrays (:func:`encode_postings`) for a contiguous range of
+    cells: in memory, or a shard's part on disk, fetched one array at a time."""
+
+    sizes: dict[str, int]
+    max_count: int
+    fetch: Callable[[str], np.ndarray]
+
+    @classmethod
+    def of(cls, arrays: dict[str, np.ndarray]) -> EncodedPiece:
+        return cls({name: len(a) for name, a in arrays.items()}, int(arrays["counts"].max(initial=0)),
+                   arrays.__getitem__)
+
+
 def save_matrix(matrix: RelevanceMatrix, path: str | Path, settings: dict | None = None) -> None:
     """Write the matrix as one uncompressed ``.npz`` (each array loads on its own, so a
     job reading the hits never reads the misses), atomically, with ``settings`` (how
     the runs were read) for the record."""
-    path = Path(path)
-    docid = matrix.docids.cast(pa.large_binary())
+    sides = {side: [EncodedPiece.of(encode_postings(postings, matrix.qrels_topic, matrix.n_topics))]
+             for side, postings in (("hits", matrix.hits), ("misses", matrix.misses))}
+    write_store(path, runs=matrix.runs, topics=matrix.topics, length=matrix.length, threshold=matrix.threshold,
+                run_depth=matrix.run_depth, ignored_topics=matrix.ignored_topics, qrels_topic=matrix.qrels_topic,
+                qrels_grade=matrix.qrels_grade, docids=matrix.docids, sides=sides, settings=settings)
+
+
+def _fetched(pieces: Sequence[EncodedPiece], name: str) -> Iterator[np.ndarray]:
+    for piece in pieces:
+        yield piece.fetch(name)
+
+
+def write_store(path: str | Path, *, runs: list[str], topics: list[str], length: np.ndarray, threshold: int,
+                run_depth: int | None, ignored_topics: dict[str, list[str]], qrels_topic: np.ndarray,
+                qrels_grade: np.ndarray, docids: pa.Array, sides: Mapping[str, Sequence[EncodedPiece]],
+                settings: dict | None) -> None:
+    """``judged.npz`` from each side's encoded pieces in cell order, each array written
+    piece by piece (a shard's part at a time: never every posting in memory), in the
+    types every way of ingesting the campaign shares, so the bytes are the same however
+    the runs were read (in one job or in shards)."""
+    docid = docids.cast(pa.large_binary())
     offsets = np.frombuffer(docid.buffers()[1], dtype=np.int64)[docid.offset:docid.offset + len(docid) + 1]
     data = np.frombuffer(docid.buffers()[2], dtype=np.uint8) if docid.buffers()[2] else np.zeros(0, np.uint8)
-    meta = {"format": FORMAT, "runs": matrix.runs, "topics": matrix.topics, "threshold": matrix.threshold,
-            "run_depth": matrix.run_depth, "ignored_topics": matrix.ignored_topics, "settings": settings or {}}
-    arrays = {"length": narrowest(matrix.length), "qrels_topic": narrowest(matrix.qrels_topic),
-              "qrels_grade": narrowest(matrix.qrels_grade), "docid_lengths": narrowest(np.diff(offsets)),
-              "docid_bytes": data[offsets[0]:offsets[-1]]}
-    for side, postings in (("hits", matrix.hits), ("misses", matrix.misses)):
-        encoded = encode_postings(postings, matrix.qrels_topic, matrix.n_topics)
-        arrays |= {f"{side}_{name}": values for name, values in encoded.items()}
-    arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
-    atomic_save_npz(path, arrays)
+    meta = {"format": FORMAT, "runs": runs, "topics": topics, "threshold": threshold, "run_depth": run_depth,
+            "ignored_topics": ignored_topics, "settings": settings or {}}
+    plain = {"length": narrowest(length), "qrels_topic": narrowest(qrels_topic),
+             "qrels_grade": narrowest(qrels_grade), "docid_lengths": narrowest(np.diff(offsets)),
+             "docid_bytes": data[offsets[0]:offsets[-1]]}
+    members: list[NpzMember] = [(name, a.dtype, a.shape, [a]) for name, a in plain.items()]
+    per_topic = np.bincount(np.asarray(qrels_topic, dtype=np.int64), minlength=len(topics))
+    deepest = _type_of(int(length.max(initial=0)))
+    for side in _SIDES:
+        pieces = sides[side]
+        types = {"counts": _type_of(max((p.max_count for p in pieces), default=0)), "rank_first": deepest,
+                 "rank_step": np.dtype(np.uint8), "rank_step_wide": deepest,
+                 "judgment_place": _type_of(int(per_topic.max(initial=1)) - 1)}
+        for name, dtype in types.items():
+            size = sum(p.sizes[name] for p in pieces)
+            members.append((f"{side}_{name}", dtype, (size,), _fetched(pieces, name)))
+    meta_bytes = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
+    members.append(("meta", meta_bytes.dtype, meta_bytes.shape, [meta_bytes]))
+    atomic_stream_npz(path, members)
 
 
 def matrix_settings(path: str | Path) -> dict:

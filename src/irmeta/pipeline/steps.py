@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from irmeta.campaign.files import resolve_paths
-from irmeta.campaign.ingest_parts import merge_parts, save_part
-from irmeta.campaign.judge import ignored_topics_warnings, judge_runs, judge_sources
+from irmeta.campaign.ingest_parts import MergedParts, merge_parts, save_part
+from irmeta.campaign.judge import ignored_topics_warnings, judge_runs, judge_sources, qrels_topics_of_rows
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.campaign.qrels import read_qrels
 from irmeta.campaign.rarity import rarity_listing
 from irmeta.campaign.runs import DuplicatePolicy, RunNameSource, ScorePrecision, check_same_runs, read_run_file
-from irmeta.campaign.store import load_matrix, matrix_settings, save_matrix
+from irmeta.campaign.store import load_matrix, matrix_settings, save_matrix, write_store
 from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import (
     AVERAGING_NAMES,
@@ -69,20 +69,30 @@ def ingest_collection(
 def _save_ingested(matrix: RelevanceMatrix, reading: dict, runs: str | Path | Sequence[str | Path],
                    qrels: str | Path, out: str | Path, threshold: int) -> dict:
     """judged.npz written, the topics the qrels lack warned about, a summary for the log."""
-    if not matrix.length.any():
+    summary = _ingested_summary(matrix, len(matrix.hits), len(matrix.misses), reading, runs, qrels)
+    save_matrix(matrix, out, dict(reading, qrels=str(qrels), relevance_threshold=threshold))
+    return _ingested(summary, matrix, reading, qrels)
+
+
+def _ingested_summary(read: RelevanceMatrix | MergedParts, hits: int, misses: int, reading: dict,
+                      runs: str | Path | Sequence[str | Path], qrels: str | Path) -> dict:
+    """What the log records of an ingestion; runs and qrels sharing no topic refused."""
+    if not read.length.any():
         where = Path(reading["files"][0]).parent if reading["files"] else runs
         raise ValueError(f"the runs ({len(reading['files'])} files in {where}) and the qrels ({qrels}) share no topic")
-    summary = {
-        "runs": matrix.n_runs,
-        "documents": int(matrix.length.sum()),
-        "relevant_retrieved": len(matrix.hits),
-        "other_judged_retrieved": len(matrix.misses),
-        "qrels_topics": matrix.n_topics,
-        "run_topics_not_in_qrels": sorted({t for ts in matrix.ignored_topics.values() for t in ts}),
+    return {
+        "runs": len(read.runs),
+        "documents": int(read.length.sum(dtype=np.int64)),
+        "relevant_retrieved": hits,
+        "other_judged_retrieved": misses,
+        "qrels_topics": read.length.shape[1],
+        "run_topics_not_in_qrels": sorted({t for ts in read.ignored_topics.values() for t in ts}),
         "dropped_duplicates": reading["dropped_duplicates"],
     }
-    save_matrix(matrix, out, dict(reading, qrels=str(qrels), relevance_threshold=threshold))
-    for line in ignored_topics_warnings(matrix, reading["files"], qrels):
+
+
+def _ingested(summary: dict, read: RelevanceMatrix | MergedParts, reading: dict, qrels: str | Path) -> dict:
+    for line in ignored_topics_warnings(read, reading["files"], qrels):
         print(f"irmeta: warning: {line}", file=sys.stderr, flush=True)  # the job's log, as the CLI says it
     log.info("ingested %s", json.dumps(summary))
     return summary
@@ -138,9 +148,14 @@ def merge_ingested(
     """The parts of :func:`ingest_shard` (in shard order) merged into ``judged.npz``: the
     same bytes :func:`ingest_collection` writes reading every file in one job."""
     q = read_qrels(qrels)
-    matrix, reading = merge_parts(parts, q, _part_settings(qrels, depth, duplicates, run_name, threshold,
-                                                           score_precision))
-    return _save_ingested(matrix, reading, [Path(p).parent for p in parts], qrels, out, threshold)
+    merged = merge_parts(parts, q, _part_settings(qrels, depth, duplicates, run_name, threshold, score_precision))
+    summary = _ingested_summary(merged, merged.postings("hits"), merged.postings("misses"), merged.reading,
+                                [Path(p).parent for p in parts], qrels)
+    write_store(out, runs=merged.runs, topics=q.topics, length=merged.length, threshold=threshold, run_depth=depth,
+                ignored_topics=merged.ignored_topics, qrels_topic=qrels_topics_of_rows(q),
+                qrels_grade=q.grade.astype(np.int64), docids=q.docid, sides=merged.sides,
+                settings=dict(merged.reading, qrels=str(qrels), relevance_threshold=threshold))
+    return _ingested(summary, merged, merged.reading, qrels)
 
 
 def score_collection(

@@ -16,7 +16,7 @@ import re
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
 
@@ -115,11 +115,38 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
+NpzMember = tuple[str, np.dtype, tuple[int, ...], Iterable[np.ndarray]]
+_NPZ_DATE = (1980, 1, 1, 0, 0, 0)  # zip's earliest: the same arrays give the same bytes
+
+
 def atomic_save_npz(path: str | Path, arrays: dict[str, np.ndarray]) -> None:
     """Arrays to an uncompressed ``.npz`` (each member loads on its own), atomically."""
-    with atomic_path(path) as tmp, open(tmp, "wb") as stream:
-        # numpy's stubs read ** as the keyword allow_pickle; the arrays are all members
-        np.savez(stream, **arrays)  # type: ignore[arg-type]
+    atomic_stream_npz(path, [(name, a.dtype, a.shape, [a]) for name, a in ((k, np.asarray(v))
+                                                                          for k, v in arrays.items())])
+
+
+def atomic_stream_npz(path: str | Path, members: Iterable[NpzMember]) -> None:
+    """An uncompressed ``.npz`` laid out as ``np.savez`` lays it out (``np.load`` reads
+    it), each member ``(name, dtype, shape, pieces)`` written from its pieces in turn (C
+    order), so no array need be whole in memory; members dated 1980-01-01 (``np.savez``
+    stamps the time of writing), so the same arrays give the same bytes; atomically."""
+    import zipfile
+
+    with atomic_path(path) as tmp, zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+        for name, dtype, shape, pieces in members:
+            dtype = np.dtype(dtype)
+            if dtype.hasobject:
+                raise TypeError(f"{name}: an .npz member holds numbers, not Python objects")
+            header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False, "shape": tuple(shape)}
+            written = 0
+            with z.open(zipfile.ZipInfo(f"{name}.npy", date_time=_NPZ_DATE), "w", force_zip64=True) as member:
+                np.lib.format.write_array_header_1_0(member, header)
+                for piece in pieces:
+                    piece = np.ascontiguousarray(piece, dtype=dtype)
+                    member.write(piece.reshape(-1).view(np.uint8).data)
+                    written += piece.size
+            if written != int(np.prod(shape, dtype=np.int64)):
+                raise ValueError(f"{name}: {written} values written for shape {tuple(shape)}")
 
 
 def write_parquet(table: pa.Table, path: str | Path) -> None:

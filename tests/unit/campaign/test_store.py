@@ -54,7 +54,7 @@ def _matrix(n_runs: int, n_topics: int, cells: dict[int, list[tuple[int, int]]],
                            run_depth=None)
 
 
-@pytest.mark.parametrize("block", [1 << 22, 1000, 1])
+@pytest.mark.parametrize("block", [1 << 20, 1000, 1])
 def test_trec8_round_trip_exact_and_smaller(trec8_matrix, tmp_path, monkeypatch, block):
     # blocks of 1,000 postings, and of one cell each (a cell larger than the block alone)
     path = tmp_path / "judged.npz"
@@ -137,3 +137,13 @@ def test_format_1_still_loads(tmp_path):
 def test_narrowest_type_holds_every_value(values, dtype):
     out = narrowest(np.asarray(values, dtype=np.int64))
     assert out.dtype == dtype and out.tolist() == values
+
+
+def test_members_are_dated_1980_so_the_same_arrays_give_the_same_bytes(tmp_path):
+    import zipfile
+
+    m = _matrix(1, 1, {0: [(1, 0)]}, [0], [1])
+    save_matrix(m, tmp_path / "judged.npz")
+    with zipfile.ZipFile(tmp_path / "judged.npz") as z:
+        assert {info.date_time for info in z.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+        assert {info.compress_type for info in z.infolist()} == {zipfile.ZIP_STORED}

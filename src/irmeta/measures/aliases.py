@@ -6,7 +6,7 @@ family that computes the same thing; every output names the family (``NDCG@10``,
 alias are read without regard to case. A name is an alias only where the definitions agree
 (read from each tool's source: trec_eval 9.0.8, ir_measures 0.3, ranx 0.3.21); a name whose
 peer computes something else is refused with the reason and what to write instead
-(:data:`REFUSED`), never read as a near neighbour. docs/incoming/names.md lists both.
+(:data:`REFUSED`), never read as a near neighbour. docs/names.md lists both.
 """
 
 from __future__ import annotations

@@ -17,16 +17,21 @@ temporary copy of the workflow), ingestion in ``--ingest-shards`` jobs. Prints:
 
 Targets: 1000x1000x100 under 20 minutes with no job above 4 GB; 500x500x100 under 4
 minutes, no job above 2 GB; 1000x1000x1000 under 60 minutes, no job above 4 GB.
-``--only-ingest`` stops after judged.npz (disk and ingestion figures only).
+``--only-ingest`` stops after judged.npz (disk and ingestion figures only); ``--battery
+paper`` runs ``config/paper.yaml``'s experiments instead of every one (issue 30: 30
+minutes at 1000x1000x1000). With ``--keep DIR`` a campaign simulated there before is used
+again (its simulation figures are kept beside it); the workflow always starts from the
+gzipped runs.
 
     python benchmarks/bench_scale.py [--sizes 1000x1000x100,100x250x1000] [--cores 2]
                                      [--ingest-shards 2] [--growth-from SIZE | --no-growth]
-                                     [--only-ingest] [--keep DIR]
+                                     [--only-ingest] [--battery all|paper] [--keep DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import shutil
@@ -40,6 +45,7 @@ from workflow_runs import copy_workflow, run_workflow, statistics_jobs
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGETS = {(1000, 1000, 100): (20 * 60, 4096), (500, 500, 100): (4 * 60, 2048), (1000, 1000, 1000): (60 * 60, 4096)}
+PAPER_TARGETS = {(1000, 1000, 1000): (30 * 60, 4096)}  # issue 30: the paper's battery in 30 minutes
 STATISTICS_JOBS = ("test_run_pairs", "gather_pairwise_tests", "tabulate_discriminative_power", "plot_p_value_curves",
                    "tabulate_kendall_tau", "tabulate_variance")
 DISK_TARGET = 1 / 3  # judged.npz at most a third of the gzipped runs (issue 30)
@@ -85,21 +91,39 @@ def postings(judged: Path) -> int:
     return stored_postings(judged)
 
 
-def run_size(size: tuple[int, int, int], work: Path, cores: int, shards: int, only_ingest: bool) -> dict:
+def simulated_once(size: tuple[int, int, int], campaign: Path, cores: int) -> dict:
+    """:func:`simulate`, or the campaign a kept folder already holds (its figures were
+    recorded beside it when it was made)."""
+    record = campaign / "simulated.json"
+    if record.is_file():
+        return json.loads(record.read_text())
+    if campaign.exists():
+        shutil.rmtree(campaign)
+    figures = simulate(size, campaign, cores)
+    record.write_text(json.dumps(figures))
+    return figures
+
+
+def run_size(size: tuple[int, int, int], work: Path, cores: int, shards: int, only_ingest: bool,
+             battery: str = "all") -> dict:
     runs, topics, depth = size
     name = f"scale{runs}x{topics}x{depth}"
     campaign = work / name / "campaign"
-    simulated = simulate(size, campaign, cores)
-    flow = copy_workflow(work / name / "workflow")
+    simulated = simulated_once(size, campaign, cores)
+    flow = work / name / f"workflow-{battery}"
+    shutil.rmtree(flow, ignore_errors=True)  # every run from the gzipped runs, ingestion included
+    copy_workflow(flow)
     (flow / "config" / "collections" / f"{name}.yaml").write_text(
         f"name: {name}\nlabel: {name}\ndescription: simulated, {runs} runs x {topics} topics x depth {depth}\n"
         f"qrels: {campaign / 'qrels.txt'}\nruns: {campaign / 'runs'}\ndepth: {depth}\n")
     targets = (f"results/{name}/judged.npz",) if only_ingest else ("all",)
-    wall, jobs = run_workflow(flow, cores, "--config", f"collections=[{name}]", f"ingest_shards={shards}",
+    configs = ("--configfile", "config/paper.yaml") if battery == "paper" else ()
+    wall, jobs = run_workflow(flow, cores, *configs, "--config", f"collections=[{name}]", f"ingest_shards={shards}",
                               targets=targets)
     judged = flow / "results" / name / "judged.npz"
     gz = sum(p.stat().st_size for p in (campaign / "runs").iterdir())
-    return {"size": size, "lines": runs * topics * depth, "simulated": simulated, "wall": wall, "jobs": jobs,
+    return {"size": size, "battery": battery, "only_ingest": only_ingest, "lines": runs * topics * depth,
+            "simulated": simulated, "wall": wall, "jobs": jobs,
             "gz_bytes": gz, "stored": stored_bytes(judged), "postings": postings(judged)}
 
 
@@ -115,7 +139,7 @@ def report(result: dict, cores: int) -> bool:
     runs, topics, depth = result["size"]
     jobs = result["jobs"]
     peak = jobs["max_rss_mb"].max()
-    target = TARGETS.get(result["size"])
+    target = (PAPER_TARGETS if result["battery"] == "paper" else TARGETS).get(result["size"])
     verdict = ""
     ok = True
     if target:
@@ -123,7 +147,8 @@ def report(result: dict, cores: int) -> bool:
         verdict = f" (target < {target[0] / 60:.0f} min, no job above {target[1] / 1024:.0f} GB: " \
                   f"{'met' if ok else 'missed'})"
     sim = result["simulated"]
-    print(f"\n{runs} runs x {topics} topics x depth {depth} ({result['lines'] / 1e6:.0f} M lines): simulated in "
+    print(f"\n{runs} runs x {topics} topics x depth {depth} ({result['lines'] / 1e6:.0f} M lines, "
+          f"{'only ingestion' if result.get('only_ingest') else result['battery'] + ' battery'}): simulated in "
           f"{sim['wall']:.0f} s wall, {sim['cpu']:.0f} s CPU, peak {sim['peak_mb']:.0f} MB; {len(jobs)} jobs in "
           f"{result['wall']:.0f} s wall on {cores} cores, {jobs['seconds'].sum():.0f} s of job time "
           f"({jobs['cpu_seconds'].sum():.0f} s CPU), largest job {peak:.0f} MB{verdict}")
@@ -200,7 +225,10 @@ def main() -> int:
     parser.add_argument("--growth-from", help="the size growth is measured from (default: a quarter of the cells)")
     parser.add_argument("--no-growth", action="store_true", help="skip the smaller size of each")
     parser.add_argument("--only-ingest", action="store_true", help="stop after judged.npz (disk, ingestion)")
-    parser.add_argument("--keep", help="work in this folder and keep it (default: a temporary one)")
+    parser.add_argument("--keep", help="work in this folder and keep it (default: a temporary one); a campaign "
+                                       "simulated there before is used again")
+    parser.add_argument("--battery", choices=("all", "paper"), default="all",
+                        help="every experiment of config/config.yaml, or config/paper.yaml's experiments")
     args = parser.parse_args()
     sizes = [parse_size(s) for s in args.sizes.split(",")]
     shards = args.ingest_shards or args.cores
@@ -209,10 +237,10 @@ def main() -> int:
     try:
         for size in sizes:
             base = parse_size(args.growth_from) if args.growth_from else smaller(size)
-            small = None if args.no_growth else run_size(base, work, args.cores, shards, args.only_ingest)
+            small = None if args.no_growth else run_size(base, work, args.cores, shards, args.only_ingest, args.battery)
             if small:
                 all_ok &= report(small, args.cores)
-            large = run_size(size, work, args.cores, shards, args.only_ingest)
+            large = run_size(size, work, args.cores, shards, args.only_ingest, args.battery)
             all_ok &= report(large, args.cores)
             if small:
                 growth(small, large)

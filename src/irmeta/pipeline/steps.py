@@ -92,6 +92,7 @@ def _ingested_summary(read: RelevanceMatrix | MergedParts, hits: int, misses: in
 
 
 def _ingested(summary: dict, read: RelevanceMatrix | MergedParts, reading: dict, qrels: str | Path) -> dict:
+    """The topics the qrels lack warned about in the job's log, and the summary logged."""
     for line in ignored_topics_warnings(read, reading["files"], qrels):
         print(f"irmeta: warning: {line}", file=sys.stderr, flush=True)  # the job's log, as the CLI says it
     log.info("ingested %s", json.dumps(summary))

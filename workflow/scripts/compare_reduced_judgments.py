@@ -3,7 +3,7 @@ irmeta.metaeval.judgment_reduction.generated_agreement_rows, and each set's fami
 and run ranks (irmeta.pipeline.family_steps)."""
 
 from irmeta.campaign.store import load_matrix
-from irmeta.metaeval.judgment_reduction import generated_agreement_rows
+from irmeta.metaeval.judgment_reduction import depth_needed, generated_agreement_rows
 from irmeta.pipeline.family_steps import FamilyCollector, run_families
 from irmeta.pipeline.scripts import log_to, run_script
 from irmeta.pipeline.stored_scores import load_scores, write_frame
@@ -12,7 +12,7 @@ from irmeta.pipeline.stored_scores import load_scores, write_frame
 def main(smk) -> None:
     log = log_to(smk.log[0])
     sets, measures = list(smk.params.sets), list(smk.params.measures)
-    matrix = load_matrix(smk.input.judged)
+    matrix = load_matrix(smk.input.judged, depth=depth_needed(sets, measures, smk.params.rarity_depth))
     reference = load_scores(smk.input.reference, measures)
     log.info("generated judgment sets %s, %d runs, seed %d", sets, matrix.n_runs, smk.params.seed)
     families = run_families(smk.input.get("families"), reference.runs)

@@ -8,8 +8,7 @@ from irmeta.campaign.store import load_matrix
 from irmeta.metaeval.label_agreement import (
     assessor_agreement_table,
     generated_assessors,
-    label_agreement_table,
-    label_confusion_table,
+    label_tables,
     matrix_qrels,
 )
 from irmeta.pipeline.judgment_config import own_labels
@@ -21,14 +20,15 @@ def main(smk) -> None:
     log = log_to(smk.log[0])
     reference = read_qrels(smk.input.reference)
     sets = {judgment_set.name: own_labels(judgment_set) for judgment_set in smk.params.judgments}
-    tables = [label_agreement_table(reference, sets, threshold=smk.params.threshold)]
-    confusions = [label_confusion_table(reference, sets)]
+    table, confusion = label_tables(reference, sets, threshold=smk.params.threshold)
+    tables, confusions = [table], [confusion]
     if "judged" in smk.input.keys():
         # generated assessors: the campaign's qrels rows, each assessor's grades
         matrix = load_matrix(smk.input.judged)
         generated = generated_assessors(matrix, list(smk.params.generated), smk.params.seed)
-        tables.append(label_agreement_table(matrix_qrels(matrix), generated, threshold=smk.params.threshold))
-        confusions.append(label_confusion_table(matrix_qrels(matrix), generated))
+        table, confusion = label_tables(matrix_qrels(matrix), generated, threshold=smk.params.threshold)
+        tables.append(table)
+        confusions.append(confusion)
     table = pd.concat(tables, ignore_index=True)
     write_csv(table, smk.output.table)
     write_csv(pd.concat(confusions, ignore_index=True), smk.output.confusion)

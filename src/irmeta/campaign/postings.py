@@ -247,6 +247,21 @@ class RelevanceMatrix:
             ignored_topics={self.runs[i]: self.ignored_topics.get(self.runs[i], []) for i in idx},
         )
 
+    def top(self, depth: int | None) -> RelevanceMatrix:
+        """The campaign with only the postings ranked at most ``depth`` (all for None).
+        Lengths stay (a run still returned what it returned), so every measure that
+        reads no deeper (:func:`irmeta.measures.names.depth_read`) scores the same, with
+        less to read: what a job asks for that scores many judgment sets."""
+        if depth is None:
+            return self
+        misses = self.misses_loader
+        return RelevanceMatrix(
+            runs=self.runs, topics=self.topics, length=self.length, hits=self.hits.top(depth),
+            misses_loader=lambda: misses().top(depth), threshold=self.threshold, qrels_topic=self.qrels_topic,
+            qrels_grade=self.qrels_grade, docids=self.docids, run_depth=self.run_depth,
+            ignored_topics=self.ignored_topics,
+        )
+
     def with_judgments(self, keep: np.ndarray) -> RelevanceMatrix:
         """The campaign judged by a subset of its qrels: ``keep`` (J,) bool over qrels rows.
 

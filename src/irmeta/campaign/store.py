@@ -115,19 +115,41 @@ def encode_postings(postings: Postings, qrels_topic: np.ndarray, n_topics: int) 
             "rank_step_wide": wide.astype(_type_of(deepest)), "judgment_place": judgment_place}
 
 
-def decode_postings(stored, prefix: str, qrels_topic: np.ndarray, n_topics: int) -> Postings:
+def decode_postings(stored, prefix: str, qrels_topic: np.ndarray, n_topics: int,
+                    depth: int | None = None) -> Postings:
     """The postings :func:`encode_postings` stored under ``prefix``, as they were, a
-    block of cells at a time."""
+    block of cells at a time; with ``depth``, only those ranked at most ``depth`` (memory
+    follows the postings kept, not those stored)."""
     counts = stored[f"{prefix}_counts"].astype(np.int64)
     start = offsets_from_counts(counts)
+    blocks = _decoded_blocks(stored, prefix, counts, start, qrels_topic, n_topics)
+    if depth is None:
+        n = int(start[-1])
+        rank = np.empty(n, dtype=np.int32)
+        judgment = np.empty(n, dtype=np.int32)
+        for _, _, s0, s1, block_rank, block_judgment in blocks:
+            rank[s0:s1], judgment[s0:s1] = block_rank, block_judgment
+        return Postings(start, rank, judgment)
+    kept = np.zeros(len(counts), dtype=np.int64)
+    ranks, judgments = [], []
+    for c0, c1, _, _, block_rank, block_judgment in blocks:
+        keep = block_rank <= depth
+        local = np.repeat(np.arange(c1 - c0, dtype=np.int64), counts[c0:c1])
+        kept[c0:c1] = np.bincount(local[keep], minlength=c1 - c0)
+        ranks.append(block_rank[keep])
+        judgments.append(block_judgment[keep])
+    return Postings(offsets_from_counts(kept), np.concatenate(ranks or [np.empty(0, np.int32)]),
+                    np.concatenate(judgments or [np.empty(0, np.int32)]))
+
+
+def _decoded_blocks(stored, prefix: str, counts: np.ndarray, start: np.ndarray, qrels_topic: np.ndarray,
+                    n_topics: int) -> Iterator[tuple[int, int, int, int, np.ndarray, np.ndarray]]:
+    """Per block of cells c0..c1 (postings s0..s1): its postings' ranks and qrels rows."""
     firsts = stored[f"{prefix}_rank_first"]
     steps = stored[f"{prefix}_rank_step"]
     wide = stored[f"{prefix}_rank_step_wide"]
     places = stored[f"{prefix}_judgment_place"]
     by_topic, first = _topic_places(qrels_topic, n_topics)
-    n = int(start[-1])
-    rank = np.empty(n, dtype=np.int32)
-    judgment = np.empty(n, dtype=np.int32)
     at_first = at_step = at_wide = 0
     for c0, c1, s0, s1 in _blocks(start):
         block_counts = counts[c0:c1]
@@ -147,10 +169,9 @@ def decode_postings(stored, prefix: str, qrels_topic: np.ndarray, n_topics: int)
         # wrap, but each difference is a rank, below 2^31, so it comes out exact.
         with np.errstate(over="ignore"):
             total = np.cumsum(step, dtype=np.int32)
-            rank[s0:s1] = total - np.repeat(total[starts] - step[starts], block_counts[nonempty])
+            rank = total - np.repeat(total[starts] - step[starts], block_counts[nonempty])
         topic = np.repeat(np.arange(c0, c1, dtype=np.int64)[nonempty] % max(n_topics, 1), block_counts[nonempty])
-        judgment[s0:s1] = by_topic[first[topic] + places[s0:s1]]
-    return Postings(start, rank, judgment)
+        yield c0, c1, s0, s1, rank, by_topic[first[topic] + places[s0:s1]].astype(np.int32)
 
 
 @dataclass(frozen=True)
@@ -230,9 +251,11 @@ def stored_postings(path: str | Path) -> int:
         return sum(int(stored[f"{side}_counts"].sum(dtype=np.int64)) for side in _SIDES)
 
 
-def load_matrix(path: str | Path) -> RelevanceMatrix:
+def load_matrix(path: str | Path, depth: int | None = None) -> RelevanceMatrix:
     """A matrix written by :func:`save_matrix`: the hits and the lengths now, the misses
-    when first used, each array in the type the measures read."""
+    when first used, each array in the type the measures read. With ``depth``, only the
+    postings ranked at most ``depth`` (:meth:`RelevanceMatrix.top`): every measure that
+    reads no deeper (:func:`irmeta.measures.names.depth_read`) scores the same."""
     path = Path(path)
     with np.load(path) as stored:
         meta = json.loads(stored["meta"].tobytes())
@@ -241,10 +264,10 @@ def load_matrix(path: str | Path) -> RelevanceMatrix:
         qrels_grade = stored["qrels_grade"].astype(np.int64)
         length = stored["length"].astype(np.int32)
         if "hits_rank" in stored:  # format 1
-            hits = Postings(stored["hits_start"], stored["hits_rank"], stored["hits_judgment"])
+            hits = Postings(stored["hits_start"], stored["hits_rank"], stored["hits_judgment"]).top(depth)
             offsets = stored["docid_offsets"]
         else:
-            hits = decode_postings(stored, "hits", qrels_topic, n_topics)
+            hits = decode_postings(stored, "hits", qrels_topic, n_topics, depth)
             offsets = offsets_from_counts(stored["docid_lengths"].astype(np.int64))
         data = stored["docid_bytes"]
     docids = pa.Array.from_buffers(pa.large_string(), len(offsets) - 1,
@@ -253,8 +276,8 @@ def load_matrix(path: str | Path) -> RelevanceMatrix:
     def misses() -> Postings:
         with np.load(path) as stored:
             if "misses_rank" in stored:
-                return Postings(stored["misses_start"], stored["misses_rank"], stored["misses_judgment"])
-            return decode_postings(stored, "misses", qrels_topic, n_topics)
+                return Postings(stored["misses_start"], stored["misses_rank"], stored["misses_judgment"]).top(depth)
+            return decode_postings(stored, "misses", qrels_topic, n_topics, depth)
 
     return RelevanceMatrix(
         runs=list(meta["runs"]), topics=list(meta["topics"]), length=length, hits=hits, misses_loader=misses,

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -70,7 +71,13 @@ def alpha_cell(value: object) -> str:
     ``""`` for a measure without alpha (None, NaN, ``<NA>``, empty), else
     :func:`alpha_label`'s text (``1.0`` and ``"1.0"`` -> ``"1"``, ``"1/N_R"`` -> ``"1/R"``);
     text that is no alpha is kept as it is, for the caller to report."""
-    text = "" if value is None else str(value).strip()
+    return _cell_of_text("" if value is None else str(value))
+
+
+# Tables map every row's alpha (a million rows, a handful of texts): read each text once.
+@lru_cache(maxsize=4096)
+def _cell_of_text(text: str) -> str:
+    text = text.strip()
     if text.lower() in ("", "nan", "<na>", "none"):
         return ""
     try:
@@ -90,7 +97,11 @@ def alpha_value(value: object) -> float | None:
 
 def alpha_sort_key(value: object) -> tuple[int, float, str]:
     """Order of alpha cells: no alpha first, then numbers ascending, then ``1/R``."""
-    text = alpha_cell(value)
+    return _sort_key_of_cell(alpha_cell(value))
+
+
+@lru_cache(maxsize=4096)
+def _sort_key_of_cell(text: str) -> tuple[int, float, str]:
     number = alpha_value(text)
     if not text:
         return (0, 0.0, "")

@@ -57,6 +57,7 @@ import pandas as pd
 from irmeta.campaign.pools import pooled_judgments
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.averaging import Scores, exact_mean, score_arrays
+from irmeta.measures.names import depth_read
 from irmeta.metaeval.judgment_agreement import JUDGMENT_AGREEMENT_COLUMNS, judgment_agreement_table
 from irmeta.metaeval.score_matrices import sort_by_alpha
 from irmeta.metaeval.stats.blocks import trial_rng
@@ -274,6 +275,19 @@ def judgment_mask(matrix: RelevanceMatrix, name: str, seed: int) -> np.ndarray:
 
 
 # ------------------------------------------------------------- scores and rows
+
+def depth_needed(names: Iterable[str], measures: Sequence[str], rarity_depth: int | None = None) -> int | None:
+    """How deep the campaign must be read to score ``measures`` under the generated sets
+    ``names``: the measures' depth (:func:`~irmeta.measures.names.depth_read`) and the
+    deepest pool; None (everything) when a measure reads the whole run. A job loads the
+    campaign to that depth (:func:`irmeta.campaign.store.load_matrix`) and every set's
+    scores are the same, from less: TREC-8 is stored to depth 1000, its measures read 100."""
+    depth = depth_read(measures, rarity_depth)
+    if depth is None:
+        return None
+    pools = [int(g.value) for g in map(parse_set_name, names) if g.kind == POOL_DEPTH]
+    return max([depth, *pools])
+
 
 def _judged_topics_only(scores: Scores, matrix: RelevanceMatrix) -> Scores:
     """``scores`` without the topics ``matrix`` holds no judgment of (trec_eval would not

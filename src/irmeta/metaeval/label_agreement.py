@@ -57,8 +57,7 @@ def kappa(a: np.ndarray, b: np.ndarray, weights: str | None = None) -> float:
         return float("nan")
     low = min(int(a.min()), int(b.min()))
     size = max(int(a.max()), int(b.max())) - low + 1
-    table = np.zeros((size, size))
-    np.add.at(table, (a - low, b - low), 1)
+    table = np.bincount((a - low) * size + (b - low), minlength=size * size).reshape(size, size).astype(float)
     if size == 1:
         return float("nan")
     with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
@@ -92,6 +91,13 @@ class _Paired:
     judgments: np.ndarray  # the set's grade of each shared pair
     only_reference: dict[str, int]
     only_judgments: dict[str, int]
+
+    def by_topic(self) -> dict[str, np.ndarray]:
+        """The shared pairs' indices per topic (each in pair order), one sort for all topics."""
+        names, inverse = np.unique(self.topic, return_inverse=True)
+        order = np.argsort(inverse.ravel(), kind="stable")
+        bounds = np.cumsum(np.bincount(inverse.ravel(), minlength=len(names)))[:-1]
+        return dict(zip(names.tolist(), np.split(order, bounds)))
 
 
 def _paired(reference: Qrels, judgments: Qrels) -> _Paired:
@@ -140,31 +146,50 @@ def label_agreement_table(reference: Qrels, sets: Mapping[str, Qrels], *, thresh
       docstring); empty when undefined;
     - ``relevant_reference``, ``relevant_judgments``: shared pairs each calls relevant.
     """
-    rows = []
-    for name, judgments in sets.items():
-        paired = _paired(reference, judgments)
-        rows.append(_row(str(name), ALL_TOPICS, paired.reference, paired.judgments,
-                         sum(paired.only_reference.values()), sum(paired.only_judgments.values()), threshold))
-        topics = sort_topics(set(paired.topic.tolist()) | set(paired.only_reference) | set(paired.only_judgments))
-        for topic in topics:
-            mask = paired.topic == topic
-            rows.append(_row(str(name), topic, paired.reference[mask], paired.judgments[mask],
-                             paired.only_reference.get(topic, 0), paired.only_judgments.get(topic, 0), threshold))
-    return pd.DataFrame(rows, columns=list(LABEL_AGREEMENT_COLUMNS))
+    return label_tables(reference, sets, threshold=threshold)[0]
 
 
 def label_confusion_table(reference: Qrels, sets: Mapping[str, Qrels]) -> pd.DataFrame:
     """``label_confusion.csv``: per set, the shared pairs counted by (reference grade, set
     grade), every combination that occurs (a count of 0 is no row), grades ascending."""
-    frames = []
+    return label_tables(reference, sets)[1]
+
+
+def label_tables(reference: Qrels, sets: Mapping[str, Qrels], *,
+                 threshold: int = 1) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`label_agreement_table` and :func:`label_confusion_table` of the same sets,
+    each set aligned with the reference once."""
+    rows, frames = [], []
     for name, judgments in sets.items():
         paired = _paired(reference, judgments)
-        pairs, counts = np.unique(np.column_stack([paired.reference, paired.judgments]), axis=0, return_counts=True)
-        frames.append(pd.DataFrame({"judgments": str(name), "reference_grade": pairs[:, 0].astype(np.int64),
-                                    "judgments_grade": pairs[:, 1].astype(np.int64), "count": counts.astype(np.int64)}))
-    if not frames:
-        return pd.DataFrame(columns=list(LABEL_CONFUSION_COLUMNS))
-    return pd.concat(frames, ignore_index=True)[list(LABEL_CONFUSION_COLUMNS)]
+        rows.extend(_agreement_rows(str(name), paired, threshold))
+        frames.append(_confusion(str(name), paired))
+    confusion = (pd.concat(frames, ignore_index=True)[list(LABEL_CONFUSION_COLUMNS)] if frames
+                 else pd.DataFrame(columns=list(LABEL_CONFUSION_COLUMNS)))
+    return pd.DataFrame(rows, columns=list(LABEL_AGREEMENT_COLUMNS)), confusion
+
+
+def _agreement_rows(name: str, paired: _Paired, threshold: int) -> list[dict]:
+    rows = [_row(name, ALL_TOPICS, paired.reference, paired.judgments, sum(paired.only_reference.values()),
+                 sum(paired.only_judgments.values()), threshold)]
+    shared = paired.by_topic()
+    nothing = np.empty(0, dtype=np.int64)
+    for topic in sort_topics(set(shared) | set(paired.only_reference) | set(paired.only_judgments)):
+        index = shared.get(topic, nothing)
+        rows.append(_row(name, topic, paired.reference[index], paired.judgments[index],
+                         paired.only_reference.get(topic, 0), paired.only_judgments.get(topic, 0), threshold))
+    return rows
+
+
+def _confusion(name: str, paired: _Paired) -> pd.DataFrame:
+    """The shared pairs counted by (reference grade, set grade), ascending: one integer
+    per combination, so one sort of integers (a unique over rows sorts records)."""
+    ref, alt = paired.reference.astype(np.int64), paired.judgments.astype(np.int64)
+    low = min(int(ref.min(initial=0)), int(alt.min(initial=0)))
+    span = max(int(ref.max(initial=0)), int(alt.max(initial=0))) - low + 1
+    codes, counts = np.unique((ref - low) * span + (alt - low), return_counts=True)
+    return pd.DataFrame({"judgments": name, "reference_grade": (codes // span + low).astype(np.int64),
+                         "judgments_grade": (codes % span + low).astype(np.int64), "count": counts.astype(np.int64)})
 
 
 def _ratings(sets: Sequence[Qrels]) -> np.ndarray:

@@ -51,7 +51,7 @@ def run_script(main, smk) -> None:
         load_config_plugins(smk.config)  # as the workflow read them
         register_imported_measures(smk.config.get("imported_measures") or {})
         started = time.process_time(), time.perf_counter()
-        main(smk)
+        profiled(main, smk)
         record_job_times(smk, *started)
     except (TrecFormatError, OSError, ValueError, DownloadError) as exc:
         report_failure(error_line(exc, list(getattr(smk, "output", []))))
@@ -63,6 +63,31 @@ def run_script(main, smk) -> None:
 
 #: A folder to record each job's start and work time in (benchmarks/bench_startup.py sets it).
 JOB_TIMES = "IRMETA_JOB_TIMES"
+#: A folder to write each job's cProfile of ``main`` to (``<rule>.<wildcards>.prof``).
+PROFILE = "IRMETA_PROFILE"
+
+
+def job_name(smk) -> str:
+    """``<rule>.<wildcard values>``: a job's name in the files a benchmark collects."""
+    wildcards = [str(value) for value in getattr(smk, "wildcards", [])]
+    return ".".join([str(getattr(smk, "rule", "job")), *wildcards])
+
+
+def profiled(main, smk) -> None:
+    """``main(smk)``; with ``$IRMETA_PROFILE`` set, under cProfile, its statistics written
+    there (where a job's work goes, for whoever makes it faster)."""
+    folder = os.environ.get(PROFILE)
+    if not folder:
+        main(smk)
+        return
+    import cProfile
+
+    profile = cProfile.Profile()
+    try:
+        profile.runcall(main, smk)
+    finally:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        profile.dump_stats(Path(folder) / f"{job_name(smk)}.prof")
 
 
 def record_job_times(smk, start_cpu: float, work_started: float) -> None:
@@ -79,7 +104,7 @@ def record_job_times(smk, start_cpu: float, work_started: float) -> None:
     wildcards = [str(value) for value in getattr(smk, "wildcards", [])]
     times = {"rule": rule, "job": ".".join(wildcards), "start_cpu": start_cpu,
              "work_cpu": time.process_time() - start_cpu, "work_wall": time.perf_counter() - work_started}
-    atomic_write_text(Path(folder) / f"{'.'.join([rule, *wildcards])}.json", json.dumps(times) + "\n")
+    atomic_write_text(Path(folder) / f"{job_name(smk)}.json", json.dumps(times) + "\n")
 
 
 INTERRUPTED = "irmeta: interrupted"

@@ -147,3 +147,34 @@ def test_members_are_dated_1980_so_the_same_arrays_give_the_same_bytes(tmp_path)
     with zipfile.ZipFile(tmp_path / "judged.npz") as z:
         assert {info.date_time for info in z.infolist()} == {(1980, 1, 1, 0, 0, 0)}
         assert {info.compress_type for info in z.infolist()} == {zipfile.ZIP_STORED}
+
+
+@pytest.mark.parametrize("block", [1 << 20, 997])
+def test_loading_to_a_depth_keeps_the_postings_ranked_that_deep_and_every_score(trec8_matrix, tmp_path,
+                                                                                monkeypatch, block):
+    from irmeta.measures.averaging import score_arrays
+
+    path = tmp_path / "judged.npz"
+    save_matrix(trec8_matrix, path, {"depth": 1000})
+    monkeypatch.setattr(store, "BLOCK_POSTINGS", block)
+    loaded = load_matrix(path, depth=100)
+    cut = trec8_matrix.top(100)
+    _assert_same(cut, loaded)
+    assert int(loaded.misses.rank.max()) == 100 and len(loaded.misses) < len(trec8_matrix.misses) / 3
+    assert np.array_equal(loaded.length, trec8_matrix.length)  # a run still returned what it returned
+    measures = ["P@100", "AP@100", "AP_rareness@100", "bpref@100", "nDCG@20"]
+    whole = score_arrays(trec8_matrix, measures, averaging=("all",), alphas=[0, 1])
+    shallow = score_arrays(loaded, measures, averaging=("all",), alphas=[0, 1])
+    assert np.array_equal(whole.per_topic, shallow.per_topic)
+    # a measure of the whole run reads beyond: it does change (so the cut is no no-op)
+    assert not np.array_equal(score_arrays(trec8_matrix, ["AP"], averaging=("all",)).per_topic,
+                              score_arrays(loaded, ["AP"], averaging=("all",)).per_topic)
+
+
+def test_depth_needed_covers_the_measures_and_the_deepest_pool():
+    from irmeta.metaeval.judgment_reduction import depth_needed
+
+    assert depth_needed(["pool_depth_10", "fraction_0.1_trial_0"], ["P@100", "AP@50"]) == 100
+    assert depth_needed(["pool_depth_200", "error_0.1_trial_1"], ["P@100"]) == 200
+    assert depth_needed(["pool_depth_10"], ["P@10"], rarity_depth=1000) == 1000
+    assert depth_needed(["pool_depth_10"], ["AP", "P@10"]) is None

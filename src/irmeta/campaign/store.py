@@ -120,7 +120,7 @@ def decode_postings(stored, prefix: str, qrels_topic: np.ndarray, n_topics: int,
     """The postings :func:`encode_postings` stored under ``prefix``, as they were, a
     block of cells at a time; with ``depth``, only those ranked at most ``depth`` (memory
     follows the postings kept, not those stored)."""
-    counts = stored[f"{prefix}_counts"].astype(np.int64)
+    counts = np.asarray(stored[f"{prefix}_counts"]).astype(np.int64)
     start = offsets_from_counts(counts)
     blocks = _decoded_blocks(stored, prefix, counts, start, qrels_topic, n_topics)
     if depth is None:
@@ -243,6 +243,59 @@ def matrix_settings(path: str | Path) -> dict:
         return json.loads(stored["meta"].tobytes())
 
 
+@dataclass(frozen=True)
+class StoredArray:
+    """A 1-D array inside an uncompressed ``.npz``, read from disk a slice at a time:
+    a block decoded from it costs that block's memory, not the array's (a memory map
+    would keep every page read resident: at 10^9 lines the misses' places alone are 2 GB)."""
+
+    path: str
+    offset: int
+    dtype: np.dtype
+    size: int
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, index: slice) -> np.ndarray:
+        first, stop, step = index.indices(self.size)
+        if step != 1:
+            raise IndexError("a stored array is read in contiguous slices")
+        count = max(0, stop - first)
+        return np.fromfile(self.path, dtype=self.dtype, count=count, offset=self.offset + first * self.dtype.itemsize)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        whole = self[:]
+        return whole if dtype is None else whole.astype(dtype)
+
+
+def stored_members(path: str | Path) -> dict[str, np.ndarray | StoredArray]:
+    """The members of an ``.npz`` by name: each uncompressed 1-D member (what
+    :func:`write_store` writes) as a :class:`StoredArray`, read when sliced; any other
+    member read whole."""
+    import zipfile
+
+    members: dict[str, np.ndarray | StoredArray] = {}
+    header = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+    with open(path, "rb") as raw, zipfile.ZipFile(raw) as archive:
+        for info in archive.infolist():
+            name = info.filename.removesuffix(".npy")
+            if info.compress_type == zipfile.ZIP_STORED:
+                raw.seek(info.header_offset)
+                local = raw.read(30)  # the local header; name and extra lengths at bytes 26 and 28
+                raw.seek(info.header_offset + 30 + int.from_bytes(local[26:28], "little")
+                         + int.from_bytes(local[28:30], "little"))
+                version = np.lib.format.read_magic(raw)
+                if version in header:
+                    shape, fortran, dtype = header[version](raw)
+                    if len(shape) == 1 and not dtype.hasobject:
+                        members[name] = StoredArray(str(path), raw.tell(), dtype, int(shape[0]))
+                        continue
+            with archive.open(info) as member:
+                members[name] = np.lib.format.read_array(member)
+    return members
+
+
 def stored_postings(path: str | Path) -> int:
     """How many judged postings (relevant and other) the stored campaign holds."""
     with np.load(path) as stored:
@@ -267,7 +320,7 @@ def load_matrix(path: str | Path, depth: int | None = None) -> RelevanceMatrix:
             hits = Postings(stored["hits_start"], stored["hits_rank"], stored["hits_judgment"]).top(depth)
             offsets = stored["docid_offsets"]
         else:
-            hits = decode_postings(stored, "hits", qrels_topic, n_topics, depth)
+            hits = decode_postings(stored_members(path), "hits", qrels_topic, n_topics, depth)
             offsets = offsets_from_counts(stored["docid_lengths"].astype(np.int64))
         data = stored["docid_bytes"]
     docids = pa.Array.from_buffers(pa.large_string(), len(offsets) - 1,
@@ -277,7 +330,7 @@ def load_matrix(path: str | Path, depth: int | None = None) -> RelevanceMatrix:
         with np.load(path) as stored:
             if "misses_rank" in stored:
                 return Postings(stored["misses_start"], stored["misses_rank"], stored["misses_judgment"]).top(depth)
-            return decode_postings(stored, "misses", qrels_topic, n_topics, depth)
+        return decode_postings(stored_members(path), "misses", qrels_topic, n_topics, depth)
 
     return RelevanceMatrix(
         runs=list(meta["runs"]), topics=list(meta["topics"]), length=length, hits=hits, misses_loader=misses,

@@ -160,7 +160,8 @@ def aligned_sets(reference: Scores, alternative: Scores, name: str, reference_na
 
 
 def _alternative_rows(reference: Scores, alternative: Scores, name: str, reference_name: str, level: float,
-                      averaging: str, critical: dict[tuple[int, int], float]) -> list[dict]:
+                      averaging: str, critical: dict[tuple[int, int], float],
+                      reference_tests: dict[tuple, np.ndarray]) -> list[dict]:
     aligned = aligned_sets(reference, alternative, name, reference_name, averaging)
     topics, excluded, ref, alt = aligned.topics, aligned.excluded, aligned.reference, aligned.alternative
     n_runs = len(reference.runs)
@@ -169,12 +170,15 @@ def _alternative_rows(reference: Scores, alternative: Scores, name: str, referen
         measure = reference.measures[i]
         # Both rankings best first: a lower-is-better measure (ASL) is negated, exactly.
         ref_means, alt_means = oriented(ref.means[i], measure), oriented(alt.means[j], measure)
+        key = (i, tuple(topics))  # the reference's test on these topics: the same for every set
+        if key not in reference_tests:
+            reference_tests[key] = _significant(ref.per_topic[i], level, critical)
         rows.append({
             "reference": reference_name, "judgments": name, "measure": measure, "alpha": reference.alphas[i] or "",
             "averaging": averaging, "level": float(level), "runs": n_runs, "topics": len(topics),
             "topics_excluded": excluded,
             "pairs": n_runs * (n_runs - 1) // 2,
-            **_agreement(ref_means, alt_means, _significant(ref.per_topic[i], level, critical),
+            **_agreement(ref_means, alt_means, reference_tests[key],
                          _significant(alt.per_topic[j], level, critical), list(reference.runs)),
         })
     return rows
@@ -182,7 +186,8 @@ def _alternative_rows(reference: Scores, alternative: Scores, name: str, referen
 
 def judgment_agreement_table(reference: Scores, alternatives: Mapping[str, Scores], *,
                              reference_name: str = "official", level: float = 0.05,
-                             averaging: str = "all_topics") -> pd.DataFrame:
+                             averaging: str = "all_topics",
+                             reference_tests: dict[tuple, np.ndarray] | None = None) -> pd.DataFrame:
     """Agreement of each alternative judgment set with the reference, per measure and alpha.
 
     ``reference`` and each of ``alternatives`` (name -> scores) score the same runs with
@@ -213,11 +218,17 @@ def judgment_agreement_table(reference: Scores, alternatives: Mapping[str, Score
       ``largest_rank_change_run``: agreement at the top of the two rankings of the
       oriented means (:mod:`.top_ranks`: ties by run name; an overlap is NaN with fewer
       runs than its k; the run is "" when no run moves).
+
+    ``reference_tests``: the reference's significant pairs by block and topics, kept for
+    later calls with the same reference, level and averaging (generated judgment sets
+    call once per set: the reference's Tukey HSD is then run once, not once a set).
     """
     critical: dict[tuple[int, int], float] = {}
+    reference_tests = {} if reference_tests is None else reference_tests
     frames = []
     for name, alternative in alternatives.items():
-        rows = _alternative_rows(reference, alternative, str(name), reference_name, level, averaging, critical)
+        rows = _alternative_rows(reference, alternative, str(name), reference_name, level, averaging, critical,
+                                 reference_tests)
         frames.append(sort_by_alpha(pd.DataFrame(rows, columns=list(JUDGMENT_AGREEMENT_COLUMNS)), ["measure", "alpha"]))
     if not frames:
         return pd.DataFrame(columns=list(JUDGMENT_AGREEMENT_COLUMNS))

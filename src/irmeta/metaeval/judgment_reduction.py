@@ -325,12 +325,13 @@ def generated_agreement_rows(matrix: RelevanceMatrix, reference: Scores, names: 
     set at a time (never two sets' scores in memory). ``seed``: experiments.seed +
     :data:`SEED_OFFSET`. ``each(name, scores)``, if given, also sees each set's scores."""
     frames = []
+    reference_tests: dict = {}
     for name in names:
         scores = judged_scores(generated_matrix(matrix, name, seed), measures, **dict(options or {}))
         if each is not None:
             each(name, scores)
         frames.append(judgment_agreement_table(reference, {name: scores}, reference_name=reference_name,
-                                               level=level))
+                                               level=level, reference_tests=reference_tests))
     if not frames:
         return pd.DataFrame(columns=list(JUDGMENT_AGREEMENT_COLUMNS))
     return pd.concat(frames, ignore_index=True)

@@ -77,8 +77,14 @@ def oriented(values: np.ndarray, measure: str) -> np.ndarray:
 
 
 def sort_by_alpha(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    import pandas as pd
+
     if frame.empty:
         return frame
-    keyed = frame.assign(_alpha=frame["alpha"].map(alpha_sort_key))
+    # each distinct cell keyed once, its place among the keys sorted (a table repeats a few)
+    codes, cells = pd.factorize(frame["alpha"], use_na_sentinel=False)
+    keys = [alpha_sort_key(cell) for cell in cells]
+    place = {key: n for n, key in enumerate(sorted(set(keys)))}
+    keyed = frame.assign(_alpha=np.array([place[key] for key in keys], dtype=np.int64)[codes])
     by = ["_alpha" if b == "alpha" else b for b in by]
     return keyed.sort_values(by, kind="stable").drop(columns="_alpha").reset_index(drop=True)

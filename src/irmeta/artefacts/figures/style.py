@@ -187,6 +187,9 @@ def save_figure(fig: Figure, stem: str | Path) -> list[Path]:
     for ext, metadata in (("png", _PNG_METADATA), ("pdf", _PDF_METADATA)):
         buffer = BytesIO()
         fig.savefig(buffer, format=ext, dpi=DPI, metadata=metadata)
+        # The layout the PNG was drawn with stands for the PDF: the panels are placed in
+        # fractions of the figure, and laying them out again costs as much as drawing.
+        fig.set_layout_engine("none")
         path = stem.with_name(stem.name + "." + ext)
         atomic_write_bytes(path, buffer.getvalue())
         paths.append(path)

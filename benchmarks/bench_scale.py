@@ -106,6 +106,7 @@ def simulated_once(size: tuple[int, int, int], campaign: Path, cores: int) -> di
 
 def run_size(size: tuple[int, int, int], work: Path, cores: int, shards: int, only_ingest: bool,
              battery: str = "all", settings: tuple[str, ...] = ()) -> dict:
+    """One size through the battery; ``settings``: config files read after the battery's."""
     runs, topics, depth = size
     name = f"scale{runs}x{topics}x{depth}"
     campaign = work / name / "campaign"
@@ -117,9 +118,10 @@ def run_size(size: tuple[int, int, int], work: Path, cores: int, shards: int, on
         f"name: {name}\nlabel: {name}\ndescription: simulated, {runs} runs x {topics} topics x depth {depth}\n"
         f"qrels: {campaign / 'qrels.txt'}\nruns: {campaign / 'runs'}\ndepth: {depth}\n")
     targets = (f"results/{name}/judged.npz",) if only_ingest else ("all",)
-    configs = ("--configfile", "config/paper.yaml") if battery == "paper" else ()
+    configs = ("--configfile", *(["config/paper.yaml"] if battery == "paper" else []), *settings)
+    configs = configs if len(configs) > 1 else ()
     wall, jobs = run_workflow(flow, cores, *configs, "--config", f"collections=[{name}]", f"ingest_shards={shards}",
-                              *settings, targets=targets)
+                              targets=targets)
     judged = flow / "results" / name / "judged.npz"
     gz = sum(p.stat().st_size for p in (campaign / "runs").iterdir())
     return {"size": size, "battery": battery, "settings": list(settings), "only_ingest": only_ingest,
@@ -154,7 +156,7 @@ def report(result: dict, cores: int) -> bool:
           f"{result['wall']:.0f} s wall on {cores} cores, {jobs['seconds'].sum():.0f} s of job time "
           f"({jobs['cpu_seconds'].sum():.0f} s CPU), largest job {peak:.0f} MB{verdict}")
     if result.get("settings"):
-        print("settings beside the battery's: " + "; ".join(result["settings"]))
+        print("config files read after the battery's: " + ", ".join(result["settings"]))
     print(jobs.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
     print("per rule:")
     print(by_rule(jobs).to_string(float_format=lambda v: f"{v:.1f}"))
@@ -232,9 +234,9 @@ def main() -> int:
                                        "simulated there before is used again")
     parser.add_argument("--battery", choices=("all", "paper"), default="all",
                         help="every experiment of config/config.yaml, or config/paper.yaml's experiments")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="a setting passed to Snakemake's --config after the battery's (printed with the "
-                             "figures), e.g. 'experiments={reproducibility: {degradations: {enabled: false}}}'")
+    parser.add_argument("--configfile", action="append", default=[], metavar="YAML",
+                        help="a config file read after the battery's (named with the figures), e.g. one that "
+                             "turns an experiment off")
     args = parser.parse_args()
     sizes = [parse_size(s) for s in args.sizes.split(",")]
     shards = args.ingest_shards or args.cores
@@ -244,10 +246,10 @@ def main() -> int:
         for size in sizes:
             base = parse_size(args.growth_from) if args.growth_from else smaller(size)
             small = None if args.no_growth else run_size(base, work, args.cores, shards, args.only_ingest, args.battery,
-                                                             tuple(args.set))
+                                                             tuple(str(Path(c).resolve()) for c in args.configfile))
             if small:
                 all_ok &= report(small, args.cores)
-            large = run_size(size, work, args.cores, shards, args.only_ingest, args.battery, tuple(args.set))
+            large = run_size(size, work, args.cores, shards, args.only_ingest, args.battery, tuple(str(Path(c).resolve()) for c in args.configfile))
             all_ok &= report(large, args.cores)
             if small:
                 growth(small, large)

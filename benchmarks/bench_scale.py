@@ -241,15 +241,16 @@ def main() -> int:
     sizes = [parse_size(s) for s in args.sizes.split(",")]
     shards = args.ingest_shards or args.cores
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="irmeta-scale-"))
+    settings = tuple(str(Path(c).resolve()) for c in args.configfile)
     all_ok = True
     try:
         for size in sizes:
             base = parse_size(args.growth_from) if args.growth_from else smaller(size)
             small = None if args.no_growth else run_size(base, work, args.cores, shards, args.only_ingest, args.battery,
-                                                             tuple(str(Path(c).resolve()) for c in args.configfile))
+                                                             settings)
             if small:
                 all_ok &= report(small, args.cores)
-            large = run_size(size, work, args.cores, shards, args.only_ingest, args.battery, tuple(str(Path(c).resolve()) for c in args.configfile))
+            large = run_size(size, work, args.cores, shards, args.only_ingest, args.battery, settings)
             all_ok &= report(large, args.cores)
             if small:
                 growth(small, large)

@@ -243,11 +243,14 @@ def matrix_qrels(matrix: RelevanceMatrix, grades: np.ndarray | None = None) -> Q
 def generated_assessors(matrix: RelevanceMatrix, names: Sequence[str], seed: int) -> dict[str, Qrels]:
     """The generated assessors among ``names`` (``error_<q>_trial_<t>``, the other
     generated sets being subsets of the qrels that agree with them by construction), each
-    as :class:`Qrels` of the campaign's qrels rows with that assessor's grades."""
+    as :class:`Qrels` of the campaign's qrels rows with that assessor's grades. The sets
+    share one copy of the rows' topics and documents (at 10^9 lines, 2 M rows: 60 copies
+    took 2.4 GB), each holds only its grades."""
+    rows = matrix_qrels(matrix)
     sets = {}
     for name in names:
         generated = parse_set_name(name)
         if generated.kind == ERROR:
             grades = error_grades(matrix, float(generated.value), int(generated.trial or 0), seed)
-            sets[name] = matrix_qrels(matrix, grades)
+            sets[name] = Qrels(qid=rows.qid, docid=rows.docid, grade=np.asarray(grades, dtype=np.int64))
     return sets

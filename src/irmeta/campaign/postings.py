@@ -138,11 +138,15 @@ def offsets_from_counts(counts: np.ndarray) -> np.ndarray:
 
 def merge(a: Postings, b: Postings) -> Postings:
     """Both sets of postings in one, ranks ascending within each cell."""
-    cell = np.concatenate([a.cell, b.cell])
-    rank = np.concatenate([a.rank, b.rank])
-    order = np.lexsort((rank, cell))
+    # One key per posting, (cell, rank) in 64 bits; each side's keys already ascend, so the
+    # stable sort (a merge sort that finds runs) merges two runs: linear, where lexsort
+    # sorted 10^8 postings in 15 s. The same order as lexsort((rank, cell)).
+    key = np.concatenate([(a.cell << 32) | a.rank.astype(np.int64), (b.cell << 32) | b.rank.astype(np.int64)])
+    order = np.argsort(key, kind="stable")
+    del key
     counts = a.counts + b.counts
-    return Postings(offsets_from_counts(counts), rank[order], np.concatenate([a.judgment, b.judgment])[order])
+    return Postings(offsets_from_counts(counts), np.concatenate([a.rank, b.rank])[order],
+                    np.concatenate([a.judgment, b.judgment])[order])
 
 
 @dataclass(frozen=True, eq=False)
@@ -297,16 +301,20 @@ class RelevanceMatrix:
         grades = np.asarray(grades, dtype=np.int64)
         if grades.shape != self.qrels_grade.shape:
             raise ValueError(f"grades has shape {grades.shape}, expected one per qrels row {self.qrels_grade.shape}")
-        judged = self.judged
-        relevant = grades[judged.judgment] >= self.threshold
+        # Each side split by the new grades and the relevant parts merged: never every
+        # judged posting in one more copy (at 10^9 lines, 10^8 postings and 6 GB).
+        hits, misses = self.hits, self.misses
+        stay = grades[hits.judgment] >= self.threshold
+        rise = grades[misses.judgment] >= self.threshold
 
-        def part(mask: np.ndarray) -> Postings:
-            counts = np.bincount(judged.cell[mask], minlength=judged.n_cells)
-            return Postings(offsets_from_counts(counts), judged.rank[mask], judged.judgment[mask])
+        def part(postings: Postings, mask: np.ndarray) -> Postings:
+            counts = np.bincount(postings.cell[mask], minlength=postings.n_cells)
+            return Postings(offsets_from_counts(counts), postings.rank[mask], postings.judgment[mask])
 
-        hits, misses = part(relevant), part(~relevant)
+        # the misses only when a measure reads them (P, AP and rareness never do)
         return RelevanceMatrix(
-            runs=self.runs, topics=self.topics, length=self.length, hits=hits, misses_loader=lambda: misses,
+            runs=self.runs, topics=self.topics, length=self.length, hits=merge(part(hits, stay), part(misses, rise)),
+            misses_loader=lambda: merge(part(hits, ~stay), part(misses, ~rise)),
             threshold=self.threshold, qrels_topic=self.qrels_topic, qrels_grade=grades, docids=self.docids,
             run_depth=self.run_depth, ignored_topics=self.ignored_topics,
         )

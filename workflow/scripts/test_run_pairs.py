@@ -1,12 +1,10 @@
 """Rule test_run_pairs: one shard of tables/pairwise_tests.parquet with irmeta.metaeval.pairwise_tests."""
 
-import pyarrow as pa
-
 from irmeta.api import matrices_of
 from irmeta.metaeval import pairwise_tests
 from irmeta.pipeline.scripts import log_to, run_script
-from irmeta.pipeline.stored_pairwise import PAIRWISE_SCHEMA
-from irmeta.pipeline.stored_scores import load_scores, write_table_in_blocks
+from irmeta.pipeline.stored_pairwise import write_pairwise_shard
+from irmeta.pipeline.stored_scores import load_scores
 
 
 def main(smk) -> None:
@@ -18,12 +16,9 @@ def main(smk) -> None:
     shard, shards = smk.params.shard, smk.params.shards
     log.info("%s on every run pair of shard %d of %d of %d score matrices", ", ".join(methods), shard + 1, shards,
              len(matrices))
-    blocks = (pa.Table.from_pandas(block, preserve_index=False)  # one matrix's pairs at a time
-              for block in pairwise_tests.pairwise_test_blocks(matrices, methods, smk.params.permutations, seed,
-                                                               shard, shards))
-    write_table_in_blocks(blocks, smk.output.table,
-                          {"methods": methods, "permutations": smk.params.permutations, "seed": seed},
-                          schema=PAIRWISE_SCHEMA)
+    blocks = pairwise_tests.pairwise_test_blocks(matrices, methods, smk.params.permutations, seed, shard, shards)
+    write_pairwise_shard(blocks, smk.output.table,  # one matrix's pairs at a time
+                         {"methods": methods, "permutations": smk.params.permutations, "seed": seed})
     log.info("wrote %s", smk.output.table)
 
 

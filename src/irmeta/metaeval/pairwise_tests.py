@@ -70,16 +70,10 @@ def shard_groups(matrices: Sequence[ScoreMatrix], shard: int = 0, shards: int = 
 
 
 def pairwise_test_blocks(matrices: Sequence[ScoreMatrix], methods: Sequence[str], permutations: int,
-                         seed: int, shard: int = 0, shards: int = 1) -> Iterator[pd.DataFrame]:
-    """:func:`matrix_tests` of each matrix of the shard, one matrix's pairs in memory at a
-    time; a matrix identical to one tested before gets that one's rows under its own name
-    (the draws are the same, so the rows would be)."""
-    for _, block in _indexed_blocks(matrices, methods, permutations, seed, shard, shards):
-        yield block
-
-
-def _indexed_blocks(matrices: Sequence[ScoreMatrix], methods: Sequence[str], permutations: int, seed: int,
-                    shard: int, shards: int) -> Iterator[tuple[int, pd.DataFrame]]:
+                         seed: int, shard: int = 0, shards: int = 1) -> Iterator[tuple[int, pd.DataFrame]]:
+    """:func:`matrix_tests` of each matrix of the shard with its index in ``matrices``, one
+    matrix's pairs in memory at a time; a matrix identical to one tested before gets that
+    one's rows under its own name (the draws are the same, so the rows would be)."""
     for group in shard_groups(matrices, shard, shards):
         tested = matrix_tests(matrices[group[0]], paired_methods(methods), permutations, seed)
         for i in group:
@@ -90,7 +84,7 @@ def _indexed_blocks(matrices: Sequence[ScoreMatrix], methods: Sequence[str], per
 def pairwise_tests_table(matrices: Sequence[ScoreMatrix], methods: Sequence[str], permutations: int = 1000,
                          seed: int = 0) -> pd.DataFrame:
     """Every paired test of ``methods`` on every pair of every matrix, one frame."""
-    blocks = [block for _, block in sorted(_indexed_blocks(matrices, methods, permutations, seed, 0, 1),
+    blocks = [block for _, block in sorted(pairwise_test_blocks(matrices, methods, permutations, seed),
                                            key=lambda item: item[0])]  # in the order of the matrices
     if not blocks:
         return pd.DataFrame({c: pd.Series(dtype=np.float64 if c not in COLUMNS[:5] else object) for c in COLUMNS})

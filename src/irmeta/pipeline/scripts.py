@@ -59,6 +59,21 @@ def run_script(main, smk) -> None:
     except KeyboardInterrupt:  # Ctrl-C (SIGINT): one line, and the shell's 128 + SIGINT
         report_failure(INTERRUPTED)
         sys.exit(INTERRUPTED_STATUS)
+    exit_now()
+
+
+def exit_now() -> None:
+    """End a job whose outputs are written: logs and standard streams flushed, then exit
+    status 0 without the interpreter's teardown (freeing every module and object of
+    pandas, matplotlib and scipy costs about 0.2 s of CPU a job, a tenth of a small
+    campaign's run)."""
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(0)
 
 
 #: A folder to record each job's start and work time in (benchmarks/bench_startup.py sets it).

@@ -124,30 +124,6 @@ def write_table_in_blocks(blocks, out: str | Path, settings: dict, schema: pa.Sc
             writer.close()
 
 
-def concatenate_parquet(inputs: Sequence[str | Path], out: str | Path) -> int:
-    """The rows of Parquet files of one schema in one file, in order, a row group at a
-    time (memory: one row group), atomically; the first file's metadata. Returns the rows."""
-    import pyarrow.parquet as pq
-
-    rows = 0
-    with atomic_path(out) as tmp:
-        writer = None
-        for path in inputs:
-            source = pq.ParquetFile(path)
-            if writer is None:
-                writer = pq.ParquetWriter(tmp, source.schema_arrow, compression="zstd")
-            elif source.schema_arrow.remove_metadata() != writer.schema.remove_metadata():
-                raise ValueError(f"{path}: its columns differ from those of {inputs[0]}")
-            for group in range(source.num_row_groups):
-                table = source.read_row_group(group)
-                rows += table.num_rows
-                writer.write_table(table.replace_schema_metadata(writer.schema.metadata))
-        if writer is None:
-            raise ValueError("no Parquet files to concatenate")
-        writer.close()
-    return rows
-
-
 # Read as text: alpha labels as the scores wrote them ("1/R"; "1" and "1.0" must not merge)
 # and topic ids ("051" is not 51). Figure 1's alpha is a grid of plain numbers.
 _TEXT_COLUMNS = {"alpha": str, "topic": str, "qid": str}

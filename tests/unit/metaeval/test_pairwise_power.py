@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from statsmodels.stats.multitest import multipletests
 
@@ -199,30 +200,39 @@ def test_identical_matrices_are_tested_once_and_keep_their_own_names():
                                   .reset_index(drop=True), alone)
 
 
+def _gathered(tmp_path, matrices, shards: int):
+    """The matrices' pairwise tests written in ``shards`` shards and gathered."""
+    from irmeta.pipeline.stored_pairwise import gather_pairwise_shards, write_pairwise_shard
+
+    folder = tmp_path / f"shards{shards}"
+    folder.mkdir()
+    paths = []
+    for shard in range(shards):
+        path = folder / f"{shard}.parquet"
+        write_pairwise_shard(pt.pairwise_test_blocks(matrices, PAIRED, 200, 3, shard, shards), path, {"seed": 3})
+        paths.append(path)
+    gathered = folder / "pairwise_tests.parquet"
+    return gathered, gather_pairwise_shards(paths, gathered)
+
+
 @pytest.mark.parametrize("shards", [1, 2, 3, 5])
 def test_shards_split_the_matrices_without_changing_a_row(tmp_path, shards):
-    """Every shard's rows gathered equal the whole table (the draws are shared, not split);
-    a shard with no matrix still writes its (empty) file."""
-    from irmeta.pipeline.stored_pairwise import PAIRWISE_SCHEMA, StoredFamilies, read_p_values
-    from irmeta.pipeline.stored_scores import concatenate_parquet
+    """Every shard's rows gathered equal the whole table, row for row in the matrices'
+    order (the draws are shared, not split), and the file is the same bytes whatever the
+    shards; a shard with no matrix still writes its (empty) file."""
+    from irmeta.pipeline.stored_pairwise import StoredFamilies, read_p_values
 
     matrices = _with_duplicates()
     whole = pt.pairwise_tests_table(matrices, list(PAIRED), 200, 3)
-    paths = []
-    for shard in range(shards):
-        path = tmp_path / f"{shard}.parquet"
-        blocks = (pa.Table.from_pandas(b, preserve_index=False)
-                  for b in pt.pairwise_test_blocks(matrices, PAIRED, 200, 3, shard, shards))
-        write_table_in_blocks(blocks, path, {"seed": 3}, schema=PAIRWISE_SCHEMA)
-        paths.append(path)
     assert sum(len(pt.shard_groups(matrices, s, shards)) for s in range(shards)) == 3
-    gathered = tmp_path / "pairwise_tests.parquet"
-    assert concatenate_parquet(paths, gathered) == len(whole)
+    gathered, rows = _gathered(tmp_path, matrices, shards)
+    assert rows == len(whole)
     read = pd.read_parquet(gathered)
     assert list(read.columns) == PARQUET_COLUMNS
-    key = ["measure", "alpha", "method", "run_a", "run_b"]
-    pd.testing.assert_frame_equal(read.sort_values(key).reset_index(drop=True),
-                                  whole.sort_values(key).reset_index(drop=True), check_dtype=False)
+    pd.testing.assert_frame_equal(read, whole, check_dtype=False)
+    assert gathered.read_bytes() == _gathered(tmp_path, matrices, 4 if shards == 1 else 1)[0].read_bytes()
+    assert pq.read_metadata(gathered).metadata[b"irmeta"] == b'{"seed": 3}'
+    assert b"irmeta.blocks" not in pq.read_metadata(gathered).metadata
     # the families read one block at a time equal those of the whole table, and so do the counts
     stored = StoredFamilies(gathered)
     for family, rows in pt.families(whole).items():
@@ -235,13 +245,17 @@ def test_shards_split_the_matrices_without_changing_a_row(tmp_path, shards):
     assert len(read_p_values(gathered)) == len(whole)
 
 
-def test_concatenating_files_of_other_columns_is_refused(tmp_path):
-    from irmeta.pipeline.stored_scores import concatenate_parquet
+def test_gathering_other_files_or_a_matrix_twice_is_refused(tmp_path):
+    from irmeta.pipeline.stored_pairwise import gather_pairwise_shards, write_pairwise_shard
 
     pd.DataFrame({"a": [1.0]}).to_parquet(tmp_path / "a.parquet")
-    pd.DataFrame({"b": [1.0]}).to_parquet(tmp_path / "b.parquet")
-    with pytest.raises(ValueError, match="columns differ"):
-        concatenate_parquet([tmp_path / "a.parquet", tmp_path / "b.parquet"], tmp_path / "out.parquet")
+    with pytest.raises(ValueError, match="not those of the pairwise tests"):
+        gather_pairwise_shards([tmp_path / "a.parquet"], tmp_path / "out.parquet")
+    matrices = _with_duplicates()
+    for name in ("b", "c"):
+        write_pairwise_shard(pt.pairwise_test_blocks(matrices, PAIRED, 200, 3), tmp_path / f"{name}.parquet", {})
+    with pytest.raises(ValueError, match="in two shards"):
+        gather_pairwise_shards([tmp_path / "b.parquet", tmp_path / "c.parquet"], tmp_path / "out.parquet")
     assert not (tmp_path / "out.parquet").exists()
 
 

@@ -123,3 +123,28 @@ def test_a_job_records_its_start_and_work_only_in_a_benchmark(tmp_path):
     entry = json.loads((tmp_path / "times" / "tabulate_x.c.1.json").read_text())
     assert entry["rule"] == "tabulate_x" and entry["job"] == "c.1"
     assert entry["start_cpu"] > 0 and entry["work_cpu"] >= 0 and entry["work_wall"] >= 0
+
+
+_ENDING_JOB = """
+import atexit, logging
+from pathlib import Path
+from types import SimpleNamespace
+from irmeta.pipeline.scripts import run_script
+
+def main(smk):
+    atexit.register(lambda: Path("torn_down").write_text("teardown ran"))
+    logging.getLogger("irmeta").info("the last line of the job")
+    print("said on standard output", end="")
+
+run_script(main, SimpleNamespace(config={}, log=["job.log"], output=[]))
+print("never reached")
+"""
+
+
+def test_a_finished_job_flushes_its_log_and_skips_the_interpreters_teardown(tmp_path):
+    script = tmp_path / "job.py"
+    script.write_text(_ENDING_JOB)
+    done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout == "said on standard output"
+    assert (tmp_path / "job.log").read_text().rstrip().endswith("the last line of the job")
+    assert not (tmp_path / "torn_down").exists()

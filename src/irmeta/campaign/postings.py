@@ -22,7 +22,7 @@ irmeta computed before.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -68,32 +68,36 @@ class Postings:
         return np.arange(len(self), dtype=np.int64) - self.start[self.cell]
 
     @cached_property
-    def _rounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """Postings ordered by position, and where each position's run of them starts."""
-        order = np.argsort(self.position, kind="stable")
-        bounds = np.concatenate([[0], np.cumsum(np.bincount(self.position, minlength=1))])
-        return order, bounds
+    def _cells_by_count(self) -> tuple[np.ndarray, np.ndarray]:
+        """The cells, most postings first, and per position p how many cells reach it
+        (the first so many of them): round p is their p-th postings, no sort of the
+        postings needed."""
+        order = np.argsort(-self.counts, kind="stable")
+        width = int(self.counts[order[0]]) if self.n_cells else 0
+        reach = np.searchsorted(-self.counts[order], -np.arange(width), side="left")
+        return order, reach
 
-    def rounds(self, reverse: bool = False) -> Iterable[np.ndarray]:
+    def round_cells(self, reverse: bool = False) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Per round, the indices of the postings (as :meth:`rounds`) and their cells."""
+        order, reach = self._cells_by_count
+        base = self.start[order] + (self.counts[order] - 1 if reverse else 0)
+        step = -1 if reverse else 1
+        for p, m in enumerate(reach.tolist()):
+            yield base[:m] + step * p, order[:m]
+
+    def rounds(self, reverse: bool = False) -> Iterator[np.ndarray]:
         """Indices of the first posting of every cell, then of the second, ...; with
         ``reverse``, the last of every cell first. Within a round each cell occurs once,
         so ``out[cell[idx]] += v[idx]`` adds in rank order."""
-        if reverse:
-            back = (self.start[self.cell + 1] - 1) - np.arange(len(self), dtype=np.int64)
-            order = np.argsort(back, kind="stable")
-            bounds = np.concatenate([[0], np.cumsum(np.bincount(back, minlength=1))])
-        else:
-            order, bounds = self._rounds
-        for j in range(len(bounds) - 1):
-            yield order[bounds[j]:bounds[j + 1]]
+        for idx, _ in self.round_cells(reverse):
+            yield idx
 
     def ordered_sums(self, values: np.ndarray) -> np.ndarray:
         """(cells,) float64: each cell's values added one at a time in rank order (the
         order of trec_eval's loops and of a cumulative sum over ranks)."""
         out = np.zeros(self.n_cells, dtype=np.float64)
-        cell = self.cell
-        for idx in self.rounds():
-            out[cell[idx]] += values[idx]
+        for idx, c in self.round_cells():
+            out[c] += values[idx]
         return out
 
     def running_sums(self, values: np.ndarray, reverse: bool = False) -> np.ndarray:
@@ -101,9 +105,7 @@ class Postings:
         order (with ``reverse``, from the cell's last posting up to it)."""
         acc = np.zeros(self.n_cells, dtype=np.float64)
         out = np.empty(len(self), dtype=np.float64)
-        cell = self.cell
-        for idx in self.rounds(reverse):
-            c = cell[idx]
+        for idx, c in self.round_cells(reverse):
             acc[c] += values[idx]
             out[idx] = acc[c]
         return out

@@ -114,9 +114,7 @@ def products_before(postings: Postings, factors: np.ndarray) -> np.ndarray:
     rank order (1 at a cell's first posting)."""
     acc = np.ones(postings.n_cells, dtype=np.float64)
     out = np.empty(len(postings), dtype=np.float64)
-    cell = postings.cell
-    for idx in postings.rounds():
-        c = cell[idx]
+    for idx, c in postings.round_cells():
         out[idx] = acc[c]
         acc[c] *= factors[idx]
     return out

@@ -216,7 +216,7 @@ def trust_table(trials: pd.DataFrame, significance: float = SIGNIFICANCE) -> pd.
     ``t_test_level``, the smallest level whose paired t-tests reject (p < significance) in
     at least half of the run-trials (empty: none does), repeated on each row of the
     (kind, measure, alpha)."""
-    from scipy.stats import spearmanr
+    from irmeta.metaeval.stats.correlation import spearman_rho
 
     rows = []
     for (kind, measure, alpha), part in trials.groupby(["kind", "measure", "alpha"], sort=False):
@@ -228,6 +228,6 @@ def trust_table(trials: pd.DataFrame, significance: float = SIGNIFICANCE) -> pd.
             kept = values[values["value"].notna()]
             rho = math.nan
             if kept["level"].nunique() > 1 and kept["value"].nunique() > 1:
-                rho = float(spearmanr(kept["level"], kept["value"]).statistic)
+                rho = spearman_rho(kept["level"].to_numpy(), kept["value"].to_numpy())
             rows.append((kind, measure, alpha, name, rho, level))
     return pd.DataFrame(rows, columns=list(TRUST_COLUMNS))

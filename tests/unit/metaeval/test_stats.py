@@ -545,3 +545,17 @@ def test_results_do_not_depend_on_the_block_size(monkeypatch):
     assert np.array_equal(default["paired_t"], tiny["paired_t"])
     for key in ("stability", "swaps"):
         assert all(np.array_equal(x, y) for x, y in zip(default[key], tiny[key]))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_spearman_rho_is_scipys_to_the_last_bit(seed):
+    from irmeta.metaeval.stats.correlation import average_ranks, spearman_rho
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 300))
+    x = rng.integers(0, 5, n) * 0.1 if seed % 2 else rng.standard_normal(n)  # ties, or none
+    y = np.round(rng.standard_normal(n) + x, int(rng.integers(0, 3)))
+    np.testing.assert_array_equal(average_ranks(x), stats.rankdata(x))
+    expected = stats.spearmanr(x, y).statistic
+    assert spearman_rho(x, y) == expected or (np.isnan(expected) and np.isnan(spearman_rho(x, y)))
+    assert np.isnan(spearman_rho(np.ones(4), np.arange(4.0))) and np.isnan(spearman_rho(np.ones(1), np.ones(1)))

@@ -116,7 +116,9 @@ class Rarity:
 
     def per_posting(self, hits: Postings, values: np.ndarray) -> np.ndarray:
         """``values`` (one per relevant judgment) at each relevant posting of ``hits``."""
-        return np.asarray(values)[self.index_of_judgment[hits.judgment]]
+        # values[index[judgment]] as (values[index])[judgment]: the same numbers, one gather
+        # over the qrels rows and one over the postings (at 10^9 lines, 30 M of them)
+        return np.asarray(values)[self.index_of_judgment][hits.judgment]
 
     def by_qrels_row(self, values: np.ndarray) -> np.ndarray:
         """(qrels rows,) ``values`` (one per relevant judgment) at each relevant row, 0 at the

@@ -31,7 +31,8 @@ def average_precision(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray
     so results agree to the last bit. A topic with N_R = 0 scores 0.
     """
     hits = top_ranks(matrix, cutoff)
-    total = matrix.grid(hits.ordered_sums(precision_at_relevant_ranks(hits)))
+    # once per postings: AP, AP_rareness and AP_rareness_norm all start from it
+    total = matrix.grid(hits.memo("ap_sums", lambda: hits.ordered_sums(precision_at_relevant_ranks(hits))))
     return divide_by_relevant(total, matrix.n_relevant)
 
 

@@ -58,7 +58,7 @@ def average_precision_rarity_term(matrix: RelevanceMatrix, hits: Postings, weigh
 
 def tail_weights(hits: Postings) -> np.ndarray:
     """W_j = sum_{i >= j} rel_i / i at each relevant posting j, summed from the deepest up."""
-    return hits.running_sums(1.0 / hits.rank.astype(np.float64), reverse=True)
+    return hits.memo("tail_weights", lambda: hits.running_sums(1.0 / hits.rank.astype(np.float64), reverse=True))
 
 
 def rarity_cutoff(matrix: RelevanceMatrix, cutoff: int | None) -> int:

@@ -118,7 +118,10 @@ class Rarity:
         """``values`` (one per relevant judgment) at each relevant posting of ``hits``."""
         # values[index[judgment]] as (values[index])[judgment]: the same numbers, one gather
         # over the qrels rows and one over the postings (at 10^9 lines, 30 M of them)
-        return np.asarray(values)[self.index_of_judgment][hits.judgment]
+        values = np.asarray(values)
+        if not len(values):  # no relevant judgment: no relevant posting either
+            return values[self.index_of_judgment[hits.judgment]]
+        return values[self.index_of_judgment][hits.judgment]
 
     def by_qrels_row(self, values: np.ndarray) -> np.ndarray:
         """(qrels rows,) ``values`` (one per relevant judgment) at each relevant row, 0 at the

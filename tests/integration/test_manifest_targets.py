@@ -34,6 +34,11 @@ def before(tmp_path_factory):
 def test_the_targets_are_the_same_files_as_before_the_manifest(before, configfile, shared_data):
     args = ("--configfile", configfile, "--config", f"data_root={shared_data}")
     then, now = dry_run_outputs(before, *args), dry_run_outputs(REPO, *args)
+    # a shard's file exists once per experiments.shards, which config/paper.yaml has since
+    # lowered to 1 (the tables are the same whatever the shards): compare its folders
+    folders = {path.rsplit("/", 1)[0] for path in then if "/shards/" in path}
+    assert folders and folders <= {path.rsplit("/", 1)[0] for path in now if "/shards/" in path}
+    then = {path: rule for path, rule in then.items() if "/shards/" not in path}
     assert set(then) <= set(now), {"only before": sorted(set(then) - set(now))}
     # the figures plot_collection and plot_rankings drew are now drawn by their experiments' rules
     moved = {path for path, rule in then.items() if rule in ("plot_collection", "plot_rankings")}

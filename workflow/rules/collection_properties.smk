@@ -42,12 +42,12 @@ rule tabulate_collection_properties:
         ),
     log:
         job_log("tabulate_collection_properties", "properties"),
-    resources:
-        **TABLE_JOB,
-    conda:
-        IRMETA_ENV
-    script:
-        "../scripts/tabulate_collection_properties.py"
+    localrule: True
+    run:
+        from irmeta.pipeline.properties import gather_properties
+
+        run_in_process(lambda: f"wrote {output.table} ({len(gather_properties(list(input.rows), output.table))} "
+                               "collections)", rule=rule, wildcards=wildcards, log=log[0])
 
 
 rule plot_claims_vs_properties:

@@ -21,6 +21,7 @@ from irmeta.pipeline import report_front as irfront
 from irmeta.metaeval.judgment_reduction import generated_set_names
 from irmeta.pipeline.judgment_config import assessor_folders, collection_judgment_sets
 from irmeta.pipeline.properties import properties_rarity_depth
+from irmeta.pipeline.scripts import run_in_process
 
 
 RUN_STARTED = time.time()  # job logs written after this are this run's (onerror reads them)

@@ -20,12 +20,12 @@ rule list_experiments:
         label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
     log:
         job_log("list_experiments"),
-    resources:
-        **TABLE_JOB,
-    conda:
-        IRMETA_ENV
-    script:
-        "../scripts/list_experiments.py"
+    localrule: True
+    run:
+        from irmeta.pipeline.experiments import write_experiments_listing
+
+        run_in_process(lambda: write_experiments_listing(output.listing, params.label, input.tables, params.skipped),
+                       rule=rule, wildcards=wildcards, log=log[0])
 
 
 rule tabulate_claims:

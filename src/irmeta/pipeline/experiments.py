@@ -7,6 +7,7 @@ skips, and why, is the manifest's (:mod:`irmeta.pipeline.manifest`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -76,3 +77,14 @@ def rarity_listing_table(rarity: pd.DataFrame, topics: Sequence[str]) -> pd.Data
         rarity = rarity[rarity["qid"].isin(topics)]
     return listing_columns(rarity).sort_values(["qid", "depth", "rarity", "docid"],
                                                ascending=[True, True, False, True], kind="stable")
+
+
+def write_experiments_listing(out: str | Path, label: str, tables: Sequence[str | Path],
+                              skipped: Mapping[str, str]) -> str:
+    """``experiments.md`` of a collection (:func:`experiments_listing`; ``tables``: the
+    tables that ran), atomically; returns what its log says."""
+    from irmeta.support.atomic import atomic_write_text
+
+    ran = {Path(path).stem: str(path) for path in tables}
+    atomic_write_text(out, experiments_listing(label, ran, dict(skipped)))
+    return f"wrote {out}: {len(ran)} ran, {len(skipped)} skipped"

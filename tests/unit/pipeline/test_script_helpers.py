@@ -148,3 +148,21 @@ def test_a_finished_job_flushes_its_log_and_skips_the_interpreters_teardown(tmp_
     assert done.returncode == 0 and done.stdout == "said on standard output"
     assert (tmp_path / "job.log").read_text().rstrip().endswith("the last line of the job")
     assert not (tmp_path / "torn_down").exists()
+
+
+def test_a_job_run_in_the_workflows_process_logs_as_a_script_and_fails_with_one_line(tmp_path, monkeypatch):
+    from irmeta.pipeline.scripts import run_in_process
+
+    monkeypatch.setenv("IRMETA_JOB_TIMES", str(tmp_path / "times"))
+    log = tmp_path / "job.log"
+    run_in_process(lambda: "wrote x.csv (2 collections)", rule="tabulate_x", wildcards=["c"], log=log)
+    assert log.read_text().rstrip().endswith("INFO irmeta: wrote x.csv (2 collections) (in the workflow's process)")
+    entry = json.loads((tmp_path / "times" / "tabulate_x.c.json").read_text())
+    assert entry["start_cpu"] == 0.0 and entry["work_cpu"] >= 0
+
+    def faulty():
+        raise ValueError("rows.csv, line 3: no collection column")
+
+    with pytest.raises(RuntimeError, match="^irmeta: error: rows.csv, line 3: no collection column$"):
+        run_in_process(faulty, rule="tabulate_x", wildcards=["c"], log=log)
+    assert log.read_text() == "irmeta: error: rows.csv, line 3: no collection column\n"

@@ -100,20 +100,26 @@ class _Paired:
         return dict(zip(names.tolist(), np.split(order, bounds)))
 
 
-def _paired(reference: Qrels, judgments: Qrels) -> _Paired:
+def _paired(reference: Qrels, judgments: Qrels, topics: np.ndarray | None = None) -> _Paired:
+    """The two sets aligned on their shared (topic, document) pairs; ``topics``: the
+    reference's topic of each row as text, when the caller has it. A set of the very same
+    rows (a generated assessor's grades of the qrels) pairs row with row, unmatched."""
+    topics = np.asarray(reference.qid.to_pylist(), dtype=object).astype(str) if topics is None else topics
+    if len(reference) == len(judgments) and reference.qid.equals(judgments.qid) \
+            and reference.docid.equals(judgments.docid):
+        return _Paired(topics, reference.grade, judgments.grade, {}, {})
     ours, theirs = pair_codes([reference, judgments])
     common, i, j = np.intersect1d(ours, theirs, assume_unique=True, return_indices=True)
-    ref_topics = np.asarray(reference.qid.to_pylist(), dtype=object)
-    set_topics = np.asarray(judgments.qid.to_pylist(), dtype=object)
+    set_topics = np.asarray(judgments.qid.to_pylist(), dtype=object).astype(str)
 
     def unmatched(topics: np.ndarray, matched: np.ndarray) -> dict[str, int]:
         alone = np.ones(len(topics), dtype=bool)
         alone[matched] = False
-        names, counts = np.unique(topics[alone].astype(str), return_counts=True)
+        names, counts = np.unique(topics[alone], return_counts=True)
         return dict(zip(names.tolist(), counts.tolist()))
 
-    return _Paired(ref_topics[i].astype(str), reference.grade[i], judgments.grade[j],
-                   unmatched(ref_topics, i), unmatched(set_topics, j))
+    return _Paired(topics[i], reference.grade[i], judgments.grade[j], unmatched(topics, i),
+                   unmatched(set_topics, j))
 
 
 def _row(name: str, topic: str, ref: np.ndarray, alt: np.ndarray, only_ref: int, only_alt: int,
@@ -160,8 +166,9 @@ def label_tables(reference: Qrels, sets: Mapping[str, Qrels], *,
     """:func:`label_agreement_table` and :func:`label_confusion_table` of the same sets,
     each set aligned with the reference once."""
     rows, frames = [], []
+    topics = np.asarray(reference.qid.to_pylist(), dtype=object).astype(str)  # once for every set
     for name, judgments in sets.items():
-        paired = _paired(reference, judgments)
+        paired = _paired(reference, judgments, topics)
         rows.extend(_agreement_rows(str(name), paired, threshold))
         frames.append(_confusion(str(name), paired))
     confusion = (pd.concat(frames, ignore_index=True)[list(LABEL_CONFUSION_COLUMNS)] if frames

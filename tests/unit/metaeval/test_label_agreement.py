@@ -148,3 +148,22 @@ def test_assessors_pairwise_and_alpha_with_missing_values(seed):
     _close(last["krippendorff_alpha_ordinal"], expected)
     assert last["shared"] == sum(1 for p in units if sum(p in s for s in sets.values()) >= 2)
     assert pd.isna(last["cohen_kappa"])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_set_of_the_same_rows_pairs_row_with_row_as_the_codes_would(seed):
+    """A generated assessor (other grades of the very qrels rows) is paired row with row;
+    the same set with its rows shuffled goes through the pair codes: the tables agree."""
+    rng = np.random.default_rng(seed)
+    reference = _qrels(_random_set(rng, 80))
+    grades = rng.integers(0, 4, len(reference))
+    same_rows = Qrels(qid=reference.qid, docid=reference.docid, grade=grades)
+    order = rng.permutation(len(reference))
+    shuffled = Qrels(qid=reference.qid.take(pa.array(order)), docid=reference.docid.take(pa.array(order)),
+                     grade=grades[order])
+    direct = label_agreement_table(reference, {"set": same_rows})
+    coded = label_agreement_table(reference, {"set": shuffled})
+    pd.testing.assert_frame_equal(direct, coded, check_exact=False, rtol=0, atol=TOL)
+    pd.testing.assert_frame_equal(label_confusion_table(reference, {"set": same_rows}),
+                                  label_confusion_table(reference, {"set": shuffled}))
+    assert (direct["only_reference"] == 0).all() and (direct["only_judgments"] == 0).all()

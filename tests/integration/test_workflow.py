@@ -93,7 +93,7 @@ def test_demo_outputs(demo):
     campaign = demo / "results" / "demo" / "campaign"
     assert (campaign / "qrels.txt").is_file() and (campaign / "run_groups.tsv").is_file()
     assert len(list((campaign / "runs").glob("*.gz"))) == 24
-    for rule in ("simulate_campaign", "ingest_collection", "score_runs", "compute_rarity"):
+    for rule in ("simulate_campaign", "ingest_collection", "score_runs", "list_rarity"):
         assert (demo / "results" / "logs" / rule / "demo.log").stat().st_size > 0
 
     judged = load_matrix(demo / "results" / "demo" / "judged.npz")

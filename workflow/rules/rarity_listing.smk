@@ -1,23 +1,33 @@
-# Table 4: the rarity of the configured topics' relevant documents, and its distribution.
+# Every relevant document's rarity; Table 4, that of the configured topics' relevant
+# documents, and its distribution.
+
+
+from irmeta.measures.rareness import configured_rarity_functions
 
 
 rule list_rarity:
-    """Table 4: relevant documents of the configured topics with S_d, R(d), R'(d) at each depth, and the
-    distribution of every relevant document's rarity (figures/rarity_distribution)."""
+    """S_d, R(d) and R'(d) of every relevant document at the rarity depth and at the runs'
+    full depth (rarity.parquet); Table 4, those of the configured topics' relevant
+    documents; and the distribution of every relevant document's rarity
+    (figures/rarity_distribution)."""
     input:
-        rarity="results/{collection}/rarity.parquet",
+        judged="results/{collection}/judged.npz",
     output:
+        rarity="results/{collection}/rarity.parquet",
         table=collection_table("rarity_listing"),
         figure=collection_figure("rarity_distribution"),
         pdf=figure_pdf("rarity_distribution"),
     params:
+        depths=rarity_listing_depths,
+        rarity_functions=configured_rarity_functions(config["measures"]),
         topics=lambda wildcards: list(COLLECTIONS[wildcards.collection].listing_topics),
     log:
         job_log("list_rarity"),
     benchmark:
         job_benchmark("list_rarity")
     resources:
-        **TABLE_JOB,
+        mem_mb=mem_mb_from_input(2),
+        runtime=30,
     conda:
         IRMETA_ENV
     script:

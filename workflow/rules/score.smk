@@ -26,28 +26,3 @@ rule score_runs:
         IRMETA_ENV
     script:
         "../scripts/score_runs.py"
-
-
-from irmeta.measures.rareness import configured_rarity_functions
-
-
-rule compute_rarity:
-    """S_d, R(d) and R'(d) of every relevant document, at the rarity depth and at the runs' full depth."""
-    input:
-        judged="results/{collection}/judged.npz",
-    output:
-        rarity="results/{collection}/rarity.parquet",
-    params:
-        depths=rarity_listing_depths,
-        rarity_functions=configured_rarity_functions(config["measures"]),
-    log:
-        job_log("compute_rarity"),
-    benchmark:
-        job_benchmark("compute_rarity")
-    resources:
-        mem_mb=mem_mb_from_input(2),
-        runtime=30,
-    conda:
-        IRMETA_ENV
-    script:
-        "../scripts/compute_rarity.py"

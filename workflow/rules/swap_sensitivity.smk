@@ -1,5 +1,5 @@
 # Sensitivity by the swap method (Voorhees and Buckley 2002, as Sakai 2006 uses it),
-# its trials sampled in shards.
+# its trials sampled in shards; the table, milliseconds of work, in the workflow's process.
 
 
 rule sample_swaps:
@@ -39,11 +39,9 @@ rule tabulate_swap_sensitivity:
         seed=EXPERIMENTS["seed"],  # irmeta.api adds the experiment's SEED_OFFSET
     log:
         job_log("tabulate_swap_sensitivity"),
-    benchmark:
-        job_benchmark("tabulate_swap_sensitivity")
-    resources:
-        **TABLE_JOB,
-    conda:
-        IRMETA_ENV
-    script:
-        "../scripts/tabulate_swap_sensitivity.py"
+    localrule: True
+    run:
+        from irmeta.pipeline.steps import swap_sensitivity_step
+
+        run_in_process(lambda: swap_sensitivity_step(input.scores, input.counts, params.settings, params.seed,
+                                                     output.table), rule=rule, wildcards=wildcards, log=log[0])

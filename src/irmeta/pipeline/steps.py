@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -327,3 +327,18 @@ def rarity_collection(*, matrix: str | Path, out: str | Path, depths: Sequence[i
     listing = rarity_listing(m, resolved, functions)
     write_frame(listing, out, {"n_systems": m.n_runs, "depths": resolved, "rarity_functions": list(functions),
                                "relevance_threshold": m.threshold, "runs_full_depth": full})
+
+
+def swap_sensitivity_step(scores: str | Path, counts: Sequence[str | Path], settings: Mapping[str, Any], seed: int,
+                          out: str | Path) -> str:
+    """Sakai's Table 1 (:func:`irmeta.api.swap_sensitivity_table`) from the swap shards'
+    ``counts`` and the topics of ``scores.npz``, written to ``out``; what its log says."""
+    from irmeta.api import swap_sensitivity_table
+    from irmeta.pipeline.stored_scores import load_scores, read_shards, write_csv
+
+    topics_only = load_scores(scores, measures=[])
+    table = swap_sensitivity_table(topics_only, trials=settings["trials"], sampling=settings["sampling"],
+                                   topic_set_size=settings["topic_set_size"], bin_width=settings["bin_width"],
+                                   confidence=settings["confidence"], seed=seed, counts=read_shards(list(counts)))
+    write_csv(table, out)
+    return f"wrote {out} ({len(table)} rows)"

@@ -15,6 +15,8 @@ rule score_runs:
         measure_options=config["measure_options"],
         imported_options=lambda wildcards: COLLECTIONS[wildcards.collection].scores_options(),
         imported_measures=IMPORTED_MEASURES,
+    # every experiment waits for the scores: first when several jobs are ready
+    priority: 20
     log:
         job_log("score_runs"),
     benchmark:

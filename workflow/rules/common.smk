@@ -313,6 +313,16 @@ def ingest_shard_memory(wildcards, input):
     return max(1024, int(2 * input.size_mb / ingest_shard_count(wildcards.collection)))
 
 
+# The degraded reproductions read the runs' rankings, which the ingestion keeps then.
+DEGRADATIONS = EXPERIMENTS["reproducibility"]["degradations"]
+RANKED_OUTPUT = {"ranked": "results/{collection}/ranked.npz"} if DEGRADATIONS["enabled"] else {}
+
+
+def ranked_depth(wildcards):
+    """The depth ranked.npz keeps the rankings to (the degradations'), None when not kept."""
+    return int(DEGRADATIONS["depth"]) if DEGRADATIONS["enabled"] else None
+
+
 def ingest_options(wildcards):
     """depth, duplicates and run_name: how irmeta.campaign.judge.judge_runs reads the collection."""
     return COLLECTIONS[wildcards.collection].ingest_options()

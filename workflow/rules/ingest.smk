@@ -9,6 +9,7 @@ rule ingest_shard:
         options=ingest_options,
         threshold=relevance_threshold,
         shards=lambda wildcards: ingest_shard_count(wildcards.collection),
+        ranked_depth=ranked_depth,
     log:
         job_log("ingest_shard", SHARD),
     benchmark:
@@ -26,15 +27,19 @@ rule ingest_shard:
 rule ingest_collection:
     """Read qrels and runs once, with trec_eval's semantics (runs cut at the collection's
     depth), into judged.npz: the judged documents each run retrieved, which every later
-    step loads in a fraction of a second. With ingest_shards > 1, the shards' parts
+    step loads in a fraction of a second (and, for the degraded reproductions, ranked.npz:
+    every ranking down to their depth). With ingest_shards > 1, the shards' parts
     merged instead: the same bytes."""
     input:
         unpack(ingested_input),
     output:
         judged="results/{collection}/judged.npz",
+        # the rankings the degraded reproductions degrade, read in the same pass
+        **RANKED_OUTPUT,
     params:
         options=ingest_options,
         threshold=relevance_threshold,
+        ranked_depth=ranked_depth,
     log:
         job_log("ingest_collection"),
     benchmark:

@@ -37,9 +37,10 @@ rule tabulate_reproducibility_degradation:
     """Every run reproduced by degraded copies of itself: tables/reproducibility_degradation.csv,
     tables/reproducibility_trust.csv and the figure of each measure against the level."""
     input:
-        unpack(ingest_input),
         # the qrels as the ingestion read them, after its checks of the runs and qrels
         judged="results/{collection}/judged.npz",
+        # the rankings, kept by the ingestion at the degradations' depth
+        ranked="results/{collection}/ranked.npz",
     output:
         table=collection_table("reproducibility_degradation"),
         trust=collection_table("reproducibility_trust"),

@@ -14,7 +14,8 @@ def main(smk) -> None:
     log.info("shard %d of %d: reading %s and its slice of %d run path(s) with %s, relevance threshold %s", shard,
              shards, smk.input.qrels, len(runs), json.dumps(smk.params.options), smk.params.threshold)
     ingest_shard(qrels=smk.input.qrels, runs=runs, out=smk.output.part, shard=shard, shards=shards,
-                 threshold=smk.params.threshold, threads=smk.threads, **smk.params.options)
+                 threshold=smk.params.threshold, threads=smk.threads, ranked_depth=smk.params.ranked_depth,
+                 **smk.params.options)
 
 
 run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

@@ -11,7 +11,7 @@ def main(smk) -> None:
     log = log_to(smk.log[0])
     tabulate_degradation(
         qrels=smk.input.judged,  # the qrels as the ingestion read them (format, grades)
-        runs=smk.input.runs,
+        ranked=smk.input.ranked,  # the rankings as the ingestion kept them at the degradations' depth
         measures=list(smk.params.measures),
         alphas=list(smk.params.alphas),
         rarity_depth=smk.params.rarity_depth,

@@ -6,11 +6,13 @@ A part holds, for its runs in file order, what :func:`irmeta.campaign.judge.judg
 keeps of each run: the list lengths (runs, topics), the relevant and the other judged
 postings in the format-2 encoding of :mod:`irmeta.campaign.store` (cells are run-major,
 so a part's cells are a contiguous range of the campaign's), the topics the qrels lack,
-the duplicates dropped. The parts laid end to end in shard order are the postings of
-every run in file order: :func:`merge_parts` gives what one job reading every file gives,
-and ``judged.npz`` is the same bytes whatever the number of shards. Memory: a shard holds
-its runs' postings; the merge copies one array of one part at a time into place, never
-every posting (the 10^9-line simulated campaign merged in 9 s of CPU and 1.0 GB).
+the duplicates dropped; and, when the degraded reproductions need them, the runs'
+rankings (:mod:`irmeta.campaign.ranked_store`, merged into ``ranked.npz``). The parts
+laid end to end in shard order are the postings of every run in file order:
+:func:`merge_parts` gives what one job reading every file gives, and ``judged.npz`` is
+the same bytes whatever the number of shards. Memory: a shard holds its runs' postings;
+the merge copies one array of one part at a time into place, never every posting (the
+10^9-line simulated campaign merged in 9 s of CPU and 1.0 GB).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from irmeta.campaign.errors import TrecFormatError
 from irmeta.campaign.judge import JudgedRun, Side, qrels_topics_of_rows
 from irmeta.campaign.postings import Postings, offsets_from_counts
 from irmeta.campaign.qrels import Qrels
+from irmeta.campaign.ranked_store import StoredPart, ranked_part
 from irmeta.campaign.store import EncodedPiece, encode_postings
 from irmeta.support.atomic import atomic_save_npz
 
@@ -49,8 +52,13 @@ def save_part(judged: Sequence[JudgedRun], path: str | Path, qrels: Qrels, setti
                             _joined([p.judgment for p in parts]))
         encoded[side] = encode_postings(postings, topic_of_row, n_topics)
         arrays |= {f"{side}_{name}": a for name, a in encoded[side].items()}
+    tops = [j.top for j in judged if j.top is not None]
+    ranked = ranked_part([j.name for j in judged], tops) if judged and len(tops) == len(judged) else None
+    if ranked is not None:
+        arrays |= ranked.members()
     meta = {
         "settings": settings, "topics": qrels.topics, "qrels_rows": len(qrels.grade),
+        "ranked_topics": ranked.topics if ranked is not None else None,
         "runs": [j.name for j in judged], "files": [j.path for j in judged],
         "ignored": {j.name: j.ignored for j in judged if j.ignored},
         "dropped": {j.name: j.dropped for j in judged if j.dropped},
@@ -122,6 +130,20 @@ def merge_parts(paths: Sequence[str | Path], qrels: Qrels, settings: dict) -> Me
     }
     ignored = {name: topics_ for meta in metas for name, topics_ in meta["ignored"].items()}
     return MergedParts(runs, length, ignored, reading, sides)
+
+
+def ranked_parts(paths: Sequence[str | Path]) -> list[StoredPart]:
+    """The rankings the parts keep (ingested with a ``ranked_depth``), in shard order, each
+    read when the merge asks (:func:`~irmeta.campaign.ranked_store.write_ranked`); a part
+    of runs without them refused, naming the file."""
+    out = []
+    for path in paths:
+        meta = _part_meta(path)
+        if meta["runs"] and meta.get("ranked_topics") is None:
+            raise ValueError(f"{path}: this part was ingested without the runs' rankings; ingest its shard again")
+        if meta["runs"]:
+            out.append(StoredPart(path, meta["runs"], meta["ranked_topics"]))
+    return out
 
 
 def _member_of(path: str | Path, side: str) -> Callable[[str], np.ndarray]:

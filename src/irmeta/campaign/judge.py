@@ -8,7 +8,7 @@ retrieved document.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 from irmeta.campaign.files import resolve_paths
 from irmeta.campaign.postings import Postings, RelevanceMatrix, offsets_from_counts
 from irmeta.campaign.qrels import Qrels, sort_topics
+from irmeta.campaign.ranked_store import TopRows, top_rows
 from irmeta.campaign.runs import (
     DuplicatePolicy,
     RunFile,
@@ -91,6 +92,7 @@ class JudgedRun:
     length: np.ndarray  # (Q,) int32
     ignored: list[str]
     dropped: int
+    top: TopRows | None = None  # its rows down to the degradations' depth, when kept
 
 
 def _judge_run(name: str, path: str, qid: pa.Array, docid: pa.Array, rank: np.ndarray, lookup: _Lookup,
@@ -180,7 +182,8 @@ def _concatenate(sides: list[Side]) -> Postings:
     return Postings(start, rank, judgment)
 
 
-def _assemble(judged: list[JudgedRun], qrels: Qrels, *, threshold: int, run_depth: int | None) -> RelevanceMatrix:
+def matrix_of_judged(judged: list[JudgedRun], qrels: Qrels, *, threshold: int,
+                     run_depth: int | None) -> RelevanceMatrix:
     """The runs' postings, run-major, as one matrix."""
     topics = qrels.topics
     length = np.stack([j.length for j in judged]) if judged else np.zeros((0, len(topics)), np.int32)
@@ -228,7 +231,7 @@ def relevance_matrix(runs: Runs, qrels: Qrels, *, depth: int | None = None,
         docid = runs.docids.take(pa.array(runs.docid[lo:hi]))
         judged.append(_judge_run(name, "", qid, docid, runs.rank[lo:hi], lookup, grade, threshold, depth,
                                  runs.dropped_duplicates.get(name, 0)))
-    return _assemble(judged, qrels, threshold=threshold, run_depth=_cut_depth(runs.depth, depth))
+    return matrix_of_judged(judged, qrels, threshold=threshold, run_depth=_cut_depth(runs.depth, depth))
 
 
 def judge_runs(paths, qrels: Qrels, *, depth: int | None = None, threshold: int = 1,
@@ -256,16 +259,17 @@ def judge_each(sources: Sequence[Any], read: Callable[[Any], RunFile], qrels: Qr
     ``score_precision``, cut at ``depth``; the ranks it stores are that order."""
     judged = judge_sources(sources, read, qrels, depth=depth, threshold=threshold, threads=threads,
                            progress=progress)
-    matrix = _assemble(judged, qrels, threshold=threshold, run_depth=depth)
+    matrix = matrix_of_judged(judged, qrels, threshold=threshold, run_depth=depth)
     return matrix, reading_record(judged, depth=depth, duplicates=duplicates, score_precision=score_precision)
 
 
 def judge_sources(sources: Sequence[Any], read: Callable[[Any], RunFile], qrels: Qrels, *, depth: int | None,
-                  threshold: int, threads: int = 2,
-                  progress: Callable[[int, int, Any], None] | None = None) -> list[JudgedRun]:
+                  threshold: int, threads: int = 2, progress: Callable[[int, int, Any], None] | None = None,
+                  ranked_depth: int | None = None) -> list[JudgedRun]:
     """Each source read (``read``) and joined to the qrels on its own, in threads, in
     source order: what one job of a sharded ingestion holds (one file's rows per thread,
-    then the judged postings of its runs)."""
+    then the judged postings of its runs; with ``ranked_depth``, also each run's rows
+    down to it, :func:`~irmeta.campaign.ranked_store.top_rows`)."""
     if depth is not None and depth < 1:
         raise ValueError(f"depth must be a positive integer, not {depth}")
     _check_threshold(threshold)
@@ -274,7 +278,8 @@ def judge_sources(sources: Sequence[Any], read: Callable[[Any], RunFile], qrels:
 
     def load(source: Any) -> JudgedRun:
         f = read(source)
-        return _judge_run(f.name, str(f.path), f.qid, f.docid, f.rank, lookup, grade, threshold, None, f.dropped)
+        judged = _judge_run(f.name, str(f.path), f.qid, f.docid, f.rank, lookup, grade, threshold, None, f.dropped)
+        return judged if ranked_depth is None else replace(judged, top=top_rows(f, ranked_depth))
 
     return read_each_run(sources, load, threads=threads, progress=progress)
 

@@ -127,7 +127,7 @@ def run_means(cells: RankedCells, per_cell: Mapping[str, np.ndarray]) -> dict[st
     return out
 
 
-def degradation_trials(qrels: Qrels, runs: Mapping[str, Mapping[str, tuple[list[str], np.ndarray]]],
+def degradation_trials(qrels: Qrels, runs: Mapping[str, Mapping[str, tuple[list[str], np.ndarray]]] | None,
                        original: Scores, measures: Sequence, *, seed: int, kinds: Sequence[str] = KINDS,
                        levels: Sequence[float] = LEVELS, trials: Sequence[int] = range(TRIALS),
                        baseline: str | None = None, order: OrderSettings | None = None,
@@ -141,10 +141,13 @@ def degradation_trials(qrels: Qrels, runs: Mapping[str, Mapping[str, tuple[list[
     (a shard's range); each copy draws from ``seed + SEED_OFFSET`` keyed as
     :func:`~irmeta.campaign.degrade.degradation_rng` says. Level 0 copies every run
     unchanged whatever the kind and trial: it is computed once. ``cells``: the runs as
-    :func:`~irmeta.campaign.degrade_cells.ranked_cells` (made when not given);
+    :func:`~irmeta.campaign.degrade_cells.ranked_cells` (made from ``runs`` when not given);
     ``processes``: the (kind, level, trial) copies shared among that many forked
     processes, their rows gathered in the one order."""
-    cells = cells if cells is not None else ranked_cells(runs)
+    if cells is None:
+        if runs is None:
+            raise ValueError("degradation_trials needs the runs or their cells")
+        cells = ranked_cells(runs)
     work = _Work(qrels, cells, original, list(measures), pool_judgments(cells, qrels), order or OrderSettings(),
                  baseline, seed + SEED_OFFSET,
                  dict(threshold=threshold, alphas=alphas, rarity_depth=rarity_depth, options=options))

@@ -6,6 +6,7 @@ loaded, every baseline against every other original run tabulated
 
 from __future__ import annotations
 
+import json
 import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -136,20 +137,20 @@ def ingested_qrels(judged: str | Path):
     return Qrels(qid, matrix.docids.cast(pa.large_string()), matrix.qrels_grade.astype("int64"), str(judged))
 
 
-def tabulate_degradation(*, qrels: str | Path, runs: str | Path | Sequence[str | Path], measures: Sequence[str],
-                         alphas: Sequence[Alpha], rarity_depth: int | None, measure_options: Mapping[str, Any] | None,
+def tabulate_degradation(*, qrels: str | Path, runs: str | Path | Sequence[str | Path] | None = None,
+                         ranked: str | Path | None = None, measures: Sequence[str], alphas: Sequence[Alpha],
+                         rarity_depth: int | None, measure_options: Mapping[str, Any] | None,
                          baselines: Sequence[str], degradations: Mapping[str, Any], order: OrderSettings, seed: int,
                          threshold: int, reading: Mapping[str, Any], table_out: str | Path, trust_out: str | Path,
                          figure_stem: str | Path, label: str = "", processes: int = 1) -> pd.DataFrame:
     """Every run of the collection against degraded copies of itself (``qrels``: a qrels
     file, or the collection's ``judged.npz``, the qrels as ingestion read them), its rankings cut
-    at ``degradations["depth"]`` (the originals too); writes the degradation and trust
-    tables and the figure; returns the trials' long table. ``processes``: the copies
-    made in that many processes (the job's threads)."""
+    at ``degradations["depth"]`` (the originals too): ``ranked``, the collection's
+    ``ranked.npz`` (kept by ingestion at that depth), or ``runs``, the run files read
+    again; writes the degradation and trust tables and the figure; returns the trials'
+    long table. ``processes``: the copies made in that many processes (the job's threads)."""
     from irmeta.artefacts.figures.reproducibility import plot_reproducibility_degradation
-    from irmeta.campaign.degrade_cells import ranked_cells
     from irmeta.campaign.qrels import read_qrels
-    from irmeta.campaign.rankings import scored_rankings_of
     from irmeta.metaeval.reproducibility_degradation import (
         copy_scores,
         degradation_table,
@@ -159,23 +160,19 @@ def tabulate_degradation(*, qrels: str | Path, runs: str | Path | Sequence[str |
 
     depth = min(d for d in (reading.get("depth"), int(degradations["depth"])) if d is not None)
     judgments = ingested_qrels(qrels) if str(qrels).endswith(".npz") else read_qrels(qrels)
-    files = resolve_paths([runs] if isinstance(runs, (str, Path)) else list(runs))
-    ranked = scored_rankings_of(read_runs(files, depth=depth, duplicates=reading.get("duplicates", "error"),
-                                          run_name=reading.get("run_name", "file"),
-                                          score_precision=reading.get("score_precision", "double")))
+    cells = ranked_cells_at(depth, ranked=ranked, runs=runs, reading=reading)
     options = {k: v for k, v in (measure_options or {}).items() if v is not None}
     common = dict(threshold=threshold, alphas=alphas, rarity_depth=rarity_depth, options=options)
-    cells = ranked_cells(ranked)
     original = copy_scores(judgments, cells, cells.doc, measures, **common)
     baseline = baselines[0] if baselines else None
-    if baseline is not None and baseline not in ranked:
+    if baseline is not None and baseline not in cells.runs:
         raise ConfigError(f"key 'experiments.reproducibility.baselines': {baseline!r} is not a run of the "
-                          f"collection ({_few(list(ranked))})")
-    log.info("degradations: %d runs at depth %d, kinds %s, levels %s, %d trials", len(ranked), depth,
+                          f"collection ({_few(cells.runs)})")
+    log.info("degradations: %d runs at depth %d, kinds %s, levels %s, %d trials", len(cells.runs), depth,
              list(degradations["kinds"]), list(degradations["levels"]), degradations["trials"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # an undefined value is an empty cell, counted in n
-        trials = degradation_trials(judgments, ranked, original, measures, seed=seed, kinds=degradations["kinds"],
+        trials = degradation_trials(judgments, None, original, measures, seed=seed, kinds=degradations["kinds"],
                                     levels=sorted(degradations["levels"]), trials=range(degradations["trials"]),
                                     baseline=baseline, order=order, cells=cells, processes=processes,
                                     **common)
@@ -184,3 +181,28 @@ def tabulate_degradation(*, qrels: str | Path, runs: str | Path | Sequence[str |
     plot_reproducibility_degradation(degradation_table(trials), figure_stem,
                                      title=f"{label}: degraded reproductions" if label else None)
     return trials
+
+
+def ranked_cells_at(depth: int, *, ranked: str | Path | None, runs: str | Path | Sequence[str | Path] | None,
+                    reading: Mapping[str, Any]):
+    """The runs' rankings down to ``depth`` as cells: from ``ranked.npz`` (refused when
+    kept at another depth or read otherwise), or from the run files read again."""
+    from irmeta.campaign.degrade_cells import ranked_cells
+    from irmeta.campaign.ranked_store import load_ranked, ranked_settings
+    from irmeta.campaign.rankings import scored_rankings_of
+
+    if ranked is not None:
+        kept = ranked_settings(ranked)
+        wanted = {"depth": depth, "duplicates": reading.get("duplicates", "error"),
+                  "run_name": reading.get("run_name", "file"),
+                  "score_precision": reading.get("score_precision", "double")}
+        if kept != wanted:
+            raise ValueError(f"{ranked}: the rankings were kept with {json.dumps(kept)}, the degradations need "
+                             f"{json.dumps(wanted)}; ingest the collection again")
+        return load_ranked(ranked)
+    if runs is None:
+        raise ValueError("the degradations need the runs' rankings: ranked.npz or the run files")
+    files = resolve_paths([runs] if isinstance(runs, (str, Path)) else list(runs))
+    return ranked_cells(scored_rankings_of(read_runs(files, depth=depth, duplicates=reading.get("duplicates", "error"),
+                                                     run_name=reading.get("run_name", "file"),
+                                                     score_precision=reading.get("score_precision", "double"))))

@@ -16,12 +16,27 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from irmeta.campaign.files import resolve_paths
-from irmeta.campaign.ingest_parts import MergedParts, merge_parts, save_part
-from irmeta.campaign.judge import ignored_topics_warnings, judge_runs, judge_sources, qrels_topics_of_rows
+from irmeta.campaign.ingest_parts import MergedParts, merge_parts, ranked_parts, save_part
+from irmeta.campaign.judge import (
+    ignored_topics_warnings,
+    judge_runs,
+    judge_sources,
+    matrix_of_judged,
+    qrels_topics_of_rows,
+    reading_record,
+)
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.campaign.qrels import read_qrels
+from irmeta.campaign.ranked_store import ranked_part, write_ranked
 from irmeta.campaign.rarity import rarity_listing
-from irmeta.campaign.runs import DuplicatePolicy, RunNameSource, ScorePrecision, check_same_runs, read_run_file
+from irmeta.campaign.runs import (
+    DuplicatePolicy,
+    RunNameSource,
+    ScorePrecision,
+    check_same_runs,
+    check_score_precision,
+    read_run_file,
+)
 from irmeta.campaign.store import load_matrix, matrix_settings, save_matrix, write_store
 from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import (
@@ -51,19 +66,48 @@ def ingest_collection(
     threshold: int = 1,
     threads: int = 2,
     score_precision: ScorePrecision = "double",
+    ranked_depth: int | None = None,
+    ranked_out: str | Path | None = None,
 ) -> dict:
     """Read a collection's qrels and runs once; write ``judged.npz``, the judged documents
     every run retrieved (:func:`irmeta.campaign.store.save_matrix`), which every later step loads.
     ``score_precision``: the scores the order, and so the stored ranks, are taken on
-    (recorded in it with the other reading settings).
+    (recorded in it with the other reading settings). With ``ranked_out``, the runs'
+    rankings down to ``ranked_depth`` too (``ranked.npz``, :mod:`irmeta.campaign.ranked_store`),
+    read in the same pass, for the degraded reproductions.
 
     Returns a summary (counts, dropped duplicates, topics ignored) for the log.
     """
     q = read_qrels(qrels)
-    matrix, reading = judge_runs(runs, q, depth=depth, threshold=threshold, duplicates=duplicates,
-                                 run_name=run_name, threads=threads, progress=progress_logger(),
-                                 score_precision=score_precision)
-    return _save_ingested(matrix, reading, runs, qrels, out, threshold)
+    if ranked_out is None:
+        matrix, reading = judge_runs(runs, q, depth=depth, threshold=threshold, duplicates=duplicates,
+                                     run_name=run_name, threads=threads, progress=progress_logger(),
+                                     score_precision=score_precision)
+        return _save_ingested(matrix, reading, runs, qrels, out, threshold)
+    check_score_precision(score_precision)
+    judged = judge_sources(resolve_paths(runs),
+                           lambda path: read_run_file(path, run_name, depth, duplicates, score_precision), q,
+                           depth=depth, threshold=threshold, threads=threads, progress=progress_logger(),
+                           ranked_depth=_ranked_depth(ranked_depth))
+    matrix = matrix_of_judged(judged, q, threshold=threshold, run_depth=depth)
+    reading = reading_record(judged, depth=depth, duplicates=duplicates, score_precision=score_precision)
+    summary = _save_ingested(matrix, reading, runs, qrels, out, threshold)
+    write_ranked(ranked_out, [ranked_part([j.name for j in judged], [j.top for j in judged if j.top is not None])],
+                 _ranked_settings(depth, duplicates, run_name, score_precision, ranked_depth))
+    return summary
+
+
+def _ranked_depth(ranked_depth: int | None) -> int:
+    if ranked_depth is None or ranked_depth < 1:
+        raise ValueError(f"the rankings' depth must be a positive integer, not {ranked_depth}")
+    return ranked_depth
+
+
+def _ranked_settings(depth: int | None, duplicates: DuplicatePolicy, run_name: RunNameSource,
+                     score_precision: ScorePrecision, ranked_depth: int | None) -> dict:
+    """What ``ranked.npz`` records: its depth (the runs' when shallower) and how the runs were read."""
+    return {"depth": min(d for d in (depth, ranked_depth) if d is not None), "duplicates": duplicates,
+            "run_name": run_name, "score_precision": score_precision}
 
 
 def _save_ingested(matrix: RelevanceMatrix, reading: dict, runs: str | Path | Sequence[str | Path],
@@ -100,10 +144,11 @@ def _ingested(summary: dict, read: RelevanceMatrix | MergedParts, reading: dict,
 
 
 def _part_settings(qrels: str | Path, depth: int | None, duplicates: DuplicatePolicy, run_name: RunNameSource,
-                   threshold: int, score_precision: ScorePrecision) -> dict:
-    """What every part of one campaign is read with; the merge refuses a part made otherwise."""
+                   threshold: int, score_precision: ScorePrecision, ranked_depth: int | None) -> dict:
+    """What every part of one campaign is read with (the rankings' depth: None when kept
+    not); the merge refuses a part made otherwise."""
     return {"qrels": str(qrels), "depth": depth, "duplicates": duplicates, "run_name": run_name,
-            "relevance_threshold": threshold, "score_precision": score_precision}
+            "relevance_threshold": threshold, "score_precision": score_precision, "ranked_depth": ranked_depth}
 
 
 def ingest_shard(
@@ -119,18 +164,21 @@ def ingest_shard(
     threshold: int = 1,
     threads: int = 2,
     score_precision: ScorePrecision = "double",
+    ranked_depth: int | None = None,
 ) -> int:
     """Shard ``shard`` of ``shards`` of a sharded ingestion: its contiguous slice of the
     run files (in :func:`irmeta.campaign.files.resolve_paths` order) read once, judged,
     and written as a part (:func:`irmeta.campaign.ingest_parts.save_part`) for
-    :func:`merge_ingested`. Returns the number of runs in the part."""
+    :func:`merge_ingested`; with ``ranked_depth``, the part keeps the runs' rankings down
+    to it. Returns the number of runs in the part."""
     files = resolve_paths(runs)
     mine = [files[i] for i in shard_trials(len(files), shards, shard)]
     q = read_qrels(qrels)
     judged = judge_sources(mine, lambda path: read_run_file(path, run_name, depth, duplicates, score_precision), q,
-                           depth=depth, threshold=threshold, threads=threads,
-                           progress=progress_logger()) if mine else []
-    save_part(judged, out, q, _part_settings(qrels, depth, duplicates, run_name, threshold, score_precision))
+                           depth=depth, threshold=threshold, threads=threads, progress=progress_logger(),
+                           ranked_depth=None if ranked_depth is None else _ranked_depth(ranked_depth)) if mine else []
+    save_part(judged, out, q,
+              _part_settings(qrels, depth, duplicates, run_name, threshold, score_precision, ranked_depth))
     log.info("shard %d of %d: %d of %d run files", shard, shards, len(mine), len(files))
     return len(judged)
 
@@ -145,17 +193,24 @@ def merge_ingested(
     run_name: RunNameSource = "file",
     threshold: int = 1,
     score_precision: ScorePrecision = "double",
+    ranked_depth: int | None = None,
+    ranked_out: str | Path | None = None,
 ) -> dict:
-    """The parts of :func:`ingest_shard` (in shard order) merged into ``judged.npz``: the
-    same bytes :func:`ingest_collection` writes reading every file in one job."""
+    """The parts of :func:`ingest_shard` (in shard order) merged into ``judged.npz`` (and,
+    with ``ranked_out``, their rankings into ``ranked.npz``): the same bytes
+    :func:`ingest_collection` writes reading every file in one job."""
     q = read_qrels(qrels)
-    merged = merge_parts(parts, q, _part_settings(qrels, depth, duplicates, run_name, threshold, score_precision))
+    settings = _part_settings(qrels, depth, duplicates, run_name, threshold, score_precision, ranked_depth)
+    merged = merge_parts(parts, q, settings)
     summary = _ingested_summary(merged, merged.postings("hits"), merged.postings("misses"), merged.reading,
                                 [Path(p).parent for p in parts], qrels)
     write_store(out, runs=merged.runs, topics=q.topics, length=merged.length, threshold=threshold, run_depth=depth,
                 ignored_topics=merged.ignored_topics, qrels_topic=qrels_topics_of_rows(q),
                 qrels_grade=q.grade.astype(np.int64), docids=q.docid, sides=merged.sides,
                 settings=dict(merged.reading, qrels=str(qrels), relevance_threshold=threshold))
+    if ranked_out is not None:
+        write_ranked(ranked_out, ranked_parts(parts),
+                     _ranked_settings(depth, duplicates, run_name, score_precision, _ranked_depth(ranked_depth)))
     return _ingested(summary, merged, merged.reading, qrels)
 
 

@@ -1,0 +1,258 @@
+"""The runs' rankings at the degraded reproductions' depth, kept by ingestion
+(``ranked.npz``) so that issue 28's degradations never read the runs again: per (run,
+topic) cell the documents as places in the topic's pool (every run's documents for the
+topic, sorted as strings are) and their scores, cells run-major, each run's topics in
+irmeta's topic order. Loaded, it is the
+:class:`~irmeta.campaign.degrade_cells.RankedCells` that
+:func:`~irmeta.campaign.degrade_cells.ranked_cells` makes from the runs read again.
+
+A job that reads run files keeps each run's top rows (:func:`top_rows`) and turns them
+into a *part* (:func:`ranked_part`, pools of its own runs); :func:`write_ranked` merges the
+parts' pools, maps each part's places into them and streams the parts into the store one
+at a time, so ``ranked.npz`` is the same bytes whatever the shards. Memory: the merge holds
+the pools and one part; the degradations hold the places and scores (12 bytes a document).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from irmeta.campaign.postings import offsets_from_counts
+from irmeta.campaign.qrels import sort_topics
+from irmeta.campaign.runs import RunFile
+from irmeta.support.atomic import atomic_stream_npz
+
+PREFIX = "ranked_"  # a part's members, beside the judged postings in an ingestion part
+_MEMBERS = ("start", "cell_run", "cell_topic", "place", "score", "pool_start", "pool_offsets", "pool_bytes")
+
+
+@dataclass(frozen=True)
+class TopRows:
+    """One run's rows down to the depth, in trec_eval's order: each row's topic (a code
+    into ``topics``), document and score."""
+
+    topics: list[str]
+    topic: np.ndarray  # int32
+    docid: pa.Array  # large_string
+    score: np.ndarray  # float64
+
+
+def top_rows(run: RunFile, depth: int) -> TopRows:
+    """The rows of ``run`` (read by :func:`~irmeta.campaign.runs.ordered_run`) ranked at
+    most ``depth``."""
+    at = np.flatnonzero(run.rank <= depth)
+    doc = run.docid.indices.to_numpy(zero_copy_only=False)[at]
+    return TopRows(run.qid.dictionary.to_pylist(), run.qid.indices.to_numpy(zero_copy_only=False)[at].astype(np.int32),
+                   run.docid.dictionary.take(pa.array(doc)).cast(pa.large_string()), run.score[at].copy())
+
+
+@dataclass(frozen=True)
+class RankedPart:
+    """Runs as cells of pool places (the fields of
+    :class:`~irmeta.campaign.degrade_cells.RankedCells`); ``pool`` the documents of the
+    places, each topic's sorted, ``pool_start`` (topics + 1,) where each topic's begin."""
+
+    runs: list[str]
+    topics: list[str]
+    start: np.ndarray  # (cells + 1,) int64
+    cell_run: np.ndarray  # (cells,) int32, into runs
+    cell_topic: np.ndarray  # (cells,) int32, into topics
+    place: np.ndarray  # (documents,) int32, into pool
+    score: np.ndarray  # (documents,) float64
+    pool_start: np.ndarray  # (topics + 1,) int64
+    pool: pa.Array  # large_string
+
+    def array(self, name: str) -> Any:
+        return getattr(self, name)
+
+    def members(self) -> dict[str, np.ndarray]:
+        """The arrays as a part stores them (``PREFIX`` + name)."""
+        offsets, data = _string_buffers(self.pool)
+        arrays = dict(start=self.start, cell_run=self.cell_run, cell_topic=self.cell_topic, place=self.place,
+                      score=self.score, pool_start=self.pool_start, pool_offsets=offsets, pool_bytes=data)
+        return {PREFIX + name: arrays[name] for name in _MEMBERS}
+
+
+def _string_buffers(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """A large_string array's offsets (from 0) and bytes."""
+    strings = strings.cast(pa.large_string())
+    n = len(strings)
+    if not n:
+        return np.zeros(1, np.int64), np.zeros(0, np.uint8)
+    buffers = strings.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=np.int64)[strings.offset:strings.offset + n + 1]
+    data = np.frombuffer(buffers[2], dtype=np.uint8)[int(offsets[0]):int(offsets[-1])]
+    return offsets - offsets[0], data.copy()
+
+
+def _strings(offsets: np.ndarray, data: np.ndarray) -> pa.Array:
+    return pa.LargeStringArray.from_buffers(len(offsets) - 1, pa.py_buffer(np.ascontiguousarray(offsets, np.int64)),
+                                            pa.py_buffer(np.ascontiguousarray(data, np.uint8)))
+
+
+def _unique_sorted(topic: np.ndarray, docid: pa.Array) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+    """(topic, document) pairs sorted and made unique: each pair's place among the
+    distinct pairs, and the distinct pairs' topics and documents (code point order, as
+    Python and numpy sort strings: UTF-8's byte order is its code points')."""
+    if not len(topic):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), pa.array([], pa.large_string())
+    by = pc.sort_indices(pa.table({"t": topic, "d": docid}), sort_keys=[("t", "ascending"), ("d", "ascending")])
+    t, d = topic[np.asarray(by)], docid.take(by)
+    new = np.ones(len(t), dtype=bool)
+    new[1:] = (t[1:] != t[:-1]) | np.asarray(pc.not_equal(d.slice(1), d.slice(0, len(d) - 1)))
+    place = np.empty(len(t), dtype=np.int64)
+    place[np.asarray(by)] = np.cumsum(new) - 1
+    return place, t[new], d.filter(pa.array(new))
+
+
+def ranked_part(names: Sequence[str], rows: Sequence[TopRows]) -> RankedPart:
+    """One job's runs (``names``, their :func:`top_rows` in file order) as a part: its
+    topics sorted (:func:`~irmeta.campaign.qrels.sort_topics`), cells by run then topic,
+    each cell's documents in trec_eval's order, pools of these runs' documents."""
+    topics = sort_topics({r.topics[c] for r in rows for c in np.unique(r.topic).tolist()})
+    code = {t: i for i, t in enumerate(topics)}
+    topic = np.concatenate([np.asarray([code.get(t, -1) for t in r.topics], np.int64)[r.topic] for r in rows]
+                           ) if rows else np.zeros(0, np.int64)
+    sizes = np.asarray([len(r.topic) for r in rows], dtype=np.int64)
+    run = np.repeat(np.arange(len(rows), dtype=np.int64), sizes)
+    key = run * max(len(topics), 1) + topic
+    order = np.argsort(key, kind="stable") if len(key) and np.any(np.diff(key) < 0) else None  # ranks stay in order
+    docid = pa.chunked_array([r.docid for r in rows], pa.large_string()).combine_chunks() if rows else \
+        pa.array([], pa.large_string())
+    score = np.concatenate([r.score for r in rows]) if rows else np.zeros(0)
+    if order is not None:
+        key, topic, score, docid = key[order], topic[order], score[order], docid.take(pa.array(order))
+    place, pool_topic, pool = _unique_sorted(topic, docid)
+    first = np.flatnonzero(np.diff(key, prepend=-1)) if len(key) else np.zeros(0, np.int64)
+    cell_key = key[first]
+    return RankedPart(list(names), topics, np.append(first, len(key)).astype(np.int64),
+                      (cell_key // max(len(topics), 1)).astype(np.int32),
+                      (cell_key % max(len(topics), 1)).astype(np.int32), place.astype(np.int32), score,
+                      offsets_from_counts(np.bincount(pool_topic, minlength=len(topics))), pool)
+
+
+class PartArrays(Protocol):
+    """A part's run names, topics and arrays (:data:`_MEMBERS`, ``pool`` for the
+    documents), each fetched when asked for: a part in memory or one stored in a file."""
+
+    runs: list[str]
+    topics: list[str]
+
+    def array(self, name: str) -> Any: ...
+
+
+@dataclass(frozen=True)
+class StoredPart:
+    """A part kept in an ingestion part's ``.npz``: each array read when asked for."""
+
+    path: str | Path
+    runs: list[str]
+    topics: list[str]
+
+    def array(self, name: str) -> Any:
+        with np.load(self.path) as stored:
+            if name == "pool":
+                return _strings(stored[PREFIX + "pool_offsets"], stored[PREFIX + "pool_bytes"])
+            return stored[PREFIX + name]
+
+
+def _global_pools(parts: Sequence[PartArrays], topics: list[str]) -> tuple[list[np.ndarray], np.ndarray, pa.Array]:
+    """Every part's pools merged: per part the global place of each of its places, and
+    the merged pools' starts and documents."""
+    code = {t: i for i, t in enumerate(topics)}
+    mapped = [np.repeat(np.asarray([code[t] for t in p.topics], np.int64), np.diff(p.array("pool_start")))
+              for p in parts]
+    pools = [p.array("pool") for p in parts]
+    place, pool_topic, pool = _unique_sorted(
+        np.concatenate(mapped) if mapped else np.zeros(0, np.int64),
+        pa.chunked_array(pools, pa.large_string()).combine_chunks() if pools else pa.array([], pa.large_string()))
+    bounds = np.cumsum([0] + [len(p) for p in pools])
+    maps = [place[lo:hi].astype(np.int32) for lo, hi in zip(bounds[:-1], bounds[1:])]
+    return maps, offsets_from_counts(np.bincount(pool_topic, minlength=len(topics))), pool
+
+
+@dataclass(frozen=True)
+class _Cells:
+    """A part's cells with global topic codes, each run's in global topic order;
+    ``source``: where each document comes from in the part (None: in place)."""
+
+    start: np.ndarray
+    cell_run: np.ndarray
+    cell_topic: np.ndarray
+    source: np.ndarray | None
+
+
+def _cells_in_global_order(part: PartArrays, topic_code: np.ndarray) -> _Cells:
+    """Reordered only when the part's own topic order differs from the global one
+    (numeric in the part, byte order over every part)."""
+    start, cell_run = part.array("start"), part.array("cell_run")
+    cell_topic = topic_code[part.array("cell_topic")].astype(np.int32)
+    key = cell_run.astype(np.int64) * (len(topic_code) + 1) + cell_topic
+    if not len(key) or np.all(np.diff(key) > 0):
+        return _Cells(start, cell_run, cell_topic, None)
+    order = np.argsort(key, kind="stable")
+    lengths = np.diff(start)[order]
+    new_start = offsets_from_counts(lengths)
+    source = np.repeat(start[:-1][order] - new_start[:-1], lengths) + np.arange(int(new_start[-1]))
+    return _Cells(new_start, cell_run[order], cell_topic[order], source)
+
+
+def write_ranked(path: str | Path, parts: Sequence[PartArrays], settings: dict) -> None:
+    """The parts (in shard order) merged into ``ranked.npz``: cells of every run, places
+    in the merged pools, written part by part (one part's documents in memory at a
+    time); ``settings`` (the depth, how the runs were read) recorded."""
+    topics = sort_topics({t for p in parts for t in p.topics})
+    maps, pool_start, pool = _global_pools(parts, topics)
+    code = {t: i for i, t in enumerate(topics)}
+    cells = [_cells_in_global_order(p, np.asarray([code[t] for t in p.topics], np.int64)) for p in parts]
+    runs = [name for p in parts for name in p.runs]
+    run_at = np.cumsum([0] + [len(p.runs) for p in parts])
+    doc_at = np.cumsum([0] + [int(c.start[-1]) for c in cells])
+    n_cells, n_docs = sum(len(c.cell_run) for c in cells), int(doc_at[-1])
+
+    def documents(name: str, i: int) -> np.ndarray:
+        values = parts[i].array(name)
+        values = values if cells[i].source is None else values[cells[i].source]
+        return maps[i][values] if name == "place" else values
+
+    offsets, data = _string_buffers(pool)
+    meta = np.frombuffer(json.dumps({"runs": runs, "topics": topics, "settings": settings}).encode(), np.uint8)
+    atomic_stream_npz(path, [
+        ("start", np.int64, (n_cells + 1,),
+         [np.zeros(1, np.int64)] + [c.start[1:] + at for c, at in zip(cells, doc_at)]),
+        ("cell_run", np.int32, (n_cells,), [c.cell_run + np.int32(at) for c, at in zip(cells, run_at)]),
+        ("cell_topic", np.int32, (n_cells,), [c.cell_topic for c in cells]),
+        ("place", np.int32, (n_docs,), (documents("place", i) for i in range(len(parts)))),
+        ("score", np.float64, (n_docs,), (documents("score", i) for i in range(len(parts)))),
+        ("pool_start", np.int64, pool_start.shape, [pool_start]),
+        ("pool_offsets", np.int64, offsets.shape, [offsets]),
+        ("pool_bytes", np.uint8, data.shape, [data]),
+        ("meta", np.uint8, meta.shape, [meta]),
+    ])
+
+
+def ranked_settings(path: str | Path) -> dict:
+    """What ``ranked.npz`` records of how its rankings were read (its depth among them)."""
+    with np.load(path) as stored:
+        return json.loads(stored["meta"].tobytes())["settings"]
+
+
+def load_ranked(path: str | Path):
+    """``ranked.npz`` as :class:`~irmeta.campaign.degrade_cells.RankedCells` (integers
+    widened to int64, as :func:`~irmeta.campaign.degrade_cells.ranked_cells` makes them)."""
+    from irmeta.campaign.degrade_cells import RankedCells
+
+    with np.load(path) as stored:
+        meta = json.loads(stored["meta"].tobytes())
+        pool = _strings(stored["pool_offsets"], stored["pool_bytes"])
+        return RankedCells(meta["runs"], meta["topics"], stored["start"], stored["cell_run"].astype(np.int64),
+                           stored["cell_topic"].astype(np.int64), stored["place"].astype(np.int64), stored["score"],
+                           stored["pool_start"], np.asarray(pool.to_pylist(), dtype=object))

@@ -67,7 +67,8 @@ rule tabulate_reproducibility_degradation:
     benchmark:
         job_benchmark("tabulate_reproducibility_degradation")
     resources:
-        mem_mb=mem_mb_from_input(4),
+        # a cluster slot at most: the copies are made in as many processes as it holds
+        mem_mb=lambda wildcards, input: min(4096, max(1024, int(3 * input.size_mb))),
         runtime=60,
     conda:
         IRMETA_ENV

@@ -27,6 +27,7 @@ def main(smk) -> None:
         figure_stem=Path(smk.output.figure).with_suffix(""),
         label=smk.params.label,
         processes=smk.threads,
+        memory_mb=smk.resources.mem_mb,  # fewer processes when copies would not fit
     )
     log.info("wrote %s, %s and %s", smk.output.table, smk.output.trust, smk.output.figure)
 

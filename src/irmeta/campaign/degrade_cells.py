@@ -21,8 +21,8 @@ from functools import cached_property
 import numpy as np
 
 from irmeta.campaign.degrade import KINDS, degradation_rng
-from irmeta.campaign.judge import judgment_rows, matrix_of_rows
-from irmeta.campaign.postings import RelevanceMatrix
+from irmeta.campaign.judge import campaign_matrix, judgment_rows, matrix_of_rows
+from irmeta.campaign.postings import Postings, RelevanceMatrix, offsets_from_counts
 from irmeta.campaign.qrels import Qrels
 
 
@@ -72,6 +72,27 @@ class RankedCells:
         shifted = [np.sort(self.doc[lo:hi]) - base - np.arange(hi - lo)
                    for lo, hi, base in zip(self.start[:-1].tolist(), self.start[1:].tolist(), bases.tolist())]
         return self.start.tolist(), self.cell_run.tolist(), bases.tolist(), free.tolist(), shifted
+
+    def runs_slice(self, lo: int, hi: int) -> RankedCells:
+        """Runs ``lo``..``hi - 1`` alone (the pools shared): their documents and scores
+        read here, when ``doc`` and ``score`` are stored arrays read a slice at a time."""
+        c0, c1 = (int(c) for c in np.searchsorted(self.cell_run, [lo, hi]))
+        d0, d1 = int(self.start[c0]), int(self.start[c1])
+        return RankedCells(self.runs[lo:hi], self.topics, self.start[c0:c1 + 1] - d0, self.cell_run[c0:c1] - lo,
+                           self.cell_topic[c0:c1], np.asarray(self.doc[d0:d1], dtype=np.int64),
+                           np.asarray(self.score[d0:d1], dtype=np.float64), self.pool_start, self.docids)
+
+    def run_chunks(self, documents: int) -> list[tuple[int, int]]:
+        """Consecutive ranges of runs of about ``documents`` documents each (one run at
+        least): what is degraded, judged and compared at once."""
+        per_run = np.bincount(self.cell_run, weights=self.lengths, minlength=len(self.runs))
+        chunks, lo, held = [], 0, 0.0
+        for r, n in enumerate(per_run.tolist()):
+            if r > lo and held + n > documents:
+                chunks.append((lo, r))
+                lo, held = r, 0.0
+            held += n
+        return chunks + [(lo, len(self.runs))] if len(self.runs) else []
 
     def run_cells(self, run: int) -> range:
         """The cells of one run (contiguous, its topics in order)."""
@@ -208,6 +229,33 @@ def judged_copy(cells: RankedCells, doc: np.ndarray, qrels: Qrels, rows: tuple[n
                           ignored=_ignored(cells, qrels))
 
 
+def joined_copy(parts: list[RelevanceMatrix], qrels: Qrels, *, threshold: int = 1) -> RelevanceMatrix:
+    """Consecutive ranges of a copy's runs judged (:func:`judged_copy`, in run order) as
+    the one matrix :func:`judged_copy` gives for every run at once: cells are run-major,
+    so each side's postings are the ranges' laid end to end. ``parts`` is emptied as
+    they are joined, each array released once copied, so the postings are held once and
+    one array's worth more, never twice."""
+    if len(parts) == 1:
+        return parts.pop()
+    runs = [name for p in parts for name in p.runs]
+    length = np.concatenate([p.length for p in parts])
+    ignored = {name: t for p in parts for name, t in p.ignored_topics.items()}
+    pieces = {side: [getattr(p, side) for p in parts] for side in ("hits", "misses")}
+    parts.clear()
+
+    def join(sides: list[Postings]) -> Postings:
+        start = offsets_from_counts(np.concatenate([np.diff(p.start) for p in sides]))
+        ranks, judgments = [p.rank for p in sides], [p.judgment for p in sides]
+        sides.clear()
+        rank = np.concatenate(ranks)
+        ranks.clear()
+        return Postings(start, rank, np.concatenate(judgments))
+
+    hits = join(pieces["hits"])
+    return campaign_matrix(runs, length, hits, join(pieces["misses"]), ignored, qrels, threshold=threshold,
+                           run_depth=None)
+
+
 def pool_judgments(cells: RankedCells, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
     """Per pool place, its topic's index among the qrels topics (-1: not judged) and the
     qrels row judging it (-1: unjudged), looked up once for every copy."""
@@ -220,9 +268,8 @@ def _ignored(cells: RankedCells, qrels: Qrels) -> dict[str, list[str]]:
     from irmeta.campaign.qrels import sort_topics
 
     judged = set(qrels.topics)
+    unjudged = np.asarray([t not in judged for t in cells.topics], dtype=bool)
     out: dict[str, set[str]] = {}
-    for c in range(cells.n_cells):
-        topic = cells.topics[cells.cell_topic[c]]
-        if topic not in judged and cells.lengths[c] > 0:
-            out.setdefault(cells.runs[cells.cell_run[c]], set()).add(topic)
+    for c in np.flatnonzero(unjudged[cells.cell_topic] & (cells.lengths > 0)).tolist():
+        out.setdefault(cells.runs[cells.cell_run[c]], set()).add(cells.topics[cells.cell_topic[c]])
     return {name: sort_topics(topics) for name, topics in out.items()}

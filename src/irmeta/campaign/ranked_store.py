@@ -245,14 +245,25 @@ def ranked_settings(path: str | Path) -> dict:
         return json.loads(stored["meta"].tobytes())["settings"]
 
 
-def load_ranked(path: str | Path):
+def load_ranked(path: str | Path, *, lazy: bool = False):
     """``ranked.npz`` as :class:`~irmeta.campaign.degrade_cells.RankedCells` (integers
-    widened to int64, as :func:`~irmeta.campaign.degrade_cells.ranked_cells` makes them)."""
+    widened to int64, as :func:`~irmeta.campaign.degrade_cells.ranked_cells` makes them).
+    ``lazy``: the documents and scores left on disk, read a range of runs at a time
+    (:meth:`~irmeta.campaign.degrade_cells.RankedCells.runs_slice`; 12 bytes a document
+    never held whole)."""
     from irmeta.campaign.degrade_cells import RankedCells
+    from irmeta.campaign.store import stored_members
 
-    with np.load(path) as stored:
-        meta = json.loads(stored["meta"].tobytes())
-        pool = _strings(stored["pool_offsets"], stored["pool_bytes"])
-        return RankedCells(meta["runs"], meta["topics"], stored["start"], stored["cell_run"].astype(np.int64),
-                           stored["cell_topic"].astype(np.int64), stored["place"].astype(np.int64), stored["score"],
-                           stored["pool_start"], np.asarray(pool.to_pylist(), dtype=object))
+    members = stored_members(path)
+    meta = json.loads(np.asarray(members["meta"]).tobytes())
+    pool = _strings(np.asarray(members["pool_offsets"]), np.asarray(members["pool_bytes"]))
+
+    def whole(name: str, dtype) -> np.ndarray:
+        return np.asarray(members[name], dtype=dtype)
+
+    place, score = members["place"], members["score"]
+    if not lazy:
+        place, score = whole("place", np.int64), whole("score", np.float64)
+    return RankedCells(meta["runs"], meta["topics"], whole("start", np.int64), whole("cell_run", np.int64),
+                       whole("cell_topic", np.int64), place, score, whole("pool_start", np.int64),
+                       np.asarray(pool.to_pylist(), dtype=object))

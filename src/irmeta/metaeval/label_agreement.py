@@ -167,19 +167,23 @@ def label_tables(reference: Qrels, sets: Mapping[str, Qrels], *,
     each set aligned with the reference once."""
     rows, frames = [], []
     topics = np.asarray(reference.qid.to_pylist(), dtype=object).astype(str)  # once for every set
+    row_groups = None  # the reference's rows by topic: every set paired row with row shares them
     for name, judgments in sets.items():
         paired = _paired(reference, judgments, topics)
-        rows.extend(_agreement_rows(str(name), paired, threshold))
+        if paired.topic is topics:
+            row_groups = paired.by_topic() if row_groups is None else row_groups
+        rows.extend(_agreement_rows(str(name), paired, threshold,
+                                    row_groups if paired.topic is topics else paired.by_topic()))
         frames.append(_confusion(str(name), paired))
     confusion = (pd.concat(frames, ignore_index=True)[list(LABEL_CONFUSION_COLUMNS)] if frames
                  else pd.DataFrame(columns=list(LABEL_CONFUSION_COLUMNS)))
     return pd.DataFrame(rows, columns=list(LABEL_AGREEMENT_COLUMNS)), confusion
 
 
-def _agreement_rows(name: str, paired: _Paired, threshold: int) -> list[dict]:
+def _agreement_rows(name: str, paired: _Paired, threshold: int, shared: dict[str, np.ndarray]) -> list[dict]:
+    """The set's rows: over every topic, then per topic (``shared``: ``paired.by_topic()``)."""
     rows = [_row(name, ALL_TOPICS, paired.reference, paired.judgments, sum(paired.only_reference.values()),
                  sum(paired.only_judgments.values()), threshold)]
-    shared = paired.by_topic()
     nothing = np.empty(0, dtype=np.int64)
     for topic in sort_topics(set(shared) | set(paired.only_reference) | set(paired.only_judgments)):
         index = shared.get(topic, nothing)
@@ -247,17 +251,31 @@ def matrix_qrels(matrix: RelevanceMatrix, grades: np.ndarray | None = None) -> Q
                  grade=np.asarray(matrix.qrels_grade if grades is None else grades, dtype=np.int64))
 
 
-def generated_assessors(matrix: RelevanceMatrix, names: Sequence[str], seed: int) -> dict[str, Qrels]:
+def generated_assessors(matrix: RelevanceMatrix, names: Sequence[str], seed: int) -> Mapping[str, Qrels]:
     """The generated assessors among ``names`` (``error_<q>_trial_<t>``, the other
     generated sets being subsets of the qrels that agree with them by construction), each
     as :class:`Qrels` of the campaign's qrels rows with that assessor's grades. The sets
-    share one copy of the rows' topics and documents (at 10^9 lines, 2 M rows: 60 copies
-    took 2.4 GB), each holds only its grades."""
-    rows = matrix_qrels(matrix)
-    sets = {}
-    for name in names:
+    share one copy of the rows' topics and documents, and each set's grades are drawn
+    when it is read, so one set's are held at a time (at 10^7 qrels rows, 60 sets drawn
+    at once held 5 GB)."""
+    return _GeneratedSets(matrix, matrix_qrels(matrix), [n for n in names if parse_set_name(n).kind == ERROR], seed)
+
+
+class _GeneratedSets(Mapping):
+    """Generated assessors by name, each drawn (:func:`error_grades`) when read."""
+
+    def __init__(self, matrix: RelevanceMatrix, rows: Qrels, names: list[str], seed: int) -> None:
+        self._matrix, self._rows, self._names, self._seed = matrix, rows, names, seed
+
+    def __getitem__(self, name: str) -> Qrels:
+        if name not in self._names:
+            raise KeyError(name)
         generated = parse_set_name(name)
-        if generated.kind == ERROR:
-            grades = error_grades(matrix, float(generated.value), int(generated.trial or 0), seed)
-            sets[name] = Qrels(qid=rows.qid, docid=rows.docid, grade=np.asarray(grades, dtype=np.int64))
-    return sets
+        grades = error_grades(self._matrix, float(generated.value), int(generated.trial or 0), self._seed)
+        return Qrels(qid=self._rows.qid, docid=self._rows.docid, grade=np.asarray(grades, dtype=np.int64))
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)

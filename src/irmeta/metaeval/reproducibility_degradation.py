@@ -22,7 +22,14 @@ import numpy as np
 import pandas as pd
 
 from irmeta.campaign.degrade import KINDS, LEVELS
-from irmeta.campaign.degrade_cells import RankedCells, degrade_cells, judged_copy, pool_judgments, ranked_cells
+from irmeta.campaign.degrade_cells import (
+    RankedCells,
+    degrade_cells,
+    joined_copy,
+    judged_copy,
+    pool_judgments,
+    ranked_cells,
+)
 from irmeta.campaign.qrels import Qrels
 from irmeta.measures.averaging import Scores, score_arrays
 from irmeta.metaeval import reproducibility as rm
@@ -30,6 +37,9 @@ from irmeta.metaeval.document_order import order_measures
 from irmeta.metaeval.reproducibility_table import OrderSettings
 
 SEED_OFFSET = 7
+# Documents of runs degraded, judged and compared at once: the document-order measures'
+# padded arrays peak near 100 bytes a document (0.4 GB here).
+CHUNK_DOCUMENTS = 4_000_000
 TRIALS = 10
 SIGNIFICANCE = 0.05
 ORDER_MEASURES = ("ktu", "rbo", "ktu_repro_eval", "rbo_repro_eval")
@@ -128,33 +138,48 @@ def run_means(cells: RankedCells, per_cell: Mapping[str, np.ndarray]) -> dict[st
 
 
 def degradation_trials(qrels: Qrels, runs: Mapping[str, Mapping[str, tuple[list[str], np.ndarray]]] | None,
-                       original: Scores, measures: Sequence, *, seed: int, kinds: Sequence[str] = KINDS,
+                       original: Scores | None, measures: Sequence, *, seed: int, kinds: Sequence[str] = KINDS,
                        levels: Sequence[float] = LEVELS, trials: Sequence[int] = range(TRIALS),
                        baseline: str | None = None, order: OrderSettings | None = None,
                        threshold: int = 1, alphas: Sequence = (), rarity_depth: int | None = None,
                        options: Mapping | None = None, cells: RankedCells | None = None,
-                       processes: int = 1) -> pd.DataFrame:
+                       processes: int = 1, chunk_documents: int | None = None,
+                       memory_mb: float | None = None) -> pd.DataFrame:
     """Every run (``runs``: name -> topic -> (documents, scores), trec_eval's order)
     against its degraded copies, one row per kind, level, trial, run, measure, alpha and
     reproducibility measure (:data:`TRIAL_COLUMNS`); ``original``: the runs' own scores
-    on ``qrels`` (:func:`irmeta.score`'s, every qrels topic). ``trials``: which trials
+    on ``qrels`` (:func:`irmeta.score`'s, every qrels topic; None: scored here from the
+    cells, as :func:`copy_scores` scores the runs themselves). ``trials``: which trials
     (a shard's range); each copy draws from ``seed + SEED_OFFSET`` keyed as
     :func:`~irmeta.campaign.degrade.degradation_rng` says. Level 0 copies every run
     unchanged whatever the kind and trial: it is computed once. ``cells``: the runs as
     :func:`~irmeta.campaign.degrade_cells.ranked_cells` (made from ``runs`` when not given);
     ``processes``: the (kind, level, trial) copies shared among that many forked
-    processes, their rows gathered in the one order."""
+    processes, their rows gathered in the one order. Each copy is made, judged and
+    compared ``chunk_documents`` documents of runs at a time (:data:`CHUNK_DOCUMENTS`),
+    only its judged postings held whole (memory follows the chunk, not the campaign;
+    ``cells`` may hold its documents and scores on disk, :func:`~irmeta.campaign.ranked_store.load_ranked`).
+    ``memory_mb``: the job's memory, which bounds the processes (:func:`copy_memory_mb`
+    each, beside this one's)."""
     if cells is None:
         if runs is None:
             raise ValueError("degradation_trials needs the runs or their cells")
         cells = ranked_cells(runs)
     work = _Work(qrels, cells, original, list(measures), pool_judgments(cells, qrels), order or OrderSettings(),
                  baseline, seed + SEED_OFFSET,
-                 dict(threshold=threshold, alphas=alphas, rarity_depth=rarity_depth, options=options))
+                 dict(threshold=threshold, alphas=alphas, rarity_depth=rarity_depth, options=options),
+                 cells.run_chunks(chunk_documents or CHUNK_DOCUMENTS))
     tasks = [(kind, level, trial) for kind in kinds for level in levels for trial in trials]
     zero = next((task for task in tasks if task[1] == 0), None)
-    unchanged = work.rows(*zero) if zero is not None else []
+    if work.original is None:  # the runs' own scores: the level-0 copy's, made once
+        work.original, same = work.copy("swap", 0.0, 0)
+        unchanged = trial_rows(work.original, work.original, same, kind=zero[0], level=0.0, trial=zero[2],
+                               baseline=baseline) if zero is not None else []
+    else:
+        unchanged = work.rows(*zero) if zero is not None else []
     degraded = [task for task in tasks if task[1] != 0]
+    if memory_mb is not None:
+        processes = processes_within(memory_mb, processes, copy_memory_mb(work.postings, work.chunk_documents))
     made = dict(zip(degraded, _map_rows(work, degraded, processes)))
     rows: list[tuple] = []
     for kind, level, trial in tasks:
@@ -165,19 +190,73 @@ def degradation_trials(qrels: Qrels, runs: Mapping[str, Mapping[str, tuple[list[
 class _Work:
     """What every copy reads: made once, shared with forked processes."""
 
-    def __init__(self, qrels: Qrels, cells: RankedCells, original: Scores, measures: list, judgments: tuple,
-                 order: OrderSettings, baseline: str | None, seed: int, scoring: dict) -> None:
+    def __init__(self, qrels: Qrels, cells: RankedCells, original: Scores | None, measures: list, judgments: tuple,
+                 order: OrderSettings, baseline: str | None, seed: int, scoring: dict,
+                 chunks: list[tuple[int, int]]) -> None:
         self.qrels, self.cells, self.original, self.measures = qrels, cells, original, measures
         self.judgments, self.order, self.baseline, self.seed, self.scoring = judgments, order, baseline, seed, scoring
+        self.chunks = chunks
+        per_run = np.bincount(cells.cell_run, weights=cells.lengths, minlength=len(cells.runs))
+        self.chunk_documents = max((int(per_run[lo:hi].sum()) for lo, hi in chunks), default=0)
+        self.postings = 0  # judged postings of the last copy made
+
+    def copy(self, kind: str, level: float, trial: int) -> tuple[Scores, dict[str, np.ndarray]]:
+        """One (kind, level, trial)'s copy of every run, scored, and each run's mean
+        document-order measures against it: made a range of runs at a time."""
+        parts, orders = [], []
+        for lo, hi in self.chunks:
+            cells = self.cells.runs_slice(lo, hi)
+            copy = degrade_cells(cells, kind, level, self.seed, trial)
+            parts.append(judged_copy(cells, copy, self.qrels, self.judgments, threshold=self.scoring["threshold"]))
+            orders.append(run_means(cells, order_measures(cells, copy, ktu_cutoff=self.order.ktu_cutoff,
+                                                          rbo_p=self.order.rbo_p, rbo_depth=self.order.rbo_depth)))
+            del cells, copy
+        matrix = joined_copy(parts, self.qrels, threshold=self.scoring["threshold"])
+        self.postings = len(matrix.hits) + len(matrix.misses)
+        scored = score_arrays(matrix, list(self.measures), averaging=("all",), alphas=list(self.scoring["alphas"]),
+                              rarity_depth=self.scoring["rarity_depth"], **dict(self.scoring["options"] or {}))
+        return scored, {name: np.concatenate([o[name] for o in orders]) for name in orders[0]} if orders else {}
 
     def rows(self, kind: str, level: float, trial: int) -> list[tuple]:
         """One (kind, level, trial): the copy made, scored and compared with every run."""
-        copy = degrade_cells(self.cells, kind, level, self.seed, trial)
-        scored = copy_scores(self.qrels, self.cells, copy, self.measures, judgments=self.judgments, **self.scoring)
-        doc_order = run_means(self.cells, order_measures(self.cells, copy, ktu_cutoff=self.order.ktu_cutoff,
-                                                         rbo_p=self.order.rbo_p, rbo_depth=self.order.rbo_depth))
+        scored, doc_order = self.copy(kind, level, trial)
+        assert self.original is not None
         return trial_rows(self.original, scored, doc_order, kind=kind, level=level, trial=trial,
                           baseline=self.baseline)
+
+
+def copy_memory_mb(postings: int, chunk_documents: int) -> float:
+    """What making one copy holds at its peak, in MB: its judged postings (8 bytes each,
+    rank and qrels row) one and a half times while joined, and scoring's per-posting
+    values (4 more); one chunk's padded document-order arrays (about 100 bytes a
+    document, measured at 10^7); 300 MB of interpreter, imports and per-topic scores."""
+    return (16 * postings + 100 * chunk_documents) / 2**20 + 300
+
+
+def processes_within(memory_mb: float, processes: int, per_copy_mb: float) -> int:
+    """As many of ``processes`` as ``memory_mb`` holds beside this process (forked
+    processes share its pages), one at least."""
+    here = _resident_mb()
+    fit = int((memory_mb - here) // per_copy_mb) if per_copy_mb > 0 else processes
+    chosen = max(1, min(processes, fit))
+    if chosen < processes:
+        import logging
+
+        logging.getLogger("irmeta").info(
+            "degradations: %d process(es), not %d: a copy holds about %.0f MB, the job has %.0f MB "
+            "(%.0f MB here)", chosen, processes, per_copy_mb, memory_mb, here)
+    return chosen
+
+
+def _resident_mb() -> float:
+    """This process's resident memory (Linux; 0 elsewhere)."""
+    import os
+    from pathlib import Path
+
+    try:
+        return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 _SHARED: list[_Work] = []  # the work a forked process inherits

@@ -142,28 +142,24 @@ def tabulate_degradation(*, qrels: str | Path, runs: str | Path | Sequence[str |
                          rarity_depth: int | None, measure_options: Mapping[str, Any] | None,
                          baselines: Sequence[str], degradations: Mapping[str, Any], order: OrderSettings, seed: int,
                          threshold: int, reading: Mapping[str, Any], table_out: str | Path, trust_out: str | Path,
-                         figure_stem: str | Path, label: str = "", processes: int = 1) -> pd.DataFrame:
+                         figure_stem: str | Path, label: str = "", processes: int = 1,
+                         memory_mb: float | None = None) -> pd.DataFrame:
     """Every run of the collection against degraded copies of itself (``qrels``: a qrels
     file, or the collection's ``judged.npz``, the qrels as ingestion read them), its rankings cut
     at ``degradations["depth"]`` (the originals too): ``ranked``, the collection's
     ``ranked.npz`` (kept by ingestion at that depth), or ``runs``, the run files read
     again; writes the degradation and trust tables and the figure; returns the trials'
-    long table. ``processes``: the copies made in that many processes (the job's threads)."""
+    long table. ``processes``: the copies made in that many processes (the job's threads),
+    fewer when ``memory_mb`` (the job's memory) holds fewer."""
     from irmeta.artefacts.figures.reproducibility import plot_reproducibility_degradation
     from irmeta.campaign.qrels import read_qrels
-    from irmeta.metaeval.reproducibility_degradation import (
-        copy_scores,
-        degradation_table,
-        degradation_trials,
-        trust_table,
-    )
+    from irmeta.metaeval.reproducibility_degradation import degradation_table, degradation_trials, trust_table
 
     depth = min(d for d in (reading.get("depth"), int(degradations["depth"])) if d is not None)
     judgments = ingested_qrels(qrels) if str(qrels).endswith(".npz") else read_qrels(qrels)
     cells = ranked_cells_at(depth, ranked=ranked, runs=runs, reading=reading)
     options = {k: v for k, v in (measure_options or {}).items() if v is not None}
     common = dict(threshold=threshold, alphas=alphas, rarity_depth=rarity_depth, options=options)
-    original = copy_scores(judgments, cells, cells.doc, measures, **common)
     baseline = baselines[0] if baselines else None
     if baseline is not None and baseline not in cells.runs:
         raise ConfigError(f"key 'experiments.reproducibility.baselines': {baseline!r} is not a run of the "
@@ -172,10 +168,10 @@ def tabulate_degradation(*, qrels: str | Path, runs: str | Path | Sequence[str |
              list(degradations["kinds"]), list(degradations["levels"]), degradations["trials"])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # an undefined value is an empty cell, counted in n
-        trials = degradation_trials(judgments, None, original, measures, seed=seed, kinds=degradations["kinds"],
+        trials = degradation_trials(judgments, None, None, measures, seed=seed, kinds=degradations["kinds"],
                                     levels=sorted(degradations["levels"]), trials=range(degradations["trials"]),
                                     baseline=baseline, order=order, cells=cells, processes=processes,
-                                    **common)
+                                    memory_mb=memory_mb, **common)
     write_csv(degradation_table(trials), table_out)
     write_csv(trust_table(trials), trust_out)
     plot_reproducibility_degradation(degradation_table(trials), figure_stem,
@@ -199,7 +195,7 @@ def ranked_cells_at(depth: int, *, ranked: str | Path | None, runs: str | Path |
         if kept != wanted:
             raise ValueError(f"{ranked}: the rankings were kept with {json.dumps(kept)}, the degradations need "
                              f"{json.dumps(wanted)}; ingest the collection again")
-        return load_ranked(ranked)
+        return load_ranked(ranked, lazy=True)
     if runs is None:
         raise ValueError("the degradations need the runs' rankings: ranked.npz or the run files")
     files = resolve_paths([runs] if isinstance(runs, (str, Path)) else list(runs))

@@ -96,3 +96,18 @@ def test_the_summaries_are_their_definitions():
     part = trials[(trials["kind"] == "swap") & (trials["reproducibility_measure"] == "ktu")]
     assert swap.loc["ktu", "spearman"] == pytest.approx(spearmanr(part["level"], part["value"]).statistic, abs=1e-12)
     assert swap.loc["er", "spearman"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("chunk", [1, 5_000])  # a run at a time; two runs (2,500 documents each), then one
+def test_copies_made_a_range_of_runs_at_a_time_are_those_made_at_once(campaign, chunk):
+    """Rareness scores read every run of a copy (S_d), the document-order means each
+    run's cells: a copy made, judged and compared in ranges of runs gives the same rows,
+    bit for bit, as one made whole; ``original`` None scores the runs' own cells."""
+    qrels, runs, _ = campaign
+    settings = dict(seed=11, kinds=("swap", "replace", "noise"), levels=(0.0, 0.3), trials=range(1),
+                    baseline="CL99SD", order=ORDER, alphas=(0.5,))
+    measures = ["AP", "P@10", "P_rareness@10"]
+    whole = degradation_trials(qrels, runs, None, measures, **settings)
+    chunked = degradation_trials(qrels, runs, None, measures, chunk_documents=chunk, **settings)
+    pd.testing.assert_frame_equal(whole, chunked, check_exact=True)
+    assert set(whole["measure"]) == set(measures)

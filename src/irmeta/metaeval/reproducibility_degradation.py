@@ -235,28 +235,17 @@ def copy_memory_mb(postings: int, chunk_documents: int) -> float:
 
 def processes_within(memory_mb: float, processes: int, per_copy_mb: float) -> int:
     """As many of ``processes`` as ``memory_mb`` holds beside this process (forked
-    processes share its pages), one at least."""
-    here = _resident_mb()
-    fit = int((memory_mb - here) // per_copy_mb) if per_copy_mb > 0 else processes
-    chosen = max(1, min(processes, fit))
+    processes share its pages), one at least; said in the log when fewer."""
+    from irmeta.support.memory import resident_mb, within_memory
+
+    chosen = within_memory(memory_mb, processes, per_copy_mb)
     if chosen < processes:
         import logging
 
         logging.getLogger("irmeta").info(
             "degradations: %d process(es), not %d: a copy holds about %.0f MB, the job has %.0f MB "
-            "(%.0f MB here)", chosen, processes, per_copy_mb, memory_mb, here)
+            "(%.0f MB here)", chosen, processes, per_copy_mb, memory_mb, resident_mb())
     return chosen
-
-
-def _resident_mb() -> float:
-    """This process's resident memory (Linux; 0 elsewhere)."""
-    import os
-    from pathlib import Path
-
-    try:
-        return int(Path("/proc/self/statm").read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-    except (OSError, ValueError, IndexError):
-        return 0.0
 
 
 _SHARED: list[_Work] = []  # the work a forked process inherits

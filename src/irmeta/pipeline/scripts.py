@@ -46,6 +46,7 @@ def run_script(main, smk) -> None:
     from irmeta.pipeline.config_checks import load_config_plugins, register_imported_measures
     from irmeta.pipeline.download import DownloadError
 
+    system_arrow_memory()
     try:
         if getattr(smk, "log", None):  # a plugin that fails to import says so in the job's log
             log_to(smk.log[0])
@@ -61,6 +62,18 @@ def run_script(main, smk) -> None:
         report_failure(INTERRUPTED)
         sys.exit(INTERRUPTED_STATUS)
     exit_now()
+
+
+def system_arrow_memory() -> None:
+    """Arrow allocates from the C library's heap, not its default pool (mimalloc), which
+    keeps what it frees: reading 10^7 qrels lines left 1.9 GB resident for 0.3 GB held.
+    malloc hands large blocks back at once, so a job's peak is what it holds at one time."""
+    if "pyarrow" in sys.modules:
+        import pyarrow as pa
+
+        pa.set_memory_pool(pa.system_memory_pool())
+    else:  # read when pyarrow first allocates; importing it here would cost jobs that never do
+        os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
 
 
 def exit_now() -> None:

@@ -68,17 +68,20 @@ def ingest_collection(
     score_precision: ScorePrecision = "double",
     ranked_depth: int | None = None,
     ranked_out: str | Path | None = None,
+    memory_mb: float | None = None,
 ) -> dict:
     """Read a collection's qrels and runs once; write ``judged.npz``, the judged documents
     every run retrieved (:func:`irmeta.campaign.store.save_matrix`), which every later step loads.
     ``score_precision``: the scores the order, and so the stored ranks, are taken on
     (recorded in it with the other reading settings). With ``ranked_out``, the runs'
     rankings down to ``ranked_depth`` too (``ranked.npz``, :mod:`irmeta.campaign.ranked_store`),
-    read in the same pass, for the degraded reproductions.
+    read in the same pass, for the degraded reproductions. ``memory_mb``: the job's
+    memory, which bounds the files read at once (:func:`reading_threads`).
 
     Returns a summary (counts, dropped duplicates, topics ignored) for the log.
     """
     q = read_qrels(qrels)
+    threads = reading_threads(resolve_paths(runs), threads, memory_mb)
     if ranked_out is None:
         matrix, reading = judge_runs(runs, q, depth=depth, threshold=threshold, duplicates=duplicates,
                                      run_name=run_name, threads=threads, progress=progress_logger(),
@@ -95,6 +98,23 @@ def ingest_collection(
     write_ranked(ranked_out, [ranked_part([j.name for j in judged], [j.top for j in judged if j.top is not None])],
                  _ranked_settings(depth, duplicates, run_name, score_precision, ranked_depth))
     return summary
+
+
+def reading_threads(files: Sequence[Path], threads: int, memory_mb: float | None) -> int:
+    """Run files read at once: ``threads``, fewer when ``memory_mb`` (the job's) holds
+    fewer beside what this process holds. A file in flight takes about 20 times its
+    gzipped size or 5 times its plain size with the qrels' lookup (measured: 1.7 GB for
+    a 7 M-line run of 76 MB gzipped against 10^7 qrels lines)."""
+    if memory_mb is None or not files:
+        return threads
+    from irmeta.support.memory import within_memory
+
+    largest = max(Path(f).stat().st_size * (20 if str(f).endswith(".gz") else 5) for f in files) / 2**20
+    chosen = within_memory(memory_mb, threads, largest)
+    if chosen < threads:
+        log.info("reading %d run file(s) at a time, not %d: one takes about %.0f MB, the job has %.0f MB", chosen,
+                 threads, largest, memory_mb)
+    return chosen
 
 
 def _ranked_depth(ranked_depth: int | None) -> int:
@@ -165,15 +185,18 @@ def ingest_shard(
     threads: int = 2,
     score_precision: ScorePrecision = "double",
     ranked_depth: int | None = None,
+    memory_mb: float | None = None,
 ) -> int:
     """Shard ``shard`` of ``shards`` of a sharded ingestion: its contiguous slice of the
     run files (in :func:`irmeta.campaign.files.resolve_paths` order) read once, judged,
     and written as a part (:func:`irmeta.campaign.ingest_parts.save_part`) for
     :func:`merge_ingested`; with ``ranked_depth``, the part keeps the runs' rankings down
-    to it. Returns the number of runs in the part."""
+    to it; ``memory_mb`` bounds the files read at once (:func:`reading_threads`).
+    Returns the number of runs in the part."""
     files = resolve_paths(runs)
     mine = [files[i] for i in shard_trials(len(files), shards, shard)]
     q = read_qrels(qrels)
+    threads = reading_threads(mine, threads, memory_mb)
     judged = judge_sources(mine, lambda path: read_run_file(path, run_name, depth, duplicates, score_precision), q,
                            depth=depth, threshold=threshold, threads=threads, progress=progress_logger(),
                            ranked_depth=None if ranked_depth is None else _ranked_depth(ranked_depth)) if mine else []

@@ -19,7 +19,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 import pyarrow as pa
@@ -226,16 +226,16 @@ def write_ranked(path: str | Path, parts: Sequence[PartArrays], settings: dict) 
     offsets, data = _string_buffers(pool)
     meta = np.frombuffer(json.dumps({"runs": runs, "topics": topics, "settings": settings}).encode(), np.uint8)
     atomic_stream_npz(path, [
-        ("start", np.int64, (n_cells + 1,),
+        ("start", np.dtype(np.int64), (n_cells + 1,),
          [np.zeros(1, np.int64)] + [c.start[1:] + at for c, at in zip(cells, doc_at)]),
-        ("cell_run", np.int32, (n_cells,), [c.cell_run + np.int32(at) for c, at in zip(cells, run_at)]),
-        ("cell_topic", np.int32, (n_cells,), [c.cell_topic for c in cells]),
-        ("place", np.int32, (n_docs,), (documents("place", i) for i in range(len(parts)))),
-        ("score", np.float64, (n_docs,), (documents("score", i) for i in range(len(parts)))),
-        ("pool_start", np.int64, pool_start.shape, [pool_start]),
-        ("pool_offsets", np.int64, offsets.shape, [offsets]),
-        ("pool_bytes", np.uint8, data.shape, [data]),
-        ("meta", np.uint8, meta.shape, [meta]),
+        ("cell_run", np.dtype(np.int32), (n_cells,), [c.cell_run + np.int32(at) for c, at in zip(cells, run_at)]),
+        ("cell_topic", np.dtype(np.int32), (n_cells,), [c.cell_topic for c in cells]),
+        ("place", np.dtype(np.int32), (n_docs,), (documents("place", i) for i in range(len(parts)))),
+        ("score", np.dtype(np.float64), (n_docs,), (documents("score", i) for i in range(len(parts)))),
+        ("pool_start", np.dtype(np.int64), pool_start.shape, [pool_start]),
+        ("pool_offsets", np.dtype(np.int64), offsets.shape, [offsets]),
+        ("pool_bytes", np.dtype(np.uint8), data.shape, [data]),
+        ("meta", np.dtype(np.uint8), meta.shape, [meta]),
     ])
 
 
@@ -261,7 +261,8 @@ def load_ranked(path: str | Path, *, lazy: bool = False):
     def whole(name: str, dtype) -> np.ndarray:
         return np.asarray(members[name], dtype=dtype)
 
-    place, score = members["place"], members["score"]
+    # lazy: stored arrays, sliced as arrays are (RankedCells.runs_slice reads them so)
+    place, score = cast(np.ndarray, members["place"]), cast(np.ndarray, members["score"])
     if not lazy:
         place, score = whole("place", np.int64), whole("score", np.float64)
     return RankedCells(meta["runs"], meta["topics"], whole("start", np.int64), whole("cell_run", np.int64),

@@ -179,7 +179,8 @@ def degradation_trials(qrels: Qrels, runs: Mapping[str, Mapping[str, tuple[list[
         unchanged = work.rows(*zero) if zero is not None else []
     degraded = [task for task in tasks if task[1] != 0]
     if memory_mb is not None:
-        processes = processes_within(memory_mb, processes, copy_memory_mb(work.postings, work.chunk_documents))
+        processes = processes_within(memory_mb, processes, copy_memory_mb(work.postings, work.chunk_documents,
+                                                                          work.original.per_topic.size))
     made = dict(zip(degraded, _map_rows(work, degraded, processes)))
     rows: list[tuple] = []
     for kind, level, trial in tasks:
@@ -225,12 +226,13 @@ class _Work:
                           baseline=self.baseline)
 
 
-def copy_memory_mb(postings: int, chunk_documents: int) -> float:
-    """What making one copy holds at its peak, in MB: its judged postings (8 bytes each,
-    rank and qrels row) one and a half times while joined, and scoring's per-posting
-    values (4 more); one chunk's padded document-order arrays (about 100 bytes a
-    document, measured at 10^7); 300 MB of interpreter, imports and per-topic scores."""
-    return (16 * postings + 100 * chunk_documents) / 2**20 + 300
+def copy_memory_mb(postings: int, chunk_documents: int, scores: int) -> float:
+    """What making one copy holds at its peak beyond what it shares with this process, in
+    MB: its judged postings (8 bytes each, rank and qrels row) one and a half times while
+    joined, and scoring's per-posting values (4 more); one chunk's padded document-order
+    arrays (about 100 bytes a document, measured at 10^7); ``scores`` per-topic scores
+    (blocks x runs x topics, 8 bytes each) three times over while scored and compared."""
+    return (16 * postings + 100 * chunk_documents + 24 * scores) / 2**20
 
 
 def processes_within(memory_mb: float, processes: int, per_copy_mb: float) -> int:

@@ -11,7 +11,8 @@ temporary copy of the workflow), ingestion in ``--ingest-shards`` jobs. Prints:
 - each job's wall and CPU time (user + sys: what a shared machine does not inflate)
   and peak memory, from Snakemake's benchmark files, and the same per rule;
 - the stored campaign's disk: judged.npz beside the gzipped runs, the ratio (issue 30:
-  at most a third) and where its bytes go, array by array;
+  at most a third) and where its bytes go, array by array; and ranked.npz, the rankings
+  the degraded reproductions read, when they are on;
 - growth from the smaller size: for each rule, how its CPU time grew against the lines,
   the judged postings and the runs squared, and which it follows.
 
@@ -123,11 +124,13 @@ def run_size(size: tuple[int, int, int], work: Path, cores: int, shards: int, on
     wall, jobs = run_workflow(flow, cores, *configs, "--config", f"collections=[{name}]", f"ingest_shards={shards}",
                               targets=targets)
     judged = flow / "results" / name / "judged.npz"
+    ranked = flow / "results" / name / "ranked.npz"
     gz = sum(p.stat().st_size for p in (campaign / "runs").iterdir())
     return {"size": size, "battery": battery, "settings": list(settings), "only_ingest": only_ingest,
             "lines": runs * topics * depth,
             "simulated": simulated, "wall": wall, "jobs": jobs,
-            "gz_bytes": gz, "stored": stored_bytes(judged), "postings": postings(judged)}
+            "gz_bytes": gz, "stored": stored_bytes(judged), "postings": postings(judged),
+            "ranked_bytes": ranked.stat().st_size if ranked.exists() else None}
 
 
 def by_rule(jobs):
@@ -181,6 +184,10 @@ def disk(result: dict) -> bool:
     for array, size in sorted(stored.items(), key=lambda item: -item[1]):
         if size >= total / 1000:
             print(f"  {array:<16} {size / 1e6:10.1f} MB  {size / total:6.1%}")
+    if result.get("ranked_bytes"):  # kept only while the degraded reproductions are on
+        ranked = result["ranked_bytes"]
+        print(f"ranked.npz (every ranking to the degradations' depth): {ranked / 1e6:.1f} MB, {ranked / gz:.3f} of "
+              f"the gzipped runs; with judged.npz {(ranked + total) / gz:.3f}")
     return ok
 
 

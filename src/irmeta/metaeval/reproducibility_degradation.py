@@ -50,19 +50,6 @@ DEGRADATION_COLUMNS = ("kind", "level", "measure", "alpha", "reproducibility_mea
 TRUST_COLUMNS = ("kind", "measure", "alpha", "reproducibility_measure", "spearman", "t_test_level")
 
 
-def copy_scores(qrels: Qrels, cells: RankedCells, doc: np.ndarray, measures: Sequence, *,
-                judgments: tuple[np.ndarray, np.ndarray] | None = None, threshold: int = 1, alphas: Sequence = (),
-                rarity_depth: int | None = None, options: Mapping | None = None) -> Scores:
-    """A copy of the runs (``doc``: pool places cell by cell; ``cells.doc``, the runs
-    themselves) scored on ``qrels`` over every qrels topic, as :func:`irmeta.score` scores
-    runs (their own S_d for rareness measures): its cells judged by indexing
-    (``judgments``: :func:`~irmeta.campaign.degrade_cells.pool_judgments`, looked up once)."""
-    rows = judgments if judgments is not None else pool_judgments(cells, qrels)
-    matrix = judged_copy(cells, doc, qrels, rows, threshold=threshold)
-    return score_arrays(matrix, list(measures), averaging=("all",), alphas=list(alphas), rarity_depth=rarity_depth,
-                        **dict(options or {}))
-
-
 def trial_rows(original: Scores, copy: Scores, doc_order: Mapping[str, np.ndarray], *, kind: str, level: float,
                trial: int, baseline: str | None) -> list[tuple]:
     """One (kind, level, trial)'s rows (:data:`TRIAL_COLUMNS`): every run against its
@@ -149,7 +136,7 @@ def degradation_trials(qrels: Qrels, runs: Mapping[str, Mapping[str, tuple[list[
     against its degraded copies, one row per kind, level, trial, run, measure, alpha and
     reproducibility measure (:data:`TRIAL_COLUMNS`); ``original``: the runs' own scores
     on ``qrels`` (:func:`irmeta.score`'s, every qrels topic; None: scored here from the
-    cells, as :func:`copy_scores` scores the runs themselves). ``trials``: which trials
+    cells, as every copy is: its own S_d for rareness measures). ``trials``: which trials
     (a shard's range); each copy draws from ``seed + SEED_OFFSET`` keyed as
     :func:`~irmeta.campaign.degrade.degradation_rng` says. Level 0 copies every run
     unchanged whatever the kind and trial: it is computed once. ``cells``: the runs as
@@ -179,8 +166,8 @@ def degradation_trials(qrels: Qrels, runs: Mapping[str, Mapping[str, tuple[list[
         unchanged = work.rows(*zero) if zero is not None else []
     degraded = [task for task in tasks if task[1] != 0]
     if memory_mb is not None:
-        processes = processes_within(memory_mb, processes, copy_memory_mb(work.postings, work.chunk_documents,
-                                                                          work.original.per_topic.size))
+        scores = work.original.per_topic.size if work.original is not None else 0
+        processes = processes_within(memory_mb, processes, copy_memory_mb(work.postings, work.chunk_documents, scores))
     made = dict(zip(degraded, _map_rows(work, degraded, processes)))
     rows: list[tuple] = []
     for kind, level, trial in tasks:

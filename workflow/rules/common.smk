@@ -323,6 +323,22 @@ def ranked_depth(wildcards):
     return int(DEGRADATIONS["depth"]) if DEGRADATIONS["enabled"] else None
 
 
+def ingest_shard_threads(wildcards, input):
+    """A shard's threads: the config's, fewer when its memory holds fewer run files in
+    flight beside the qrels (irmeta.support.memory), so that shards of a few large files
+    (an MS MARCO-sized leaderboard: 7 M lines a file) run side by side, a file each."""
+    from irmeta.campaign.files import resolve_paths
+    from irmeta.support.memory import qrels_held_mb, run_file_in_flight_mb, within_memory
+
+    runs = [input.runs] if isinstance(input.runs, str) else list(input.runs)
+    if not runs or not all(Path(p).exists() for p in runs):  # a simulated campaign not made yet
+        return config["threads"]
+    files = resolve_paths(runs)
+    largest = max(run_file_in_flight_mb(f) for f in files)
+    return within_memory(ingest_shard_memory(wildcards, input), config["threads"], largest,
+                         held_mb=qrels_held_mb(input.qrels))
+
+
 def ingest_options(wildcards):
     """depth, duplicates and run_name: how irmeta.campaign.judge.judge_runs reads the collection."""
     return COLLECTIONS[wildcards.collection].ingest_options()

@@ -14,7 +14,7 @@ rule ingest_shard:
         job_log("ingest_shard", SHARD),
     benchmark:
         job_benchmark("ingest_shard", SHARD)
-    threads: config["threads"]
+    threads: ingest_shard_threads
     resources:
         mem_mb=ingest_shard_memory,
         runtime=30,

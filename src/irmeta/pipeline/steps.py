@@ -102,14 +102,13 @@ def ingest_collection(
 
 def reading_threads(files: Sequence[Path], threads: int, memory_mb: float | None) -> int:
     """Run files read at once: ``threads``, fewer when ``memory_mb`` (the job's) holds
-    fewer beside what this process holds. A file in flight takes about 20 times its
-    gzipped size or 5 times its plain size with the qrels' lookup (measured: 1.7 GB for
-    a 7 M-line run of 76 MB gzipped against 10^7 qrels lines)."""
+    fewer in flight (:func:`~irmeta.support.memory.run_file_in_flight_mb`, the largest
+    file's) beside what this process holds."""
     if memory_mb is None or not files:
         return threads
-    from irmeta.support.memory import within_memory
+    from irmeta.support.memory import run_file_in_flight_mb, within_memory
 
-    largest = max(Path(f).stat().st_size * (20 if str(f).endswith(".gz") else 5) for f in files) / 2**20
+    largest = max(run_file_in_flight_mb(f) for f in files)
     chosen = within_memory(memory_mb, threads, largest)
     if chosen < threads:
         log.info("reading %d run file(s) at a time, not %d: one takes about %.0f MB, the job has %.0f MB", chosen,

@@ -15,10 +15,24 @@ def resident_mb() -> float:
         return 0.0
 
 
-def within_memory(memory_mb: float | None, wanted: int, each_mb: float) -> int:
+def within_memory(memory_mb: float | None, wanted: int, each_mb: float, held_mb: float | None = None) -> int:
     """How many of ``wanted`` parallel tasks of ``each_mb`` each fit in ``memory_mb``
-    beside what this process holds (forked processes and threads share it); one at
-    least, all when ``memory_mb`` is None."""
+    beside what this process holds (``held_mb``, else its resident memory: forked
+    processes and threads share it); one at least, all when ``memory_mb`` is None."""
     if memory_mb is None or each_mb <= 0:
         return max(1, wanted)
-    return max(1, min(wanted, int((memory_mb - resident_mb()) // each_mb)))
+    held = resident_mb() if held_mb is None else held_mb
+    return max(1, min(wanted, int((memory_mb - held) // each_mb)))
+
+
+def run_file_in_flight_mb(path: str | Path) -> float:
+    """What reading and judging one run file holds at once, in MB: about 20 times its
+    gzipped size or 5 times its plain size, with the qrels' lookup (measured: 1.7 GB for
+    a 7 M-line run of 76 MB gzipped against 10^7 qrels lines)."""
+    return Path(path).stat().st_size * (20 if str(path).endswith(".gz") else 5) / 2**20
+
+
+def qrels_held_mb(path: str | Path) -> float:
+    """What a job holds once it has read the qrels and their lookup, in MB: about 4 times
+    the file (measured: 0.93 GB for 10^7 lines, 246 MB), and the interpreter's 150 MB."""
+    return 4 * Path(path).stat().st_size / 2**20 + 150

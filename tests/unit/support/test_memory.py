@@ -26,3 +26,18 @@ def test_run_files_read_at_once_follow_the_largest_file(tmp_path, size_mb, memor
     small = tmp_path / "small.gz"
     small.write_bytes(b"x")
     assert reading_threads([small, big], 2, memory_mb) == want
+
+
+def test_a_shard_of_few_large_files_reads_one_at_a_time_so_two_shards_share_the_cores(tmp_path):
+    """What the workflow's ingest_shard_threads reads: the qrels held, the largest file in
+    flight, the shard's memory (an MS MARCO-sized leaderboard: 246 MB of qrels, 76 MB
+    gzipped runs, 2.8 GB a shard)."""
+    from irmeta.support.memory import qrels_held_mb, run_file_in_flight_mb
+
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.gz"
+    for path, mb in ((qrels, 246), (run, 76)):
+        with open(path, "wb") as f:
+            f.truncate(mb * 2**20)
+    assert round(qrels_held_mb(qrels)) == 4 * 246 + 150 and round(run_file_in_flight_mb(run)) == 20 * 76
+    assert within_memory(2800, 2, run_file_in_flight_mb(run), held_mb=qrels_held_mb(qrels)) == 1
+    assert within_memory(2800, 2, 220, held_mb=350) == 2  # 10^9 lines in 1,000 runs: files of 11 MB

@@ -21,7 +21,7 @@ from functools import cached_property
 import numpy as np
 
 from irmeta.campaign.degrade import KINDS, degradation_rng
-from irmeta.campaign.judge import campaign_matrix, judgment_rows, matrix_of_rows
+from irmeta.campaign.judge import campaign_matrix, judgment_rows, matrix_of_rows, postings_of_rows
 from irmeta.campaign.postings import Postings, RelevanceMatrix, offsets_from_counts
 from irmeta.campaign.qrels import Qrels
 
@@ -229,21 +229,46 @@ def judged_copy(cells: RankedCells, doc: np.ndarray, qrels: Qrels, rows: tuple[n
                           ignored=_ignored(cells, qrels))
 
 
-def joined_copy(parts: list[RelevanceMatrix], qrels: Qrels, *, threshold: int = 1) -> RelevanceMatrix:
-    """Consecutive ranges of a copy's runs judged (:func:`judged_copy`, in run order) as
+@dataclass(frozen=True)
+class JudgedRange:
+    """A range of a copy's runs judged (:func:`judged_range`): what
+    :func:`judged_copy` holds of them, without the qrels."""
+
+    runs: list[str]
+    length: np.ndarray  # (runs, qrels topics)
+    hits: Postings
+    misses: Postings
+    ignored: dict[str, list[str]]
+
+
+def judged_range(cells: RankedCells, doc: np.ndarray, qrels: Qrels, rows: tuple[np.ndarray, np.ndarray], *,
+                 threshold: int = 1) -> JudgedRange:
+    """:func:`judged_copy` of a range of runs (``cells``, :meth:`RankedCells.runs_slice`),
+    to be joined with the others (:func:`joined_copy`); it reads only the qrels' grades
+    and topics, found once however many ranges and copies are judged."""
+    topic_of_place, row_of_place = rows
+    length, hits, misses = postings_of_rows(
+        len(cells.runs), len(qrels.topics), np.asarray(qrels.grade, dtype=np.int64),
+        run=cells.cell_run[cells.cell], topic=topic_of_place[doc], rank=cells.position + 1, row=row_of_place[doc],
+        threshold=threshold)
+    return JudgedRange(list(cells.runs), length, hits, misses, _ignored(cells, qrels))
+
+
+def joined_copy(parts: list[JudgedRange], qrels: Qrels, *, threshold: int = 1) -> RelevanceMatrix:
+    """Consecutive ranges of a copy's runs judged (:func:`judged_range`, in run order) as
     the one matrix :func:`judged_copy` gives for every run at once: cells are run-major,
     so each side's postings are the ranges' laid end to end. ``parts`` is emptied as
     they are joined, each array released once copied, so the postings are held once and
     one array's worth more, never twice."""
-    if len(parts) == 1:
-        return parts.pop()
     runs = [name for p in parts for name in p.runs]
     length = np.concatenate([p.length for p in parts])
-    ignored = {name: t for p in parts for name, t in p.ignored_topics.items()}
+    ignored = {name: t for p in parts for name, t in p.ignored.items() if t}
     pieces = {side: [getattr(p, side) for p in parts] for side in ("hits", "misses")}
     parts.clear()
 
     def join(sides: list[Postings]) -> Postings:
+        if len(sides) == 1:
+            return sides.pop()
         start = offsets_from_counts(np.concatenate([np.diff(p.start) for p in sides]))
         ranks, judgments = [p.rank for p in sides], [p.judgment for p in sides]
         sides.clear()

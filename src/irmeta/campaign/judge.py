@@ -142,29 +142,33 @@ def matrix_of_rows(names: Sequence[str], qrels: Qrels, *, run: np.ndarray, topic
     :func:`_concatenate` order them. The runs' depth is not cut (``run_depth`` None);
     ``ignored``: per run the topics the qrels lack."""
     _check_threshold(threshold)
-    topics = qrels.topics
-    lookup = _Lookup.of(qrels, topics)
-    n_cells = len(names) * len(topics)
+    length, hits, misses = postings_of_rows(len(names), len(qrels.topics), np.asarray(qrels.grade, dtype=np.int64),
+                                            run=run, topic=topic, rank=rank, row=row, threshold=threshold)
+    return campaign_matrix(list(names), length, hits, misses,
+                           {name: list(t) for name, t in (ignored or {}).items() if t}, qrels, threshold=threshold,
+                           run_depth=None)
+
+
+def postings_of_rows(n_runs: int, n_topics: int, grade: np.ndarray, *, run: np.ndarray, topic: np.ndarray,
+                     rank: np.ndarray, row: np.ndarray, threshold: int) -> tuple[np.ndarray, Postings, Postings]:
+    """What :func:`matrix_of_rows` holds of its rows: the lengths (runs, topics) and the
+    relevant and the other judged postings (``grade``: the qrels' grades), without a look
+    at the qrels' strings, so judging many sets of rows against one qrels costs the rows."""
+    n_cells = n_runs * n_topics
     keep = np.asarray(topic) >= 0
-    cell = np.asarray(run, dtype=np.int64)[keep] * len(topics) + np.asarray(topic, dtype=np.int64)[keep]
+    cell = np.asarray(run, dtype=np.int64)[keep] * n_topics + np.asarray(topic, dtype=np.int64)[keep]
     rank, row = np.asarray(rank, dtype=np.int32)[keep], np.asarray(row, dtype=np.int64)[keep]
-    length = np.bincount(cell, minlength=n_cells).astype(np.int32).reshape(len(names), len(topics))
+    length = np.bincount(cell, minlength=n_cells).astype(np.int32).reshape(n_runs, n_topics)
     judged = row >= 0
     cell, rank, row = cell[judged], rank[judged], row[judged]
     order = np.lexsort((rank, cell))
     cell, rank, row = cell[order], rank[order], row[order].astype(np.int32)
-    relevant = qrels.grade.astype(np.int64)[row] >= threshold
+    relevant = grade[row] >= threshold
 
     def side(mask: np.ndarray) -> Postings:
         return Postings(offsets_from_counts(np.bincount(cell[mask], minlength=n_cells)), rank[mask], row[mask])
 
-    hits, misses = side(relevant), side(~relevant)
-    return RelevanceMatrix(
-        runs=list(names), topics=topics, length=length, hits=hits, misses_loader=lambda: misses,
-        threshold=threshold, qrels_topic=np.asarray(pc.index_in(qrels.qid, value_set=lookup.topics), dtype=np.int64),
-        qrels_grade=qrels.grade.astype(np.int64), docids=qrels.docid, run_depth=None,
-        ignored_topics={name: list(t) for name, t in (ignored or {}).items() if t},
-    )
+    return length, side(relevant), side(~relevant)
 
 
 def _concatenate(sides: list[Side]) -> Postings:
@@ -194,7 +198,7 @@ def matrix_of_judged(judged: list[JudgedRun], qrels: Qrels, *, threshold: int,
 
 def qrels_topics_of_rows(qrels: Qrels) -> np.ndarray:
     """(J,) int64: each qrels row's topic, an index into ``qrels.topics``."""
-    return np.asarray(pc.index_in(qrels.qid, value_set=pa.array(qrels.topics, pa.large_string())), dtype=np.int64)
+    return qrels.topic_of_row
 
 
 def campaign_matrix(runs: list[str], length: np.ndarray, hits: Postings, misses: Postings,

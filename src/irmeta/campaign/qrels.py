@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -36,10 +37,16 @@ class Qrels:
     grade: np.ndarray  # int64 per judgment
     source: str = ""
 
-    @property
+    @cached_property
     def topics(self) -> list[str]:
-        """Topics of the qrels in natural order (numerically when all are integers)."""
+        """Topics of the qrels in natural order (numerically when all are integers); found
+        once (a campaign of 10^7 judgments asks for them at every copy it judges)."""
         return sort_topics(pc.unique(self.qid).to_pylist())
+
+    @cached_property
+    def topic_of_row(self) -> np.ndarray:
+        """(J,) int64: each row's topic, an index into :attr:`topics`; found once."""
+        return np.asarray(pc.index_in(self.qid, value_set=pa.array(self.topics, pa.large_string())), dtype=np.int64)
 
     def __len__(self) -> int:
         return len(self.grade)

@@ -26,7 +26,7 @@ from irmeta.campaign.degrade_cells import (
     RankedCells,
     degrade_cells,
     joined_copy,
-    judged_copy,
+    judged_range,
     pool_judgments,
     ranked_cells,
 )
@@ -195,7 +195,7 @@ class _Work:
         for lo, hi in self.chunks:
             cells = self.cells.runs_slice(lo, hi)
             copy = degrade_cells(cells, kind, level, self.seed, trial)
-            parts.append(judged_copy(cells, copy, self.qrels, self.judgments, threshold=self.scoring["threshold"]))
+            parts.append(judged_range(cells, copy, self.qrels, self.judgments, threshold=self.scoring["threshold"]))
             orders.append(run_means(cells, order_measures(cells, copy, ktu_cutoff=self.order.ktu_cutoff,
                                                           rbo_p=self.order.rbo_p, rbo_depth=self.order.rbo_depth)))
             del cells, copy

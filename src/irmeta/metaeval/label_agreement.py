@@ -83,10 +83,11 @@ def ordinal_alpha(ratings: np.ndarray) -> float:
 
 @dataclass(frozen=True)
 class _Paired:
-    """Two sets' judgments aligned: the shared pairs' topics and grades, and per topic the
-    pairs judged by one set only."""
+    """Two sets' judgments aligned: the shared pairs' topics (codes into ``names``) and
+    grades, and per topic the pairs judged by one set only."""
 
-    topic: np.ndarray  # topic id of each shared pair
+    names: list[str]  # the topic of each code
+    topic: np.ndarray  # topic code of each shared pair
     reference: np.ndarray  # the reference's grade of each shared pair
     judgments: np.ndarray  # the set's grade of each shared pair
     only_reference: dict[str, int]
@@ -94,32 +95,45 @@ class _Paired:
 
     def by_topic(self) -> dict[str, np.ndarray]:
         """The shared pairs' indices per topic (each in pair order), one sort for all topics."""
-        names, inverse = np.unique(self.topic, return_inverse=True)
-        order = np.argsort(inverse.ravel(), kind="stable")
-        bounds = np.cumsum(np.bincount(inverse.ravel(), minlength=len(names)))[:-1]
-        return dict(zip(names.tolist(), np.split(order, bounds)))
+        counts = np.bincount(self.topic, minlength=len(self.names))
+        groups = np.split(np.argsort(self.topic, kind="stable"), np.cumsum(counts)[:-1])
+        return {self.names[c]: groups[c] for c in np.flatnonzero(counts).tolist()}
 
 
-def _paired(reference: Qrels, judgments: Qrels, topics: np.ndarray | None = None) -> _Paired:
+def _topic_codes(qrels: Qrels) -> tuple[list[str], np.ndarray]:
+    """Each row's topic as a code into the topics' names (never 10^7 strings in Python)."""
+    import pyarrow as pa
+
+    encoded = qrels.qid.dictionary_encode()
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    return [str(t) for t in encoded.dictionary.to_pylist()], np.asarray(encoded.indices, dtype=np.int64)
+
+
+def _counted(names: list[str], codes: np.ndarray) -> dict[str, int]:
+    counts = np.bincount(codes, minlength=len(names))
+    return {names[c]: int(counts[c]) for c in np.flatnonzero(counts).tolist()}
+
+
+def _paired(reference: Qrels, judgments: Qrels, topics: tuple[list[str], np.ndarray] | None = None) -> _Paired:
     """The two sets aligned on their shared (topic, document) pairs; ``topics``: the
-    reference's topic of each row as text, when the caller has it. A set of the very same
+    reference's :func:`_topic_codes`, when the caller has them. A set of the very same
     rows (a generated assessor's grades of the qrels) pairs row with row, unmatched."""
-    topics = np.asarray(reference.qid.to_pylist(), dtype=object).astype(str) if topics is None else topics
+    names, codes = _topic_codes(reference) if topics is None else topics
     if len(reference) == len(judgments) and reference.qid.equals(judgments.qid) \
             and reference.docid.equals(judgments.docid):
-        return _Paired(topics, reference.grade, judgments.grade, {}, {})
+        return _Paired(names, codes, reference.grade, judgments.grade, {}, {})
     ours, theirs = pair_codes([reference, judgments])
     common, i, j = np.intersect1d(ours, theirs, assume_unique=True, return_indices=True)
-    set_topics = np.asarray(judgments.qid.to_pylist(), dtype=object).astype(str)
+    set_names, set_codes = _topic_codes(judgments)
 
-    def unmatched(topics: np.ndarray, matched: np.ndarray) -> dict[str, int]:
-        alone = np.ones(len(topics), dtype=bool)
+    def unmatched(names: list[str], codes: np.ndarray, matched: np.ndarray) -> dict[str, int]:
+        alone = np.ones(len(codes), dtype=bool)
         alone[matched] = False
-        names, counts = np.unique(topics[alone], return_counts=True)
-        return dict(zip(names.tolist(), counts.tolist()))
+        return _counted(names, codes[alone])
 
-    return _Paired(topics[i], reference.grade[i], judgments.grade[j], unmatched(topics, i),
-                   unmatched(set_topics, j))
+    return _Paired(names, codes[i], reference.grade[i], judgments.grade[j], unmatched(names, codes, i),
+                   unmatched(set_names, set_codes, j))
 
 
 def _row(name: str, topic: str, ref: np.ndarray, alt: np.ndarray, only_ref: int, only_alt: int,
@@ -166,14 +180,14 @@ def label_tables(reference: Qrels, sets: Mapping[str, Qrels], *,
     """:func:`label_agreement_table` and :func:`label_confusion_table` of the same sets,
     each set aligned with the reference once."""
     rows, frames = [], []
-    topics = np.asarray(reference.qid.to_pylist(), dtype=object).astype(str)  # once for every set
+    topics = _topic_codes(reference) if sets else None  # once for every set
     row_groups = None  # the reference's rows by topic: every set paired row with row shares them
     for name, judgments in sets.items():
         paired = _paired(reference, judgments, topics)
-        if paired.topic is topics:
+        same_rows = topics is not None and paired.topic is topics[1]
+        if same_rows:
             row_groups = paired.by_topic() if row_groups is None else row_groups
-        rows.extend(_agreement_rows(str(name), paired, threshold,
-                                    row_groups if paired.topic is topics else paired.by_topic()))
+        rows.extend(_agreement_rows(str(name), paired, threshold, row_groups if same_rows else paired.by_topic()))
         frames.append(_confusion(str(name), paired))
     confusion = (pd.concat(frames, ignore_index=True)[list(LABEL_CONFUSION_COLUMNS)] if frames
                  else pd.DataFrame(columns=list(LABEL_CONFUSION_COLUMNS)))

@@ -62,6 +62,8 @@ rule tabulate_reproducibility_degradation:
         reading=ingest_options,
         label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
     threads: config["threads"]
+    # among the longest jobs (one process at 10^9 lines, where copies fill a 4 GB slot)
+    priority: 10
     log:
         job_log("tabulate_reproducibility_degradation"),
     benchmark:

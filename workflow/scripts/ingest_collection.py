@@ -9,8 +9,8 @@ from irmeta.pipeline.steps import ingest_collection, merge_ingested
 
 def main(smk) -> None:
     log = log_to(smk.log[0])
-    # ranked.npz too when the degraded reproductions are on
-    ranked = dict(ranked_depth=smk.params.ranked_depth, ranked_out=smk.output.get("ranked"))
+    # ranked.npz too when the degraded reproductions are on (rule ingest_judgments keeps none)
+    ranked = dict(ranked_depth=getattr(smk.params, "ranked_depth", None), ranked_out=smk.output.get("ranked"))
     if "parts" in smk.input.keys():  # ingest_shards > 1: the shards read the runs
         parts = list(smk.input.parts)
         log.info("merging %d part(s) with %s, relevance threshold %s", len(parts), json.dumps(smk.params.options),

@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -24,6 +26,7 @@ from irmeta.campaign.degrade import KINDS, degradation_rng
 from irmeta.campaign.judge import campaign_matrix, judgment_rows, matrix_of_rows, postings_of_rows
 from irmeta.campaign.postings import Postings, RelevanceMatrix, offsets_from_counts
 from irmeta.campaign.qrels import Qrels
+from irmeta.campaign.ranked_store import read_ranked
 
 
 @dataclass(frozen=True, eq=False)
@@ -142,6 +145,17 @@ def ranked_cells(runs: Mapping[str, Mapping[str, tuple[Sequence[str], np.ndarray
     return RankedCells(names, topics, start, np.asarray(cell_run, dtype=np.int64), np.asarray(cell_topic, np.int64),
                        place, np.concatenate(scores) if scores else np.zeros(0), np.asarray(pool_start, np.int64),
                        docids)
+
+
+def load_ranked(path: str | Path, *, lazy: bool = False) -> RankedCells:
+    """``ranked.npz`` (:mod:`irmeta.campaign.ranked_store`) as cells, integers widened to
+    int64 as :func:`ranked_cells` makes them. ``lazy``: the documents and scores left on
+    disk, read a range of runs at a time (:meth:`RankedCells.runs_slice`; 12 bytes a
+    document never held whole): stored arrays, sliced as arrays are."""
+    meta, arrays, pool = read_ranked(path, lazy=lazy)
+    return RankedCells(meta["runs"], meta["topics"], arrays["start"], arrays["cell_run"], arrays["cell_topic"],
+                       cast(np.ndarray, arrays["place"]), cast(np.ndarray, arrays["score"]), arrays["pool_start"],
+                       np.asarray(pool.to_pylist(), dtype=object))
 
 
 def degrade_cells(cells: RankedCells, kind: str, level: float, seed: int, trial: int) -> np.ndarray:

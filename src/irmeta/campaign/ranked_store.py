@@ -2,8 +2,8 @@
 (``ranked.npz``) so that issue 28's degradations never read the runs again: per (run,
 topic) cell the documents as places in the topic's pool (every run's documents for the
 topic, sorted as strings are) and their scores, cells run-major, each run's topics in
-irmeta's topic order. Loaded, it is the
-:class:`~irmeta.campaign.degrade_cells.RankedCells` that
+irmeta's topic order. Loaded (:func:`irmeta.campaign.degrade_cells.load_ranked`), it is
+the :class:`~irmeta.campaign.degrade_cells.RankedCells` that
 :func:`~irmeta.campaign.degrade_cells.ranked_cells` makes from the runs read again.
 
 A job that reads run files keeps each run's top rows (:func:`top_rows`) and turns them
@@ -19,7 +19,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -245,26 +245,17 @@ def ranked_settings(path: str | Path) -> dict:
         return json.loads(stored["meta"].tobytes())["settings"]
 
 
-def load_ranked(path: str | Path, *, lazy: bool = False):
-    """``ranked.npz`` as :class:`~irmeta.campaign.degrade_cells.RankedCells` (integers
-    widened to int64, as :func:`~irmeta.campaign.degrade_cells.ranked_cells` makes them).
-    ``lazy``: the documents and scores left on disk, read a range of runs at a time
-    (:meth:`~irmeta.campaign.degrade_cells.RankedCells.runs_slice`; 12 bytes a document
-    never held whole)."""
-    from irmeta.campaign.degrade_cells import RankedCells
+def read_ranked(path: str | Path, *, lazy: bool = False) -> tuple[dict, dict[str, Any], pa.Array]:
+    """``ranked.npz``'s record (runs, topics, settings), its arrays (``place`` and ``score``
+    left on disk when ``lazy``, read a slice at a time) and its pools' documents:
+    :func:`irmeta.campaign.degrade_cells.load_ranked` makes them cells."""
     from irmeta.campaign.store import stored_members
 
     members = stored_members(path)
     meta = json.loads(np.asarray(members["meta"]).tobytes())
     pool = _strings(np.asarray(members["pool_offsets"]), np.asarray(members["pool_bytes"]))
-
-    def whole(name: str, dtype) -> np.ndarray:
-        return np.asarray(members[name], dtype=dtype)
-
-    # lazy: stored arrays, sliced as arrays are (RankedCells.runs_slice reads them so)
-    place, score = cast(np.ndarray, members["place"]), cast(np.ndarray, members["score"])
+    arrays: dict[str, Any] = {name: members[name] for name in ("place", "score")}
     if not lazy:
-        place, score = whole("place", np.int64), whole("score", np.float64)
-    return RankedCells(meta["runs"], meta["topics"], whole("start", np.int64), whole("cell_run", np.int64),
-                       whole("cell_topic", np.int64), place, score, whole("pool_start", np.int64),
-                       np.asarray(pool.to_pylist(), dtype=object))
+        arrays = {"place": np.asarray(members["place"], np.int64), "score": np.asarray(members["score"], np.float64)}
+    arrays |= {name: np.asarray(members[name], np.int64) for name in ("start", "cell_run", "cell_topic", "pool_start")}
+    return meta, arrays, pool

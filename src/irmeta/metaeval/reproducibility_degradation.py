@@ -145,7 +145,7 @@ def degradation_trials(qrels: Qrels, runs: Mapping[str, Mapping[str, tuple[list[
     processes, their rows gathered in the one order. Each copy is made, judged and
     compared ``chunk_documents`` documents of runs at a time (:data:`CHUNK_DOCUMENTS`),
     only its judged postings held whole (memory follows the chunk, not the campaign;
-    ``cells`` may hold its documents and scores on disk, :func:`~irmeta.campaign.ranked_store.load_ranked`).
+    ``cells`` may hold its documents and scores on disk, :func:`~irmeta.campaign.degrade_cells.load_ranked`).
     ``memory_mb``: the job's memory, which bounds the processes (:func:`copy_memory_mb`
     each, beside this one's)."""
     if cells is None:

@@ -183,8 +183,8 @@ def ranked_cells_at(depth: int, *, ranked: str | Path | None, runs: str | Path |
                     reading: Mapping[str, Any]):
     """The runs' rankings down to ``depth`` as cells: from ``ranked.npz`` (refused when
     kept at another depth or read otherwise), or from the run files read again."""
-    from irmeta.campaign.degrade_cells import ranked_cells
-    from irmeta.campaign.ranked_store import load_ranked, ranked_settings
+    from irmeta.campaign.degrade_cells import load_ranked, ranked_cells
+    from irmeta.campaign.ranked_store import ranked_settings
     from irmeta.campaign.rankings import scored_rankings_of
 
     if ranked is not None:

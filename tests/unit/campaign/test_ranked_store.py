@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from irmeta.campaign.degrade_cells import RankedCells, ranked_cells
-from irmeta.campaign.ranked_store import load_ranked, ranked_settings
+from irmeta.campaign.degrade_cells import RankedCells, load_ranked, ranked_cells
+from irmeta.campaign.ranked_store import ranked_settings
 from irmeta.campaign.rankings import scored_rankings_of
 from irmeta.campaign.runs import read_runs
 from irmeta.metaeval.reproducibility_table import OrderSettings

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -121,6 +122,14 @@ def test_demo_outputs(demo):
     assert list(rarity.columns) == ["qid", "docid", "grade", "depth", "n_retrieving", "rarity", "rarity_prime"]
     assert set(rarity["depth"]) == {100}  # the demo's runs are 100 deep: one depth
     assert (rarity["rarity"] == 1 - rarity["n_retrieving"] / 24).all()
+
+
+def test_small_degradations_do_not_hold_every_core(demo):
+    """The demo's degraded reproductions are seconds of work: the job reserves one thread
+    (a job asking for every core waits until no other job runs) and makes its copies in
+    one process."""
+    log = (demo / "results" / "logs" / "tabulate_reproducibility_degradation" / "demo.log").read_text()
+    assert re.search(r"degradations: \d+ copies in 1 process\(es\)", log), log
 
 
 def test_demo_rerun_has_nothing_to_do(demo):

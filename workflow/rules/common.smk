@@ -323,6 +323,30 @@ def ranked_depth(wildcards):
     return int(DEGRADATIONS["depth"]) if DEGRADATIONS["enabled"] else None
 
 
+DEGRADATION_MEASURES = EXPERIMENTS["reproducibility"]["measures"] or [
+    m for m in config["measures"] if m not in IMPORTED_MEASURES]
+
+
+def degradation_memory_mb(wildcards, input):
+    """The degradations' memory: three times the stored campaign, a cluster slot (4 GB) at
+    most; the copies are made in as many processes as it holds."""
+    return min(4096, max(1024, int(3 * input.size_mb)))
+
+
+def degradation_threads(wildcards, input):
+    """The degradations' threads: the processes the job will make its copies in, known
+    from the stored campaign's sizes (irmeta.metaeval.degradation_memory). One for a small
+    campaign: a job asking for every core waits until no other job runs."""
+    from irmeta.metaeval.degradation_memory import stored_degradation_processes
+
+    if not (Path(input.judged).exists() and Path(input.ranked).exists()):  # not ingested yet
+        return config["threads"]
+    return stored_degradation_processes(
+        judged=input.judged, ranked=input.ranked, degradations=DEGRADATIONS,
+        blocks=len(DEGRADATION_MEASURES) * max(1, len(config["alphas"])),
+        memory_mb=degradation_memory_mb(wildcards, input), processes=config["threads"])
+
+
 def ingest_shard_threads(wildcards, input):
     """A shard's threads: the config's, fewer when its memory holds fewer run files in
     flight beside the qrels (irmeta.support.memory), so that shards of a few large files

@@ -47,8 +47,7 @@ rule tabulate_reproducibility_degradation:
         figure=collection_figure("reproducibility_degradation"),
         pdf=figure_pdf("reproducibility_degradation"),
     params:
-        measures=EXPERIMENTS["reproducibility"]["measures"] or [m for m in config["measures"]
-                                                                 if m not in IMPORTED_MEASURES],
+        measures=DEGRADATION_MEASURES,
         alphas=config["alphas"],
         rarity_depth=config["rarity_depth"],
         measure_options=config["measure_options"],
@@ -61,16 +60,15 @@ rule tabulate_reproducibility_degradation:
         threshold=relevance_threshold,
         reading=ingest_options,
         label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
-    threads: config["threads"]
-    # among the longest jobs (one process at 10^9 lines, where copies fill a 4 GB slot)
+    threads: degradation_threads
+    # among the longest jobs at 10^9 lines (one process there: copies fill a 4 GB slot)
     priority: 10
     log:
         job_log("tabulate_reproducibility_degradation"),
     benchmark:
         job_benchmark("tabulate_reproducibility_degradation")
     resources:
-        # a cluster slot at most: the copies are made in as many processes as it holds
-        mem_mb=lambda wildcards, input: min(4096, max(1024, int(3 * input.size_mb))),
+        mem_mb=degradation_memory_mb,
         runtime=60,
     conda:
         IRMETA_ENV

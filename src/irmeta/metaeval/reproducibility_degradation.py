@@ -33,13 +33,11 @@ from irmeta.campaign.degrade_cells import (
 from irmeta.campaign.qrels import Qrels
 from irmeta.measures.averaging import Scores, score_arrays
 from irmeta.metaeval import reproducibility as rm
+from irmeta.metaeval.degradation_memory import CHUNK_DOCUMENTS, copy_memory_mb
 from irmeta.metaeval.document_order import order_measures
 from irmeta.metaeval.reproducibility_table import OrderSettings
 
 SEED_OFFSET = 7
-# Documents of runs degraded, judged and compared at once: the document-order measures'
-# padded arrays peak near 100 bytes a document (0.4 GB here).
-CHUNK_DOCUMENTS = 4_000_000
 TRIALS = 10
 SIGNIFICANCE = 0.05
 ORDER_MEASURES = ("ktu", "rbo", "ktu_repro_eval", "rbo_repro_eval")
@@ -168,6 +166,10 @@ def degradation_trials(qrels: Qrels, runs: Mapping[str, Mapping[str, tuple[list[
     if memory_mb is not None:
         scores = work.original.per_topic.size if work.original is not None else 0
         processes = processes_within(memory_mb, processes, copy_memory_mb(work.postings, work.chunk_documents, scores))
+    import logging
+
+    logging.getLogger("irmeta").info("degradations: %d copies in %d process(es)", len(degraded),
+                                     min(processes, max(1, len(degraded))))
     made = dict(zip(degraded, _map_rows(work, degraded, processes)))
     rows: list[tuple] = []
     for kind, level, trial in tasks:
@@ -211,15 +213,6 @@ class _Work:
         assert self.original is not None
         return trial_rows(self.original, scored, doc_order, kind=kind, level=level, trial=trial,
                           baseline=self.baseline)
-
-
-def copy_memory_mb(postings: int, chunk_documents: int, scores: int) -> float:
-    """What making one copy holds at its peak beyond what it shares with this process, in
-    MB: its judged postings (8 bytes each, rank and qrels row) one and a half times while
-    joined, and scoring's per-posting values (4 more); one chunk's padded document-order
-    arrays (about 100 bytes a document, measured at 10^7); ``scores`` per-topic scores
-    (blocks x runs x topics, 8 bytes each) three times over while scored and compared."""
-    return (16 * postings + 100 * chunk_documents + 24 * scores) / 2**20
 
 
 def processes_within(memory_mb: float, processes: int, per_copy_mb: float) -> int:

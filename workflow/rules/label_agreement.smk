@@ -44,12 +44,11 @@ rule plot_label_agreement:
         label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
     log:
         job_log("plot_label_agreement"),
-    benchmark:
-        job_benchmark("plot_label_agreement")
-    resources:
-        mem_mb=1000,
-        runtime=10,
-    conda:
-        IRMETA_ENV
-    script:
-        "../scripts/plot_label_agreement.py"
+    localrule: True
+    run:
+        from irmeta.pipeline.summary_steps import label_agreement_figures_step
+
+        run_in_process(lambda: label_agreement_figures_step(confusion=input.confusion, labels=input.labels,
+                                                            agreement=input.agreement, outputs=dict(output.items()),
+                                                            title=params.label),
+                       rule=rule, wildcards=wildcards, log=log[0])

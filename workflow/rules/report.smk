@@ -56,14 +56,14 @@ rule tabulate_claims:
         tau_threshold=EXPERIMENTS["claims"]["tau_threshold"],
     log:
         job_log("tabulate_claims", "claims"),
-    benchmark:
-        job_benchmark("tabulate_claims", "claims")
-    resources:
-        **TABLE_JOB,
-    conda:
-        IRMETA_ENV
-    script:
-        "../scripts/tabulate_claims.py"
+    localrule: True
+    run:
+        from irmeta.pipeline.summary_steps import claims_step
+
+        run_in_process(lambda: claims_step(input, collections=params.collections, comparisons=params.comparisons,
+                                           tau_threshold=params.tau_threshold, csv_out=output.csv,
+                                           figure=output.figure, pdf=output.pdf),
+                       rule=rule, wildcards=wildcards, log=log[0])
 
 
 rule tabulate_paper:
@@ -107,12 +107,11 @@ rule tabulate_paper:
         synthetic_measure=EXPERIMENTS["synthetic"]["measure"],
     log:
         job_log("tabulate_paper", "paper"),
-    benchmark:
-        job_benchmark("tabulate_paper", "paper")
-    resources:
-        mem_mb=2048,
-        runtime=10,
-    conda:
-        IRMETA_ENV
-    script:
-        "../scripts/tabulate_paper.py"
+    localrule: True
+    run:
+        from irmeta.pipeline.summary_steps import paper_step
+
+        run_in_process(lambda: paper_step(input, names=params.names, labels=params.labels, swap=params.swap,
+                                          settings=params.settings, synthetic_measure=params.synthetic_measure,
+                                          comparison_out=output.comparison),
+                       rule=rule, wildcards=wildcards, log=log[0])

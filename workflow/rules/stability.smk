@@ -38,13 +38,11 @@ rule tabulate_stability:
         seed=EXPERIMENTS["seed"],  # irmeta.api adds the experiment's SEED_OFFSET
     log:
         job_log("tabulate_stability"),
-    benchmark:
-        job_benchmark("tabulate_stability")
     # The shards' per-pair counts of every score matrix, summed.
-    resources:
-        mem_mb=2048,
-        runtime=10,
-    conda:
-        IRMETA_ENV
-    script:
-        "../scripts/tabulate_stability.py"
+    localrule: True
+    run:
+        from irmeta.pipeline.summary_steps import stability_step
+
+        run_in_process(lambda: stability_step(input.counts, trials=params.trials, seed=params.seed,
+                                              table_out=output.table, figure=output.figure),
+                       rule=rule, wildcards=wildcards, log=log[0])

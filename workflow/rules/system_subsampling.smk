@@ -38,11 +38,9 @@ rule tabulate_system_subsampling:
         pdf=figure_pdf("system_subsampling"),
     log:
         job_log("tabulate_system_subsampling"),
-    benchmark:
-        job_benchmark("tabulate_system_subsampling")
-    resources:
-        **TABLE_JOB,
-    conda:
-        IRMETA_ENV
-    script:
-        "../scripts/tabulate_system_subsampling.py"
+    localrule: True
+    run:
+        from irmeta.pipeline.summary_steps import system_subsampling_step
+
+        run_in_process(lambda: system_subsampling_step(input.taus, table_out=output.table, figure=output.figure),
+                       rule=rule, wildcards=wildcards, log=log[0])

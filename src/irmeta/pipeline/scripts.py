@@ -6,6 +6,7 @@ import json
 import logging
 import os
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -140,26 +141,31 @@ def run_in_process(step, *, rule: str, wildcards: Sequence[str], log: str | Path
     """A job whose work is far smaller than a script's start (an interpreter and its
     imports), run in the Snakemake process by a localrule's ``run:``: ``step()`` writes
     the outputs and returns what the log says. The log is written as a script's; a known
-    input fault leaves its one line there and fails the job."""
+    input fault leaves its one line there and fails the job. Such jobs run one at a time
+    (Snakemake runs them in threads, and matplotlib's settings are the process's)."""
     from datetime import datetime
 
     from irmeta.support.atomic import atomic_write_text
 
-    started = time.thread_time(), time.perf_counter()
-    try:
-        message = step()
-    except (TrecFormatError, OSError, ValueError) as exc:
-        line = error_line(exc)
-        atomic_write_text(log, line + "\n")
-        raise RuntimeError(line) from None
-    stamp = datetime.now().strftime("%Y-%m-%d %H:%M:%S,%f")[:-3]
-    atomic_write_text(log, f"{stamp} INFO irmeta: {message} (in the workflow's process)\n")
-    folder = os.environ.get(JOB_TIMES)
-    if folder:  # no start to pay: the work is all the job costs
-        job = SimpleNamespace(rule=rule, wildcards=list(wildcards))
-        times = {"rule": rule, "job": ".".join(map(str, wildcards)), "start_cpu": 0.0,
-                 "work_cpu": time.thread_time() - started[0], "work_wall": time.perf_counter() - started[1]}
-        atomic_write_text(Path(folder) / f"{job_name(job)}.json", json.dumps(times) + "\n")
+    with _IN_PROCESS:
+        started = time.thread_time(), time.perf_counter()
+        try:
+            message = step()
+        except (TrecFormatError, OSError, ValueError) as exc:
+            line = error_line(exc)
+            atomic_write_text(log, line + "\n")
+            raise RuntimeError(line) from None
+        stamp = datetime.now().strftime("%Y-%m-%d %H:%M:%S,%f")[:-3]
+        atomic_write_text(log, f"{stamp} INFO irmeta: {message} (in the workflow's process)\n")
+        folder = os.environ.get(JOB_TIMES)
+        if folder:  # no start to pay: the work is all the job costs
+            job = SimpleNamespace(rule=rule, wildcards=list(wildcards))
+            times = {"rule": rule, "job": ".".join(map(str, wildcards)), "start_cpu": 0.0,
+                     "work_cpu": time.thread_time() - started[0], "work_wall": time.perf_counter() - started[1]}
+            atomic_write_text(Path(folder) / f"{job_name(job)}.json", json.dumps(times) + "\n")
+
+
+_IN_PROCESS = threading.Lock()
 
 
 INTERRUPTED = "irmeta: interrupted"

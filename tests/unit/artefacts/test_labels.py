@@ -48,7 +48,7 @@ def test_the_paper_s_notation_is_printed_only_by_the_paper_s_own_tables_and_figu
                      if "paper_label(" in p.read_text(encoding="utf-8")
                      and p.parent.name != "paper" and p.name != "labels.py")
     assert callers == []
-    paper_figure = (SRC.parents[1] / "workflow" / "scripts" / "tabulate_paper.py").read_text(encoding="utf-8")
+    paper_figure = (SRC / "pipeline" / "summary_steps.py").read_text(encoding="utf-8")
     assert 'notation="paper"' in paper_figure
 
 

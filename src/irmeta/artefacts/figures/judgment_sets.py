@@ -112,13 +112,15 @@ def plot_family_ranks(ranks: pd.DataFrame, png: str | Path, pdf: str | Path, *,
                    for i, family in enumerate(families) if family]
         fig, axes, ncol = new_figure(len(sets) * len(blocks), panel_width=2.4, height=2.4, sharey=False,
                                      per_row=len(blocks), n_legend=len(handles), column_width=2.0)
+        # each panel's points per family, found in one pass (not a filter per panel and family)
+        points = {key: part for key, part in frame.assign(judgments=frame["judgments"].astype(str))
+                  .groupby(["judgments", "measure", "alpha", "family"], sort=False)}
+        empty = frame.iloc[:0]
         for k, ax in enumerate(axes):
             name, (measure, alpha) = sets[k // len(blocks)], blocks[k % len(blocks)]
-            rows = frame[(frame["judgments"].astype(str) == name) & (frame["measure"] == measure)
-                         & (frame["alpha"] == alpha)]
             ax.plot([1, worst], [1, worst], color="#999999", linewidth=0.8, linestyle=":", zorder=1)
             for i, family in enumerate(families):
-                part = rows[rows["family"] == family]
+                part = points.get((name, measure, alpha, family), empty)
                 ax.scatter(part["rank_reference"], part["rank_judgments"], s=14, zorder=2,
                            color=_COLOURS[i % len(_COLOURS)], marker=_MARKERS[i % len(_MARKERS)])
             ax.set_xlim(0.5, worst + 0.5)  # rank 1 (best) at the origin: below the diagonal = moved up
@@ -126,10 +128,15 @@ def plot_family_ranks(ranks: pd.DataFrame, png: str | Path, pdf: str | Path, *,
             ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
             ax.yaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
             ax.set_title(f"{labels[measure]}" + (rf" $\alpha$={alpha}" if alpha else ""), fontsize="small")
+            # every panel has the same ranks on both axes: their numbers once, left and below
             if k % len(blocks) == 0:
                 ax.set_ylabel(f"rank under {name}")
+            else:
+                ax.tick_params(labelleft=False)
             if k // len(blocks) == len(sets) - 1:
                 ax.set_xlabel("rank under the qrels")
+            else:
+                ax.tick_params(labelbottom=False)
         if title:
             fig.suptitle(title)
         legend_below(fig, handles, ncol)

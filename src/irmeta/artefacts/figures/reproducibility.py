@@ -104,13 +104,18 @@ def plot_reproducibility_degradation(summary: pd.DataFrame, stem: str | Path, *,
         fig, axes, ncol = new_figure(len(kinds) * len(names), panel_width=2.6, height=1.9,
                                      n_legend=len(series) + 1, sharey=False, per_row=len(kinds))
         handles: dict[str, object] = {}
+        # each line's points, found in one pass (a filter per panel and line costs more than the drawing)
+        lines = {key: part.sort_values("level", kind="stable")
+                 for key, part in rows.groupby(["kind", "reproducibility_measure", "measure", "alpha"], sort=False)}
+        empty = rows.iloc[:0]
         for r, name in enumerate(names):
             row_axes = axes[r * len(kinds):(r + 1) * len(kinds)]
-            for ax, kind in zip(row_axes, kinds):
-                part = rows[(rows["kind"] == kind) & (rows["reproducibility_measure"] == name)]
+            for c, (ax, kind) in enumerate(zip(row_axes, kinds)):
+                if ax is not axes[0]:
+                    ax.sharex(axes[0])
                 drawn_series = series[:1] if name in ORDER_MEASURES else series
                 for item in drawn_series:
-                    line = part[(part["measure"] == item[0]) & (part["alpha"] == item[1])].sort_values("level")
+                    line = lines.get((kind, name, *item), empty)
                     style = dict(color="0.25", marker=".") if name in ORDER_MEASURES else styles[item]
                     text = "document order (every measure)" if name in ORDER_MEASURES else label(*item)
                     drawn = ax.plot(line["level"].to_numpy(float), line["mean"].to_numpy(float), markersize=3.5,
@@ -119,6 +124,10 @@ def plot_reproducibility_degradation(summary: pd.DataFrame, stem: str | Path, *,
                 ax.set_title(f"{kind}: {name}", fontsize="small")
                 if r == len(names) - 1:
                     ax.set_xlabel("degradation level q")
+                else:  # every panel has the levels of the bottom row's: their numbers once, below
+                    ax.tick_params(labelbottom=False)
+                if c:  # a row shares its scale: its numbers once, on the left
+                    ax.tick_params(labelleft=False)
             low = min(ax.get_ylim()[0] for ax in row_axes)
             high = max(ax.get_ylim()[1] for ax in row_axes)
             for ax in row_axes:

@@ -5,6 +5,7 @@ the number of trials and results do not depend on the block size or the sharding
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -47,6 +48,10 @@ def trial_rng(seed: int, trial: int) -> np.random.Generator:
     return np.random.default_rng([int(seed), int(trial)])
 
 
+@functools.lru_cache(maxsize=8)
 def run_pairs(n_runs: int) -> tuple[np.ndarray, np.ndarray]:
-    """Indices ``(a, b)`` of every run pair, ``a < b``, in ``np.triu_indices`` order."""
-    return np.triu_indices(n_runs, 1)
+    """Indices ``(a, b)`` of every run pair, ``a < b``, in ``np.triu_indices`` order;
+    read-only, made once per number of runs (an experiment asks thousands of times)."""
+    a, b = np.triu_indices(n_runs, 1)
+    a.flags.writeable = b.flags.writeable = False
+    return a, b

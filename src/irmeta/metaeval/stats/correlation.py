@@ -12,6 +12,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from irmeta.metaeval.stats.blocks import run_pairs
+
 
 def kendall_tau(x: np.ndarray, y: np.ndarray) -> float:
     """Kendall's tau-b between two score vectors, as ``scipy.stats.kendalltau`` (which
@@ -32,7 +34,7 @@ def batch_kendall_tau_b(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     tau_b = (C - D) / sqrt((n0 - n1)(n0 - n2)): C - D summed over pairs of sign
     products, n0 - n1 and n0 - n2 the pairs untied in x and in y (Kendall 1945).
     """
-    iu = np.triu_indices(x.shape[1], 1)
+    iu = run_pairs(x.shape[1])
     dx = np.sign(x[:, iu[0]] - x[:, iu[1]])
     dy = np.sign(y[:, iu[0]] - y[:, iu[1]])
     concordance = (dx * dy).sum(axis=1)

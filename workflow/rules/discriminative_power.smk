@@ -14,6 +14,8 @@ rule sample_permutation_null:
         measures=COMPARISON_MEASURES,
         trials=lambda wildcards: shard_range(EXPERIMENTS["discriminative_power"]["permutations"], wildcards),
         seed=EXPERIMENTS["seed"],  # irmeta.api adds the experiment's SEED_OFFSET
+    # feeds discriminative power (priority 10), which the claims wait for: first with it
+    priority: 10
     log:
         job_log("sample_permutation_null", SHARD),
     benchmark:

@@ -216,17 +216,27 @@ def growth(small: dict, large: dict) -> None:
 
 
 def follows(ratio: float, drivers: dict[str, float]) -> str:
-    """The drivers whose growth is closest to ``ratio`` (on a log scale); "fixed" for a
-    rule that did not grow by half as much as the smallest driver's log."""
+    """What a rule's CPU growth ``ratio`` follows: the drivers that grew (lines, postings,
+    runs squared) whose growth is closest on a log scale; "fixed" when it grew by less than
+    a sixth of the largest driver's log (the drivers that did not grow between the two
+    sizes named with it, since they cannot be told apart from a fixed cost); in between,
+    "partly", with the exponent in the largest driver."""
     if ratio <= 0:
         return "?"
-    smallest = min(math.log(v) for v in drivers.values() if v > 0)
-    if math.log(ratio) < smallest / 2:
-        return "fixed (start-up, qrels, topics)"
-    distance = {name: abs(math.log(ratio) - math.log(v)) for name, v in drivers.items() if v > 0}
+    grown = {name: v for name, v in drivers.items() if v > 0 and abs(math.log(v)) > 0.1}
+    unchanged = [name for name in drivers if name not in grown]
+    fixed = "fixed (start-up" + "".join(f", {name}" for name in unchanged) + (": unchanged here)" if unchanged else ")")
+    if not grown:
+        return fixed
+    largest = max(grown, key=lambda name: math.log(grown[name]))
+    exponent = math.log(ratio) / math.log(grown[largest])
+    if exponent < 1 / 6:
+        return fixed
+    distance = {name: abs(math.log(ratio) - math.log(v)) for name, v in grown.items()}
     best = min(distance.values())
-    close = [name for name, d in distance.items() if d <= best + 0.05]  # drivers that grew alike tie
-    return " = ".join(close)
+    if exponent < 5 / 6 and best >= math.log(1.5):
+        return f"partly {largest} (exponent {exponent:.2f})"
+    return " = ".join(name for name, d in distance.items() if d <= best + 0.05)  # drivers that grew alike tie
 
 
 def main() -> int:

@@ -15,11 +15,10 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from campaigns import REPO
-from irmeta.metaeval.judgment_reduction import check_set_names, generated_set_names
+from irmeta.metaeval.generated_set_names import check_set_names, generated_set_names
 from irmeta.pipeline import collection_config, config_checks, config_schema, manifest
 from irmeta.pipeline.config_schema import CONFIG_SCHEMA
-from irmeta.pipeline.experiment_settings import comparison_measures, paired_tests
-from irmeta.pipeline.properties import properties_rarity_depth
+from irmeta.pipeline.experiment_settings import comparison_measures, paired_tests, properties_rarity_depth
 from irmeta.pipeline.scripts import shard_trials
 from schema_strategies import from_schema
 

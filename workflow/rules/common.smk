@@ -18,9 +18,8 @@ from irmeta.pipeline.config_schema import read_exponent_numbers, load_schema, sc
 from irmeta.pipeline import experiment_settings as irsettings
 from irmeta.pipeline import manifest as irmanifest
 from irmeta.pipeline import report_front as irfront
-from irmeta.metaeval.judgment_reduction import generated_set_names
+from irmeta.metaeval.generated_set_names import generated_set_names
 from irmeta.pipeline.judgment_config import assessor_folders, collection_judgment_sets
-from irmeta.pipeline.properties import properties_rarity_depth
 from irmeta.pipeline.scripts import run_in_process
 
 
@@ -427,7 +426,7 @@ def score_input(wildcards):
 
 
 # The depth the properties read rarity at: rarity_depth, else the first rareness measure's cutoff.
-PROPERTIES_RARITY_DEPTH = properties_rarity_depth(config["measures"], config["rarity_depth"])
+PROPERTIES_RARITY_DEPTH = irsettings.properties_rarity_depth(config["measures"], config["rarity_depth"])
 
 
 def properties_input(wildcards):

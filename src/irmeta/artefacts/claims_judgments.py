@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from irmeta.artefacts.paper.tables import select_rows, with_keys
-from irmeta.metaeval.judgment_reduction import ERROR, fraction_label, parse_set_name
+from irmeta.metaeval.generated_set_names import ERROR, fraction_label, parse_set_name
 
 #: How far below its baseline's tau under a judgment set the rareness measure's may fall.
 JUDGMENTS_TOLERANCE = 0.01

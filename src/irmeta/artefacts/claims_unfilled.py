@@ -22,7 +22,7 @@ import pandas as pd
 from irmeta.artefacts.claims import CLAIMS, TAU_PROTOCOLS, power_protocols
 from irmeta.artefacts.claims_judgments import OTHER_JUDGMENTS
 from irmeta.metaeval.discriminative_power import attainable_rows
-from irmeta.metaeval.judgment_reduction import ERROR
+from irmeta.metaeval.generated_set_names import ERROR
 from irmeta.metaeval.stats.registry import unattainable_note
 
 #: Columns of :func:`unfilled_claims`: the claims' key columns, then why.

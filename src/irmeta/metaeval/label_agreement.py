@@ -30,7 +30,8 @@ import pandas as pd
 from irmeta.campaign.judgment_sets import pair_codes
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.campaign.qrels import Qrels, sort_topics
-from irmeta.metaeval.judgment_reduction import ERROR, error_grades, parse_set_name
+from irmeta.metaeval.generated_set_names import ERROR, parse_set_name
+from irmeta.metaeval.judgment_reduction import error_grades
 
 LABEL_AGREEMENT_COLUMNS = (
     "judgments", "topic", "shared", "only_reference", "only_judgments", "agreement", "cohen_kappa",

@@ -305,8 +305,8 @@ def check_collection_measures(collection: Collection, config: Mapping[str, Any])
 def check_alternative_names(names: Iterable[str]) -> None:
     """A collection's ``alternative_qrels`` leave the names the results use free: the
     reference's (``qrels``) and the generated sets'
-    (:func:`irmeta.metaeval.judgment_reduction.check_alternative_name`)."""
-    from irmeta.metaeval.judgment_reduction import check_alternative_name
+    (:func:`irmeta.metaeval.generated_set_names.check_alternative_name`)."""
+    from irmeta.metaeval.generated_set_names import check_alternative_name
 
     for name in names:
         try:

@@ -145,7 +145,7 @@ def check_topic_set_size(config: Mapping[str, Any], source: str | Path = "config
 def check_generated_sets(config: Mapping[str, Any], source: str | Path = "config") -> None:
     """``experiments.judgment_agreement``'s generated judgment sets can be listed: no pool
     depth or fraction twice (0.1 and 0.10000000000001 name one set), trials bounded."""
-    from irmeta.metaeval.judgment_reduction import generated_set_names
+    from irmeta.metaeval.generated_set_names import generated_set_names
 
     settings = config["experiments"]["judgment_agreement"]
     try:

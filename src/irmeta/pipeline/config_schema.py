@@ -40,8 +40,9 @@ def schema_path(name: str = CONFIG_SCHEMA) -> Path:
 
 @cache
 def _load_schema(path: Path) -> dict:
+    # libyaml's parser where installed: the schemas are read at every workflow start
     with open(path, encoding="utf-8") as fh:
-        return yaml.safe_load(fh)
+        return yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 def load_schema(name: str) -> dict:

@@ -4,7 +4,7 @@ the settings printed beside the paper's numbers."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from irmeta.pipeline.collection_config import Collection
@@ -65,3 +65,18 @@ def paper_settings(config: Mapping[str, Any], collections: Mapping[str, Collecti
         }
         for name, collection in collections.items()
     }
+
+
+def properties_rarity_depth(measures: Sequence[str], rarity_depth: int | None) -> int | None:
+    """The depth rarity is read at for the properties: the configured ``rarity_depth``,
+    else the cutoff of the first rareness measure (one weighted by alpha) that has one;
+    None (the runs' full depth) when neither does."""
+    from irmeta.measures.names import parse_measure
+
+    if rarity_depth is not None:
+        return int(rarity_depth)
+    for name in measures:
+        measure = parse_measure(name)
+        if measure.uses_alpha and measure.cutoff is not None:
+            return int(measure.cutoff)
+    return None

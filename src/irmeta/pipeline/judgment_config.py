@@ -145,7 +145,7 @@ def collection_judgment_sets(specs: Mapping[str, JudgmentSpec], reference: Path 
     """A collection's judgment sets (:func:`judgment_sets`), every name left free for the
     results (not the reference's, not a generated set's) and every file checked against
     the reference qrels when it is there: a one-line ValueError naming ``source`` and the key."""
-    from irmeta.metaeval.judgment_reduction import check_alternative_name, check_set_names
+    from irmeta.metaeval.generated_set_names import check_alternative_name, check_set_names
 
     try:
         sets = judgment_sets(specs)

@@ -16,21 +16,7 @@ from irmeta.campaign.properties import (
     groups_of_runs,
     scores_only_properties,
 )
-from irmeta.measures.names import parse_measure
 from irmeta.pipeline.stored_scores import write_csv
-
-
-def properties_rarity_depth(measures: Sequence[str], rarity_depth: int | None) -> int | None:
-    """The depth rarity is read at for the properties: the configured ``rarity_depth``,
-    else the cutoff of the first rareness measure (one weighted by alpha) that has one;
-    None (the runs' full depth) when neither does."""
-    if rarity_depth is not None:
-        return int(rarity_depth)
-    for name in measures:
-        measure = parse_measure(name)
-        if measure.uses_alpha and measure.cutoff is not None:
-            return int(measure.cutoff)
-    return None
 
 
 def describe_collection(*, out: str | Path, collection: str, pool_depth: int | None, rarity_depth: int | None,

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from campaigns import write, write_campaign
 from irmeta.campaign.judge import relevance_matrix
 from irmeta.campaign.properties import PROPERTY_COLUMNS, collection_properties, groups_of_runs
-from irmeta.pipeline.properties import properties_rarity_depth
+from irmeta.pipeline.experiment_settings import properties_rarity_depth
 
 
 def brute_force(lists, qrels, threshold, depth, groups, topics):

@@ -14,24 +14,25 @@ from irmeta.campaign.judge import relevance_matrix
 from irmeta.campaign.qrels import read_qrels
 from irmeta.campaign.runs import read_runs
 from irmeta.measures.averaging import score_arrays
+from irmeta.metaeval import generated_set_names as set_names
 from irmeta.metaeval import judgment_reduction as jr
 from irmeta.metaeval.judgment_agreement import judgment_agreement_table
 
 
 def test_error_names_follow_the_fractions():
-    names = jr.generated_set_names([10], [0.5], 2, [0.1, 0.25])
+    names = set_names.generated_set_names([10], [0.5], 2, [0.1, 0.25])
     assert names[-4:] == ["error_0.1_trial_0", "error_0.1_trial_1", "error_0.25_trial_0", "error_0.25_trial_1"]
-    assert jr.parse_set_name("error_0.3_trial_4") == jr.GeneratedSet("error", 0.3, 4)
-    assert all(jr.parse_set_name(n).name == n for n in names)
+    assert set_names.parse_set_name("error_0.3_trial_4") == set_names.GeneratedSet("error", 0.3, 4)
+    assert all(set_names.parse_set_name(n).name == n for n in names)
     for bad in ("error_0_trial_0", "error_1.5_trial_0", "error_0.10_trial_0"):
         with pytest.raises(ValueError, match="names no generated judgment set"):
-            jr.parse_set_name(bad)
+            set_names.parse_set_name(bad)
     with pytest.raises(ValueError, match=r"^assessor_errors: 0.1 listed twice$"):
-        jr.generated_set_names([], [], 1, [0.1, 0.1])
+        set_names.generated_set_names([], [], 1, [0.1, 0.1])
     with pytest.raises(ValueError, match=r"^assessor_errors: an error rate must be a number in \(0, 1\], not 0$"):
-        jr.generated_set_names([], [], 1, [0])
+        set_names.generated_set_names([], [], 1, [0])
     with pytest.raises(ValueError, match="starts like a generated judgment set's name"):
-        jr.check_alternative_name("error_mine")
+        set_names.check_alternative_name("error_mine")
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -67,7 +68,7 @@ def test_error_rows_equal_a_qrels_file_judged_from_scratch(tmp_path, seed):
 def test_reduction_table_and_figure_have_the_error_kind(tmp_path):
     from irmeta.artefacts.figures.judgment_reduction import plot_judgment_reduction
 
-    names = jr.generated_set_names([10], [], 3, [0.1, 0.2])
+    names = set_names.generated_set_names([10], [], 3, [0.1, 0.2])
     taus = {n: [0.9 - 0.01 * i, 0.8 - 0.02 * i] for i, n in enumerate(names)}
     table = jr.judgment_reduction_table(agreement_rows(taus), names)
     errors = table[table["kind"] == "error"]
@@ -85,7 +86,7 @@ def test_generated_assessors_labels_are_the_flipped_qrels_rows(tmp_path):
     from irmeta.metaeval.label_agreement import generated_assessors, label_agreement_table, matrix_qrels
 
     matrix, _, qrels = random_campaign(tmp_path, 4)
-    names = jr.generated_set_names([2], [0.5], 1, [0.3])
+    names = set_names.generated_set_names([2], [0.5], 1, [0.3])
     sets = generated_assessors(matrix, names, SEED)
     assert list(sets) == ["error_0.3_trial_0"]  # subsets of the qrels agree with them by construction
     reference = matrix_qrels(matrix)

@@ -19,17 +19,15 @@ from irmeta.campaign.pools import pooled_judgments
 from irmeta.campaign.qrels import read_qrels
 from irmeta.measures.averaging import score_arrays
 from irmeta.metaeval import judgment_reduction as jr
+from irmeta.metaeval.generated_set_names import GeneratedSet, check_set_names, generated_set_names, parse_set_name
 from irmeta.metaeval.judgment_agreement import JUDGMENT_AGREEMENT_COLUMNS, judgment_agreement_table
 from irmeta.metaeval.judgment_reduction import (
     JUDGMENT_REDUCTION_COLUMNS,
-    check_set_names,
     fraction_mask,
     gathered_agreement,
     generated_agreement_rows,
-    generated_set_names,
     judgment_mask,
     judgment_reduction_table,
-    parse_set_name,
     pool_depth_mask,
     trial_means,
 )
@@ -75,8 +73,8 @@ def test_set_names_as_the_issue_writes_them():
     names = generated_set_names([10, 20], [0.1, 0.25, 1], 2)
     assert names == ["pool_depth_10", "pool_depth_20", "fraction_0.1_trial_0", "fraction_0.1_trial_1",
                      "fraction_0.25_trial_0", "fraction_0.25_trial_1", "fraction_1_trial_0", "fraction_1_trial_1"]
-    assert parse_set_name("pool_depth_10") == jr.GeneratedSet("pool_depth", 10)
-    assert parse_set_name("fraction_0.1_trial_3") == jr.GeneratedSet("fraction", 0.1, 3)
+    assert parse_set_name("pool_depth_10") == GeneratedSet("pool_depth", 10)
+    assert parse_set_name("fraction_0.1_trial_3") == GeneratedSet("fraction", 0.1, 3)
     assert all(parse_set_name(n).name == n for n in names)
     for bad in ("pool_depth_0", "fraction_0.10_trial_0", "fraction_1.5_trial_0", "fraction_0_trial_1", "half"):
         with pytest.raises(ValueError, match="names no generated judgment set|pool depth"):

@@ -10,7 +10,7 @@ from campaigns import REPO
 from irmeta.measures.names import parse_measure
 from irmeta.pipeline.collection_config import load_collection
 from irmeta.pipeline.config_checks import check_config, validate_config
-from irmeta.pipeline.properties import properties_rarity_depth
+from irmeta.pipeline.experiment_settings import properties_rarity_depth
 
 
 def test_campaigns_config(shared_data):

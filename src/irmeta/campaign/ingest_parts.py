@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -35,33 +35,33 @@ from irmeta.support.atomic import atomic_save_npz
 _SIDES = ("hits", "misses")
 
 
-def save_part(judged: Sequence[JudgedRun], path: str | Path, qrels: Qrels, settings: dict) -> None:
+def save_part(judged: list[JudgedRun], path: str | Path, qrels: Qrels, settings: dict) -> None:
     """One shard's judged runs as an uncompressed ``.npz``, its postings encoded, with
     ``settings`` (depth, threshold, duplicates, qrels file) that every part of a campaign
-    must share."""
+    must share. ``judged`` is emptied as it is written: each run's postings are released
+    once copied, so a side is never held twice (a 10^9-line shard peaked at 4.4 GB when
+    the runs' postings, their concatenation and its encoding were held at once)."""
     n_topics = len(qrels.topics)
     topic_of_row = qrels_topics_of_rows(qrels)
     arrays: dict[str, np.ndarray] = {
         "length": (np.stack([j.length for j in judged]) if judged else np.zeros((0, n_topics), np.int32)),
     }
-    encoded = {}
-    for side in _SIDES:
-        parts: list[Side] = [getattr(j, side) for j in judged]
-        counts = np.concatenate([p.counts for p in parts]).astype(np.int64) if parts else np.zeros(0, np.int64)
-        postings = Postings(offsets_from_counts(counts), _joined([p.rank for p in parts]),
-                            _joined([p.judgment for p in parts]))
-        encoded[side] = encode_postings(postings, topic_of_row, n_topics)
-        arrays |= {f"{side}_{name}": a for name, a in encoded[side].items()}
+    runs = {"runs": [j.name for j in judged], "files": [j.path for j in judged],
+            "ignored": {j.name: j.ignored for j in judged if j.ignored},
+            "dropped": {j.name: j.dropped for j in judged if j.dropped}}
     tops = [j.top for j in judged if j.top is not None]
     ranked = ranked_part([j.name for j in judged], tops) if judged and len(tops) == len(judged) else None
+    del tops
+    encoded = {}
+    for side in _SIDES:
+        encoded[side] = encode_postings(_taken_side(judged, side), topic_of_row, n_topics)
+        arrays |= {f"{side}_{name}": a for name, a in encoded[side].items()}
+    judged.clear()
     if ranked is not None:
         arrays |= ranked.members()
     meta = {
         "settings": settings, "topics": qrels.topics, "qrels_rows": len(qrels.grade),
-        "ranked_topics": ranked.topics if ranked is not None else None,
-        "runs": [j.name for j in judged], "files": [j.path for j in judged],
-        "ignored": {j.name: j.ignored for j in judged if j.ignored},
-        "dropped": {j.name: j.dropped for j in judged if j.dropped},
+        "ranked_topics": ranked.topics if ranked is not None else None, **runs,
         "sizes": {side: EncodedPiece.of(encoded[side]).sizes for side in _SIDES},
         "max_count": {side: EncodedPiece.of(encoded[side]).max_count for side in _SIDES},
     }
@@ -69,8 +69,25 @@ def save_part(judged: Sequence[JudgedRun], path: str | Path, qrels: Qrels, setti
     atomic_save_npz(path, arrays)
 
 
-def _joined(arrays: list[np.ndarray]) -> np.ndarray:
-    return np.concatenate(arrays).astype(np.int32, copy=False) if arrays else np.zeros(0, np.int32)
+_RELEASED = Side(np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int64))
+
+
+def _taken_side(judged: list[JudgedRun], side: str) -> Postings:
+    """The runs' ``side`` postings laid end to end, each run's released from ``judged``
+    once copied (the runs' and the joined arrays are never all held)."""
+    counts = (np.concatenate([getattr(j, side).counts for j in judged]).astype(np.int64) if judged
+              else np.zeros(0, np.int64))
+    total = int(counts.sum())
+    rank, judgment = np.empty(total, np.int32), np.empty(total, np.int32)
+    at = 0
+    for i, run in enumerate(judged):
+        part: Side = getattr(run, side)
+        n = len(part.rank)
+        rank[at:at + n], judgment[at:at + n] = part.rank, part.judgment
+        judged[i] = replace(run, **{side: _RELEASED})
+        at += n
+        del part, run
+    return Postings(offsets_from_counts(counts), rank, judgment)
 
 
 def _part_meta(path: str | Path) -> dict:

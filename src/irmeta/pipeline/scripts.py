@@ -55,6 +55,7 @@ def run_script(main, smk) -> None:
         register_imported_measures(smk.config.get("imported_measures") or {})
         started = time.process_time(), time.perf_counter()
         profiled(main, smk)
+        logging.getLogger("irmeta").info("peak memory %.0f MB (of its forked processes %.0f MB)", *peak_memory_mb())
         record_job_times(smk, *started)
     except (TrecFormatError, OSError, ValueError, DownloadError) as exc:
         report_failure(error_line(exc, list(getattr(smk, "output", []))))
@@ -120,6 +121,18 @@ def profiled(main, smk) -> None:
         profile.dump_stats(Path(folder) / f"{job_name(smk)}.prof")
 
 
+def peak_memory_mb() -> tuple[float, float]:
+    """The job's peak resident memory and its largest forked process's, in MB: the
+    kernel's high-water marks, which a sampler (Snakemake's benchmark looks every 30 s)
+    can miss."""
+    import resource
+
+    scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB elsewhere
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 2**20
+    forked = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * scale / 2**20
+    return own, forked
+
+
 def record_job_times(smk, start_cpu: float, work_started: float) -> None:
     """With ``$IRMETA_JOB_TIMES`` set, one JSON file there per job: its rule, wildcards,
     the CPU seconds before ``main`` (interpreter, Snakemake's preamble, the script's
@@ -132,8 +145,10 @@ def record_job_times(smk, start_cpu: float, work_started: float) -> None:
 
     rule = str(getattr(smk, "rule", "job"))
     wildcards = [str(value) for value in getattr(smk, "wildcards", [])]
+    own, forked = peak_memory_mb()
     times = {"rule": rule, "job": ".".join(wildcards), "start_cpu": start_cpu,
-             "work_cpu": time.process_time() - start_cpu, "work_wall": time.perf_counter() - work_started}
+             "work_cpu": time.process_time() - start_cpu, "work_wall": time.perf_counter() - work_started,
+             "peak_mb": own, "forked_peak_mb": forked}
     atomic_write_text(Path(folder) / f"{job_name(smk)}.json", json.dumps(times) + "\n")
 
 

@@ -199,10 +199,11 @@ def ingest_shard(
     judged = judge_sources(mine, lambda path: read_run_file(path, run_name, depth, duplicates, score_precision), q,
                            depth=depth, threshold=threshold, threads=threads, progress=progress_logger(),
                            ranked_depth=None if ranked_depth is None else _ranked_depth(ranked_depth)) if mine else []
-    save_part(judged, out, q,
+    n_runs = len(judged)
+    save_part(judged, out, q,  # empties judged as it writes (memory)
               _part_settings(qrels, depth, duplicates, run_name, threshold, score_precision, ranked_depth))
     log.info("shard %d of %d: %d of %d run files", shard, shards, len(mine), len(files))
-    return len(judged)
+    return n_runs
 
 
 def merge_ingested(

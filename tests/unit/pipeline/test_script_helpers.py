@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -146,7 +147,9 @@ def test_a_finished_job_flushes_its_log_and_skips_the_interpreters_teardown(tmp_
     script.write_text(_ENDING_JOB)
     done = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout == "said on standard output"
-    assert (tmp_path / "job.log").read_text().rstrip().endswith("the last line of the job")
+    last, peak = (tmp_path / "job.log").read_text().rstrip().splitlines()[-2:]
+    assert last.endswith("the last line of the job")
+    assert re.search(r"INFO irmeta: peak memory \d+ MB \(of its forked processes \d+ MB\)$", peak)  # what it held
     assert not (tmp_path / "torn_down").exists()
 
 
@@ -166,3 +169,16 @@ def test_a_job_run_in_the_workflows_process_logs_as_a_script_and_fails_with_one_
     with pytest.raises(RuntimeError, match="^irmeta: error: rows.csv, line 3: no collection column$"):
         run_in_process(faulty, rule="tabulate_x", wildcards=["c"], log=log)
     assert log.read_text() == "irmeta: error: rows.csv, line 3: no collection column\n"
+
+
+def test_a_job_s_peak_is_the_kernel_s_high_water_mark():
+    """peak_memory_mb reads the high-water mark: memory touched and freed between two
+    samples still counts (a child allocates 600 MB, frees it, then reports)."""
+    code = ("import numpy as np\n"
+            "from irmeta.pipeline.scripts import peak_memory_mb\n"
+            "before = peak_memory_mb()[0]\n"
+            "block = np.ones(600 * 2**20 // 8); del block\n"
+            "print(before, peak_memory_mb()[0])\n")
+    before, after = map(float, subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                              check=True).stdout.split())
+    assert after - before > 400  # less than 600: the heap may hand back pages the imports left

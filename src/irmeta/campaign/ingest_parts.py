@@ -35,14 +35,38 @@ from irmeta.support.atomic import atomic_save_npz
 _SIDES = ("hits", "misses")
 
 
+def compact_run(qrels: Qrels) -> Callable[[JudgedRun], JudgedRun]:
+    """What a shard keeps of each run it judges (``judge_sources``' ``finish``): its
+    postings encoded as the store encodes them (:func:`~irmeta.campaign.store.encode_postings`,
+    about 3 bytes a posting instead of 8), the raw ones released. The encoding is cell by
+    cell, so a shard's runs encoded one by one and laid end to end are its encoding."""
+    topic_of_row, n_topics = qrels_topics_of_rows(qrels), len(qrels.topics)
+
+    def compact(run: JudgedRun) -> JudgedRun:
+        if run.encoded is not None:
+            return run
+        encoded = {side: encode_postings(_postings(getattr(run, side)), topic_of_row, n_topics) for side in _SIDES}
+        return replace(run, hits=_RELEASED, misses=_RELEASED, encoded=encoded)
+
+    return compact
+
+
+_RELEASED = Side(np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int64))
+
+
+def _postings(side: Side) -> Postings:
+    return Postings(offsets_from_counts(np.asarray(side.counts, dtype=np.int64)), side.rank, side.judgment)
+
+
 def save_part(judged: list[JudgedRun], path: str | Path, qrels: Qrels, settings: dict) -> None:
-    """One shard's judged runs as an uncompressed ``.npz``, its postings encoded, with
-    ``settings`` (depth, threshold, duplicates, qrels file) that every part of a campaign
-    must share. ``judged`` is emptied as it is written: each run's postings are released
-    once copied, so a side is never held twice (a 10^9-line shard peaked at 4.4 GB when
-    the runs' postings, their concatenation and its encoding were held at once)."""
+    """One shard's judged runs as an uncompressed ``.npz``, its postings encoded
+    (:func:`compact_run`, done here for a run not yet compact), with ``settings`` (depth,
+    threshold, duplicates, qrels file) that every part of a campaign must share.
+    ``judged`` is emptied as it is written. Holding each run's raw postings (8 bytes a
+    posting) and their concatenation until the end, a 10^9-line shard peaked at 4.4 GB."""
     n_topics = len(qrels.topics)
-    topic_of_row = qrels_topics_of_rows(qrels)
+    compact = compact_run(qrels)
+    judged[:] = [compact(run) for run in judged]
     arrays: dict[str, np.ndarray] = {
         "length": (np.stack([j.length for j in judged]) if judged else np.zeros((0, n_topics), np.int32)),
     }
@@ -52,11 +76,12 @@ def save_part(judged: list[JudgedRun], path: str | Path, qrels: Qrels, settings:
     tops = [j.top for j in judged if j.top is not None]
     ranked = ranked_part([j.name for j in judged], tops) if judged and len(tops) == len(judged) else None
     del tops
-    encoded = {}
-    for side in _SIDES:
-        encoded[side] = encode_postings(_taken_side(judged, side), topic_of_row, n_topics)
-        arrays |= {f"{side}_{name}": a for name, a in encoded[side].items()}
+    empty = compact(JudgedRun("", "", _RELEASED, _RELEASED, np.zeros(n_topics, np.int32), [], 0)).encoded
+    encoded = {side: {name: np.concatenate([empty[side][name]] + [j.encoded[side][name] for j in judged])
+                      for name in empty[side]} for side in _SIDES}
     judged.clear()
+    for side in _SIDES:
+        arrays |= {f"{side}_{name}": a for name, a in encoded[side].items()}
     if ranked is not None:
         arrays |= ranked.members()
     meta = {
@@ -67,27 +92,6 @@ def save_part(judged: list[JudgedRun], path: str | Path, qrels: Qrels, settings:
     }
     arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
     atomic_save_npz(path, arrays)
-
-
-_RELEASED = Side(np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int64))
-
-
-def _taken_side(judged: list[JudgedRun], side: str) -> Postings:
-    """The runs' ``side`` postings laid end to end, each run's released from ``judged``
-    once copied (the runs' and the joined arrays are never all held)."""
-    counts = (np.concatenate([getattr(j, side).counts for j in judged]).astype(np.int64) if judged
-              else np.zeros(0, np.int64))
-    total = int(counts.sum())
-    rank, judgment = np.empty(total, np.int32), np.empty(total, np.int32)
-    at = 0
-    for i, run in enumerate(judged):
-        part: Side = getattr(run, side)
-        n = len(part.rank)
-        rank[at:at + n], judgment[at:at + n] = part.rank, part.judgment
-        judged[i] = replace(run, **{side: _RELEASED})
-        at += n
-        del part, run
-    return Postings(offsets_from_counts(counts), rank, judgment)
 
 
 def _part_meta(path: str | Path) -> dict:

@@ -93,6 +93,9 @@ class JudgedRun:
     ignored: list[str]
     dropped: int
     top: TopRows | None = None  # its rows down to the degradations' depth, when kept
+    # its sides as the store encodes them, the raw ones released (a shard's runs:
+    # irmeta.campaign.ingest_parts.compact_run)
+    encoded: dict[str, dict[str, np.ndarray]] | None = None
 
 
 def _judge_run(name: str, path: str, qid: pa.Array, docid: pa.Array, rank: np.ndarray, lookup: _Lookup,
@@ -269,11 +272,13 @@ def judge_each(sources: Sequence[Any], read: Callable[[Any], RunFile], qrels: Qr
 
 def judge_sources(sources: Sequence[Any], read: Callable[[Any], RunFile], qrels: Qrels, *, depth: int | None,
                   threshold: int, threads: int = 2, progress: Callable[[int, int, Any], None] | None = None,
-                  ranked_depth: int | None = None) -> list[JudgedRun]:
+                  ranked_depth: int | None = None,
+                  finish: Callable[[JudgedRun], JudgedRun] | None = None) -> list[JudgedRun]:
     """Each source read (``read``) and joined to the qrels on its own, in threads, in
     source order: what one job of a sharded ingestion holds (one file's rows per thread,
     then the judged postings of its runs; with ``ranked_depth``, also each run's rows
-    down to it, :func:`~irmeta.campaign.ranked_store.top_rows`)."""
+    down to it, :func:`~irmeta.campaign.ranked_store.top_rows`). ``finish``: what is kept
+    of each judged run, made in its thread as soon as it is judged."""
     if depth is not None and depth < 1:
         raise ValueError(f"depth must be a positive integer, not {depth}")
     _check_threshold(threshold)
@@ -283,7 +288,8 @@ def judge_sources(sources: Sequence[Any], read: Callable[[Any], RunFile], qrels:
     def load(source: Any) -> JudgedRun:
         f = read(source)
         judged = _judge_run(f.name, str(f.path), f.qid, f.docid, f.rank, lookup, grade, threshold, None, f.dropped)
-        return judged if ranked_depth is None else replace(judged, top=top_rows(f, ranked_depth))
+        judged = judged if ranked_depth is None else replace(judged, top=top_rows(f, ranked_depth))
+        return judged if finish is None else finish(judged)
 
     return read_each_run(sources, load, threads=threads, progress=progress)
 

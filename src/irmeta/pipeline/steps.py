@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from irmeta.campaign.files import resolve_paths
-from irmeta.campaign.ingest_parts import MergedParts, merge_parts, ranked_parts, save_part
+from irmeta.campaign.ingest_parts import MergedParts, compact_run, merge_parts, ranked_parts, save_part
 from irmeta.campaign.judge import (
     ignored_topics_warnings,
     judge_runs,
@@ -198,7 +198,8 @@ def ingest_shard(
     threads = reading_threads(mine, threads, memory_mb)
     judged = judge_sources(mine, lambda path: read_run_file(path, run_name, depth, duplicates, score_precision), q,
                            depth=depth, threshold=threshold, threads=threads, progress=progress_logger(),
-                           ranked_depth=None if ranked_depth is None else _ranked_depth(ranked_depth)) if mine else []
+                           ranked_depth=None if ranked_depth is None else _ranked_depth(ranked_depth),
+                           finish=compact_run(q)) if mine else []  # 3 bytes a posting held, not 8
     n_runs = len(judged)
     save_part(judged, out, q,  # empties judged as it writes (memory)
               _part_settings(qrels, depth, duplicates, run_name, threshold, score_precision, ranked_depth))

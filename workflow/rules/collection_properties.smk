@@ -43,6 +43,7 @@ rule tabulate_collection_properties:
     log:
         job_log("tabulate_collection_properties", "properties"),
     localrule: True
+    threads: IN_PROCESS_THREADS
     run:
         from irmeta.pipeline.properties import gather_properties
 

@@ -322,6 +322,12 @@ def ranked_depth(wildcards):
     return int(DEGRADATIONS["depth"]) if DEGRADATIONS["enabled"] else None
 
 
+# Jobs run in the workflow's process (localrules whose run: calls
+# irmeta.pipeline.scripts.run_in_process) hold none of the cores the scripts run on: they
+# take turns on a lock of their own, so a job waiting for its turn keeps no core idle.
+IN_PROCESS_THREADS = 0
+
+
 DEGRADATION_MEASURES = EXPERIMENTS["reproducibility"]["measures"] or [
     m for m in config["measures"] if m not in IMPORTED_MEASURES]
 

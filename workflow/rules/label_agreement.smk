@@ -45,6 +45,7 @@ rule plot_label_agreement:
     log:
         job_log("plot_label_agreement"),
     localrule: True
+    threads: IN_PROCESS_THREADS
     run:
         from irmeta.pipeline.summary_steps import label_agreement_figures_step
 

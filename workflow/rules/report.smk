@@ -21,6 +21,7 @@ rule list_experiments:
     log:
         job_log("list_experiments"),
     localrule: True
+    threads: IN_PROCESS_THREADS
     run:
         from irmeta.pipeline.experiments import write_experiments_listing
 
@@ -57,6 +58,7 @@ rule tabulate_claims:
     log:
         job_log("tabulate_claims", "claims"),
     localrule: True
+    threads: IN_PROCESS_THREADS
     run:
         from irmeta.pipeline.summary_steps import claims_step
 
@@ -108,6 +110,7 @@ rule tabulate_paper:
     log:
         job_log("tabulate_paper", "paper"),
     localrule: True
+    threads: IN_PROCESS_THREADS
     run:
         from irmeta.pipeline.summary_steps import paper_step
 

@@ -40,6 +40,7 @@ rule tabulate_stability:
         job_log("tabulate_stability"),
     # The shards' per-pair counts of every score matrix, summed.
     localrule: True
+    threads: IN_PROCESS_THREADS
     run:
         from irmeta.pipeline.summary_steps import stability_step
 

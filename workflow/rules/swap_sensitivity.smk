@@ -40,6 +40,7 @@ rule tabulate_swap_sensitivity:
     log:
         job_log("tabulate_swap_sensitivity"),
     localrule: True
+    threads: IN_PROCESS_THREADS
     run:
         from irmeta.pipeline.steps import swap_sensitivity_step
 

@@ -39,6 +39,7 @@ rule tabulate_system_subsampling:
     log:
         job_log("tabulate_system_subsampling"),
     localrule: True
+    threads: IN_PROCESS_THREADS
     run:
         from irmeta.pipeline.summary_steps import system_subsampling_step
 

@@ -332,10 +332,14 @@ DEGRADATION_MEASURES = EXPERIMENTS["reproducibility"]["measures"] or [
     m for m in config["measures"] if m not in IMPORTED_MEASURES]
 
 
-def degradation_memory_mb(wildcards, input):
+def degradation_memory(stored_mb):
     """The degradations' memory: three times the stored campaign, a cluster slot (4 GB) at
     most; the copies are made in as many processes as it holds."""
-    return min(4096, max(1024, int(3 * input.size_mb)))
+    return min(4096, max(1024, int(3 * stored_mb)))
+
+
+def degradation_memory_mb(wildcards, input):
+    return degradation_memory(input.size_mb)
 
 
 def degradation_threads(wildcards, input):
@@ -344,12 +348,14 @@ def degradation_threads(wildcards, input):
     campaign: a job asking for every core waits until no other job runs."""
     from irmeta.metaeval.degradation_memory import stored_degradation_processes
 
-    if not (Path(input.judged).exists() and Path(input.ranked).exists()):  # not ingested yet
+    if not all(Path(f).exists() for f in input):  # not ingested yet
         return config["threads"]
     return stored_degradation_processes(
         judged=input.judged, ranked=input.ranked, degradations=DEGRADATIONS,
         blocks=len(DEGRADATION_MEASURES) * max(1, len(config["alphas"])),
-        memory_mb=degradation_memory_mb(wildcards, input), processes=config["threads"])
+        # the files' sizes read here: input.size_mb is asynchronous, which threads cannot wait for
+        memory_mb=degradation_memory(sum(Path(f).stat().st_size for f in input) / 2**20),
+        processes=config["threads"])
 
 
 def ingest_shard_threads(wildcards, input):

@@ -54,6 +54,12 @@ def compact_run(qrels: Qrels) -> Callable[[JudgedRun], JudgedRun]:
 _RELEASED = Side(np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0, np.int64))
 
 
+def _encoded(run: JudgedRun) -> dict[str, dict[str, np.ndarray]]:
+    if run.encoded is None:
+        raise ValueError(f"{run.name}: a run not made compact (compact_run)")
+    return run.encoded
+
+
 def _postings(side: Side) -> Postings:
     return Postings(offsets_from_counts(np.asarray(side.counts, dtype=np.int64)), side.rank, side.judgment)
 
@@ -76,9 +82,11 @@ def save_part(judged: list[JudgedRun], path: str | Path, qrels: Qrels, settings:
     tops = [j.top for j in judged if j.top is not None]
     ranked = ranked_part([j.name for j in judged], tops) if judged and len(tops) == len(judged) else None
     del tops
-    empty = compact(JudgedRun("", "", _RELEASED, _RELEASED, np.zeros(n_topics, np.int32), [], 0)).encoded
-    encoded = {side: {name: np.concatenate([empty[side][name]] + [j.encoded[side][name] for j in judged])
-                      for name in empty[side]} for side in _SIDES}
+    pieces = [_encoded(compact(JudgedRun("", "", _RELEASED, _RELEASED, np.zeros(n_topics, np.int32), [], 0)))]
+    pieces += [_encoded(j) for j in judged]  # the empty run first: each array's type with no run
+    encoded = {side: {name: np.concatenate([piece[side][name] for piece in pieces]) for name in pieces[0][side]}
+               for side in _SIDES}
+    del pieces
     judged.clear()
     for side in _SIDES:
         arrays |= {f"{side}_{name}": a for name, a in encoded[side].items()}

@@ -124,11 +124,18 @@ def profiled(main, smk) -> None:
 def peak_memory_mb() -> tuple[float, float]:
     """The job's peak resident memory and its largest forked process's, in MB: the
     kernel's high-water marks, which a sampler (Snakemake's benchmark looks every 30 s)
-    can miss."""
+    can miss. The job's own is Linux's VmHWM, this program's alone: ``ru_maxrss`` keeps
+    the largest of the process before ``exec`` too (the Snakemake process that forked
+    the job), so it is the fallback elsewhere."""
     import resource
 
     scale = 1 if sys.platform == "darwin" else 1024  # ru_maxrss: bytes on macOS, KiB elsewhere
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 2**20
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            own = next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmHWM:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        pass
     forked = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * scale / 2**20
     return own, forked
 

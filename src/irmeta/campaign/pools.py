@@ -29,15 +29,21 @@ def _pooled_postings(matrix: RelevanceMatrix, depth: int) -> Iterator[Postings]:
     matrix when it had not loaded them (the paper's measures never read them)."""
     depth = _check_depth(depth)
     yield matrix.hits.top(depth)
+    yield _misses(matrix).top(depth)
+
+
+def _misses(matrix: RelevanceMatrix) -> Postings:
+    """The judged non-relevant postings, not kept on the matrix when it had not loaded them."""
     loaded = matrix.__dict__.get("misses")  # the cached property, if it was read
-    yield (loaded if loaded is not None else matrix.misses_loader()).top(depth)
+    return loaded if loaded is not None else matrix.misses_loader()
 
 
 def pooled_judgments(matrix: RelevanceMatrix, depth: int) -> np.ndarray:
     """(J,) bool: the qrels rows some run ranks in its top ``depth`` for their topic."""
+    depth = _check_depth(depth)
     out = np.zeros(len(matrix.qrels_grade), dtype=bool)
-    for postings in _pooled_postings(matrix, depth):
-        out[postings.judgment] = True
+    for postings in (matrix.hits, _misses(matrix)):
+        out[postings.judgment[postings.rank <= depth]] = True  # no cut copy of the postings
     return out
 
 

@@ -65,7 +65,9 @@ class Postings:
     @cached_property
     def position(self) -> np.ndarray:
         """(n,) int64: 0-based position of each posting within its cell (rank order)."""
-        return np.arange(len(self), dtype=np.int64) - self.start[self.cell]
+        position = np.arange(len(self), dtype=np.int64)
+        position -= self.start[self.cell]  # in place: one (n,) temporary fewer at the peak
+        return position
 
     def memo(self, key: str, make: Callable[[], np.ndarray]) -> np.ndarray:
         """A value derived from these postings alone (AP's sums, AP's tail weights), made
@@ -117,11 +119,12 @@ class Postings:
         # cell, from 0.0 in rank order, the order of the rounds (test_rank_order_sums)
         return np.bincount(self.cell, weights=values, minlength=self.n_cells).astype(np.float64, copy=False)
 
-    def running_sums(self, values: np.ndarray, reverse: bool = False) -> np.ndarray:
+    def running_sums(self, values: np.ndarray, reverse: bool = False, in_place: bool = False) -> np.ndarray:
         """(n,) float64: at each posting, the sum of its cell's values up to it, in rank
-        order (with ``reverse``, from the cell's last posting up to it)."""
+        order (with ``reverse``, from the cell's last posting up to it); ``in_place``: into
+        ``values`` (float64), which a round reads before it writes them."""
         acc = np.zeros(self.n_cells, dtype=np.float64)
-        out = np.empty(len(self), dtype=np.float64)
+        out = values if in_place else np.empty(len(self), dtype=np.float64)
         for idx, c in self.round_cells(reverse):
             acc[c] += values[idx]
             out[idx] = acc[c]
@@ -156,15 +159,30 @@ def offsets_from_counts(counts: np.ndarray) -> np.ndarray:
 
 def merge(a: Postings, b: Postings) -> Postings:
     """Both sets of postings in one, ranks ascending within each cell."""
-    # One key per posting, (cell, rank) in 64 bits; each side's keys already ascend, so the
-    # stable sort (a merge sort that finds runs) merges two runs: linear, where lexsort
-    # sorted 10^8 postings in 15 s. The same order as lexsort((rank, cell)).
-    key = np.concatenate([(a.cell << 32) | a.rank.astype(np.int64), (b.cell << 32) | b.rank.astype(np.int64)])
-    order = np.argsort(key, kind="stable")
-    del key
-    counts = a.counts + b.counts
-    return Postings(offsets_from_counts(counts), np.concatenate([a.rank, b.rank])[order],
-                    np.concatenate([a.judgment, b.judgment])[order])
+    # Each side's (cell, rank) keys ascend and no key is on both sides (a document has one
+    # rank in a cell): a posting's place is its place on its side plus the postings of the
+    # other side before it, so the outputs are filled in place, with no sort and no
+    # concatenated copy (an assessor's errors merge 4 x 10^7 postings at MS MARCO's size).
+    key_a, key_b = _cell_rank_keys(a), _cell_rank_keys(b)
+    place_a = np.searchsorted(key_b, key_a)
+    place_a += np.arange(len(a), dtype=np.int64)
+    place_b = np.searchsorted(key_a, key_b)
+    place_b += np.arange(len(b), dtype=np.int64)
+    del key_a, key_b
+    n = len(a) + len(b)
+    rank = np.empty(n, dtype=np.result_type(a.rank, b.rank))
+    judgment = np.empty(n, dtype=np.result_type(a.judgment, b.judgment))
+    rank[place_a], rank[place_b] = a.rank, b.rank
+    judgment[place_a], judgment[place_b] = a.judgment, b.judgment
+    return Postings(offsets_from_counts(a.counts + b.counts), rank, judgment)
+
+
+def _cell_rank_keys(postings: Postings) -> np.ndarray:
+    """(n,) int64: cell << 32 | rank per posting, ascending (cells, then ranks)."""
+    key = np.repeat(np.arange(postings.n_cells, dtype=np.int64), postings.counts)  # not kept as .cell
+    key <<= 32
+    key |= postings.rank
+    return key
 
 
 @dataclass(frozen=True, eq=False)
@@ -321,8 +339,9 @@ class RelevanceMatrix:
         # Each side split by the new grades and the relevant parts merged: never every
         # judged posting in one more copy (at 10^9 lines, 10^8 postings and 6 GB).
         hits, misses = self.hits, self.misses
-        stay = grades[hits.judgment] >= self.threshold
-        rise = grades[misses.judgment] >= self.threshold
+        relevant = grades >= self.threshold  # per row, then gathered: never a grade per posting
+        stay = relevant[hits.judgment]
+        rise = relevant[misses.judgment]
 
         def part(postings: Postings, mask: np.ndarray) -> Postings:
             return Postings(offsets_from_counts(postings.counts_where(mask)), postings.rank[mask],

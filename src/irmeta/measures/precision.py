@@ -21,7 +21,10 @@ def precision(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
 
 def precision_at_relevant_ranks(hits: Postings) -> np.ndarray:
     """|relevant in top i| / i at each relevant posting's rank i: AP's summands."""
-    return (hits.position + 1) / hits.rank.astype(np.float64)
+    # in place, the same IEEE division as (position + 1) / float(rank): one (n,) float array
+    summands = hits.position + 1.0
+    summands /= hits.rank
+    return summands
 
 
 def average_precision(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:

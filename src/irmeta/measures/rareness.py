@@ -51,14 +51,20 @@ def average_precision_rarity_term(matrix: RelevanceMatrix, hits: Postings, weigh
     AP_rareness = AP + alpha (1/N_R) sum_i rel_i (1/i) sum_{j<=i} rel_j R_j
                 = AP + alpha (1/N_R) sum_j rel_j R_j W_j,   W_j = sum_{i=j..k} rel_i / i,
     so the weights W do not depend on rarity (and subsampling trials are dot products).
+    ``weight`` is overwritten (with R_j W_j): one array of the postings' size fewer.
     """
-    total = matrix.grid(hits.ordered_sums(weight * tail_weights(hits)))
+    total = matrix.grid(hits.ordered_sums(np.multiply(weight, tail_weights(hits), out=weight)))
     return divide_by_relevant(total, matrix.n_relevant)
 
 
 def tail_weights(hits: Postings) -> np.ndarray:
     """W_j = sum_{i >= j} rel_i / i at each relevant posting j, summed from the deepest up."""
-    return hits.memo("tail_weights", lambda: hits.running_sums(1.0 / hits.rank.astype(np.float64), reverse=True))
+    def weights() -> np.ndarray:
+        inverse = hits.rank.astype(np.float64)
+        np.divide(1.0, inverse, out=inverse)  # 1 / i, then summed in place: no other (n,) array
+        return hits.running_sums(inverse, reverse=True, in_place=True)
+
+    return hits.memo("tail_weights", weights)
 
 
 def rarity_cutoff(matrix: RelevanceMatrix, cutoff: int | None) -> int:

@@ -203,6 +203,10 @@ def generated_agreement_rows(matrix: RelevanceMatrix, reference: Scores, names: 
     :data:`SEED_OFFSET`. ``each(name, scores)``, if given, also sees each set's scores."""
     frames = []
     reference_tests: dict = {}
+    if sum(parse_set_name(n).kind in (POOL_DEPTH, ERROR) for n in names) > 1:
+        # each reads the judged non-relevant postings: decoded once and kept, not once a set
+        # (13 s each at MS MARCO's size; the assessors' sets keep them anyway)
+        matrix.misses  # noqa: B018
     for name in names:
         scores = judged_scores(generated_matrix(matrix, name, seed), measures, **dict(options or {}))
         if each is not None:

@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.metrics import cohen_kappa_score
 
 from irmeta.campaign.qrels import Qrels
@@ -167,3 +169,46 @@ def test_a_set_of_the_same_rows_pairs_row_with_row_as_the_codes_would(seed):
     pd.testing.assert_frame_equal(label_confusion_table(reference, {"set": same_rows}),
                                   label_confusion_table(reference, {"set": shuffled}))
     assert (direct["only_reference"] == 0).all() and (direct["only_judgments"] == 0).all()
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(1, 80), values=st.integers(2, 7), low=st.integers(-2, 2), noise=st.floats(0, 1),
+       seed=st.integers(0, 2**32 - 1))
+def test_two_complete_raters_give_the_packages_alpha_to_the_last_bit(n, values, low, noise, seed):
+    from irmeta.metaeval.label_agreement import ordinal_alpha
+
+    rng = np.random.default_rng(seed)
+    a = rng.integers(low, low + values, n)
+    b = np.where(rng.random(n) < noise, rng.integers(low, low + values, n), a)
+    ratings = np.vstack([a, b]).astype(float)
+    if len(np.unique(ratings)) < 2:
+        assert np.isnan(ordinal_alpha(ratings))
+        return
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = float(krippendorff.alpha(reliability_data=ratings, level_of_measurement="ordinal"))
+    got = ordinal_alpha(ratings)
+    assert got == expected or (np.isnan(got) and not np.isfinite(expected)), (got, expected)
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(1, 80), values=st.integers(1, 6), low=st.integers(-2, 2), noise=st.floats(0, 1),
+       weights=st.sampled_from([None, "linear", "quadratic"]), seed=st.integers(0, 2**32 - 1))
+def test_kappa_is_statsmodels_to_the_last_bit(n, values, low, noise, weights, seed):
+    import warnings
+
+    from statsmodels.stats.inter_rater import cohens_kappa
+
+    rng = np.random.default_rng(seed)
+    a = rng.integers(low, low + values, n)
+    b = np.where(rng.random(n) < noise, rng.integers(low, low + values, n), a)
+    got = kappa(a, b, weights)
+    span = max(a.max(), b.max()) - min(a.min(), b.min()) + 1
+    if span == 1:
+        assert np.isnan(got)
+        return
+    shift = min(a.min(), b.min())
+    table = np.bincount((a - shift) * span + (b - shift), minlength=span * span).reshape(span, span).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        expected = float(cohens_kappa(table, wt=weights, return_results=False))
+    assert got == expected or (np.isnan(got) and not np.isfinite(expected)), (got, expected)

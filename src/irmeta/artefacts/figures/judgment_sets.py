@@ -95,11 +95,13 @@ def plot_family_ranks(ranks: pd.DataFrame, png: str | Path, pdf: str | Path, *,
     rank 1 at the origin, so points below the diagonal moved up under the set."""
     require_columns(ranks, ("judgments", "measure", "alpha", "run", "family", "rank_reference", "rank_judgments"),
                     "family ranks")
-    frame = ranks.assign(alpha=ranks["alpha"].map(alpha_cell), family=ranks["family"].fillna("").astype(str))
-    sets = shown_sets(frame["judgments"])
+    names = ranks["judgments"].astype(str)
+    sets = shown_sets(pd.unique(names))  # the names once each, not a row's each (4 x 10^5 at TREC-8)
     if not sets:
         raise ValueError("plot_family_ranks: no ranks")
-    frame = _middle_alpha(frame[frame["judgments"].astype(str).isin(sets)])
+    frame = ranks[names.isin(sets)]
+    frame = _middle_alpha(frame.assign(alpha=frame["alpha"].map(alpha_cell),
+                                       family=frame["family"].fillna("").astype(str)))
     blocks = sorted({(m, a) for m, a in zip(frame["measure"], frame["alpha"])},
                     key=lambda k: (measure_order(k[0]), alpha_sort_key(k[1])))
     families = list(dict.fromkeys(frame["family"]))

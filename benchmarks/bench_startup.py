@@ -106,14 +106,15 @@ def job_rows(results: Path, times: Path) -> list[dict]:
         only = by_rule.get(row["rule"], [])
         entry = recorded.get((row["rule"], row["job"]), only[0] if len(only) == 1 else {})
         row.update(start_cpu=entry.get("start_cpu", nan), work_cpu=entry.get("work_cpu", nan),
-                   work_wall=entry.get("work_wall", nan), in_process=False)
+                   work_wall=entry.get("work_wall", nan), in_process=False,
+                   began=entry.get("began") or nan, ended=entry.get("ended") or nan)
     # jobs run in the workflow's process (localrules' run:) keep no benchmark file
     benchmarked = {row["rule"] for row in rows}
     for (rule, job), entry in sorted(recorded.items()):
         if rule not in benchmarked:
             rows.append({"rule": rule + " (in process)", "job": job, "wall": entry["work_wall"],
                          "start_cpu": 0.0, "work_cpu": entry["work_cpu"], "work_wall": entry["work_wall"],
-                         "in_process": True})
+                         "in_process": True, "began": entry.get("began") or nan, "ended": entry.get("ended") or nan})
     return rows
 
 
@@ -135,6 +136,23 @@ def print_rules(rows: list[dict]) -> None:
     print(f"  start is {totals[0] / max(totals[0] + totals[1], 1e-9):.0%} of the jobs' CPU")
 
 
+def print_timeline(rows: list[dict], started: float, wall: float, cores: int) -> None:
+    """Each job's span from the run's start (its process's start to its end), by start,
+    and the core-seconds no script job held: Snakemake's start before the first job, the
+    gaps between jobs, and the tail after the last (in-process jobs are marked, holding no core)."""
+    timed = sorted((r for r in rows if r["began"] == r["began"]), key=lambda r: r["began"])
+    if not timed:
+        return
+    print("  timeline (s from the run's start: job began - ended; * in the workflow's process)")
+    for r in timed:
+        mark = "*" if r["in_process"] else " "
+        print(f"   {r['began'] - started:6.1f} - {r['ended'] - started:6.1f} {mark} {r['rule'].split(' ')[0]}")
+    held = sum(r["ended"] - r["began"] for r in timed if not r["in_process"])
+    first, last = min(r["began"] for r in timed) - started, max(r["ended"] for r in timed) - started
+    print(f"  first job at {first:.1f} s, last done at {last:.1f} s; script jobs held {held:.1f} of "
+          f"{cores * wall:.1f} core-seconds ({cores * wall - held:.1f} idle or Snakemake's)")
+
+
 def workflow_part(data: Path, cores: int, work: Path) -> bool:
     """The TREC-8 paper config, timed; True when it meets the target."""
     if work.exists():
@@ -145,7 +163,7 @@ def workflow_part(data: Path, cores: int, work: Path) -> bool:
     command = [str(BIN / "snakemake"), "--cores", str(cores), "--directory", str(work),
                "--configfile", str(work / "config" / "paper.yaml"),
                "--config", "collections=[trec8]", f"data_root={data.resolve()}"]
-    start = time.perf_counter()
+    start, started = time.perf_counter(), time.time()
     done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
     if done.returncode != 0:
@@ -164,6 +182,7 @@ def workflow_part(data: Path, cores: int, work: Path) -> bool:
     in_process = sum(r["work_cpu"] for r in rows if r["in_process"])
     print(f"  Snakemake's own process: {usage.ru_utime + usage.ru_stime - scripts:.1f} s CPU (parsing, DAG, "
           f"scheduling, imports), of which jobs run in it {in_process:.1f} s; script jobs {scripts:.1f} s")
+    print_timeline(rows, started, wall, cores)
     return wall <= WORKFLOW_TARGET
 
 

@@ -13,14 +13,14 @@ A discriminative-power method of this kind is named ``<test>`` (raw p-values) or
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from irmeta.metaeval.score_matrices import ScoreMatrix
 from irmeta.metaeval.stats.paired_tests import TABLE_COLUMNS, count_significant_pairs, pairwise_tests
-from irmeta.metaeval.stats.registry import TESTS, attainable, corrected_names
+from irmeta.metaeval.stats.registry import TESTS, attainable, corrected_names, paired_methods
 
 #: The columns of ``tables/pairwise_tests.parquet``, in order.
 COLUMNS = ("measure", "alpha", "run_a", "run_b", "method", *(c for c in TABLE_COLUMNS
@@ -32,11 +32,6 @@ COLUMNS = ("measure", "alpha", "run_a", "run_b", "method", *(c for c in TABLE_CO
 #: random numbers). Stability uses 0, the randomised Tukey HSD 1, system subsampling 2,
 #: swaps 3, the Kendall tau bootstrap 4.
 SEED_OFFSET = 5
-
-
-def paired_methods(methods: Iterable[str]) -> list[str]:
-    """The paired tests of the registry among ``methods`` (a config's list), in its order."""
-    return [m for m in methods if m in TESTS and TESTS[m].paired]
 
 
 def matrix_tests(matrix: ScoreMatrix, methods: Sequence[str], permutations: int, seed: int) -> pd.DataFrame:

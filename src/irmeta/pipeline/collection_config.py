@@ -16,14 +16,16 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from irmeta.campaign.files import resolve_paths
-from irmeta.campaign.runs import DuplicatePolicy, RunNameSource, ScorePrecision
 from irmeta.pipeline.collection_paths import check_collection_paths, missing_runs
 from irmeta.pipeline.config_checks import imported_only
 from irmeta.pipeline.config_schema import COLLECTION_SCHEMA, ConfigError, read_yaml, validate
 from irmeta.pipeline.judgment_config import JudgmentSpec, judgment_spec
+
+if TYPE_CHECKING:  # names only: the run reader (numpy, pyarrow) is not needed to read a config
+    from irmeta.campaign.runs import DuplicatePolicy, RunNameSource, ScorePrecision
 
 DATA_ROOT = "{data_root}"
 

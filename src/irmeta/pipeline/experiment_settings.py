@@ -24,7 +24,7 @@ def comparison_measures(config: Mapping[str, Any]) -> list[str]:
 def paired_tests(config: Mapping[str, Any]) -> list[str]:
     """The paired tests among ``experiments.discriminative_power.methods``, in its order:
     the tests of tables/pairwise_tests.parquet (none: no such table)."""
-    from irmeta.metaeval.pairwise_tests import paired_methods
+    from irmeta.metaeval.stats.registry import paired_methods  # no pandas at the workflow's parse
 
     return paired_methods(config["experiments"]["discriminative_power"]["methods"])
 

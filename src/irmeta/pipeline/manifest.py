@@ -29,6 +29,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 
@@ -104,7 +105,38 @@ class Seed:
     module: str  #: the irmeta.metaeval module that owns the offset
 
     def offset(self) -> int:
-        return int(importlib.import_module(self.module).SEED_OFFSET)
+        """The module's ``SEED_OFFSET``, read from its source when it is an integer literal
+        (:func:`literal_constant`) rather than imported: the workflow's parse needs every
+        seed, and importing the experiments' modules would import pandas there (0.3 s of a
+        small campaign's serial start)."""
+        value = literal_constant(self.module, "SEED_OFFSET")
+        return int(importlib.import_module(self.module).SEED_OFFSET if value is None else value)
+
+
+def literal_constant(module: str, name: str) -> int | None:
+    """``module.name`` when the module (not imported yet) assigns it an integer literal at
+    its top level (:func:`source_constant`); None otherwise (then only importing it tells)."""
+    import importlib.util
+    import sys
+
+    if module in sys.modules:
+        return getattr(sys.modules[module], name)
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return None
+    return source_constant(Path(spec.origin), name)
+
+
+def source_constant(path: Path, name: str) -> int | None:
+    """The integer literal a module's source assigns ``name`` at its top level, else None."""
+    import ast
+
+    for node in ast.parse(path.read_bytes()).body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            value = node.value
+            return value.value if isinstance(value, ast.Constant) and type(value.value) is int else None
+    return None
 
 
 @dataclass(frozen=True)

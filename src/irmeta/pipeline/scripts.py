@@ -155,8 +155,20 @@ def record_job_times(smk, start_cpu: float, work_started: float) -> None:
     own, forked = peak_memory_mb()
     times = {"rule": rule, "job": ".".join(wildcards), "start_cpu": start_cpu,
              "work_cpu": time.process_time() - start_cpu, "work_wall": time.perf_counter() - work_started,
-             "peak_mb": own, "forked_peak_mb": forked}
+             "peak_mb": own, "forked_peak_mb": forked, "ended": time.time(), "began": process_began()}
     atomic_write_text(Path(folder) / f"{job_name(smk)}.json", json.dumps(times) + "\n")
+
+
+def process_began() -> float | None:
+    """When this process started (seconds since the epoch, Linux's /proc; None elsewhere):
+    with its end, a run's timeline shows where a core waited."""
+    try:
+        ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        boot = next(int(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                    if line.startswith("btime "))
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+    return boot + ticks / os.sysconf("SC_CLK_TCK")
 
 
 def run_in_process(step, *, rule: str, wildcards: Sequence[str], log: str | Path) -> None:
@@ -183,7 +195,8 @@ def run_in_process(step, *, rule: str, wildcards: Sequence[str], log: str | Path
         if folder:  # no start to pay: the work is all the job costs
             job = SimpleNamespace(rule=rule, wildcards=list(wildcards))
             times = {"rule": rule, "job": ".".join(map(str, wildcards)), "start_cpu": 0.0,
-                     "work_cpu": time.thread_time() - started[0], "work_wall": time.perf_counter() - started[1]}
+                     "work_cpu": time.thread_time() - started[0], "work_wall": time.perf_counter() - started[1],
+                     "ended": time.time(), "began": time.time() - (time.perf_counter() - started[1])}
             atomic_write_text(Path(folder) / f"{job_name(job)}.json", json.dumps(times) + "\n")
 
 

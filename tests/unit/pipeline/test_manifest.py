@@ -173,3 +173,18 @@ def test_every_table_and_figure_is_written_by_its_experiments_rules(shared_data)
     written = {path for path, rule in outputs.items() if defined[rule] not in INFRASTRUCTURE_RULE_FILES
                and re.fullmatch(r"results/demo/(tables/\w+\.csv|figures/\w+\.(png|pdf))", path)}
     assert written == declared, written ^ declared
+
+
+def test_every_seed_offset_read_from_its_source_is_the_imported_constant():
+    """The workflow's parse reads the offsets from the modules' sources (no pandas there):
+    each equals the module's SEED_OFFSET once imported, and none is left to importing."""
+    import importlib
+    import importlib.util
+    from pathlib import Path
+
+    from irmeta.pipeline.manifest import seeds, source_constant
+
+    for seed in seeds().values():
+        read = source_constant(Path(importlib.util.find_spec(seed.module).origin), "SEED_OFFSET")
+        assert read is not None, seed.module
+        assert read == importlib.import_module(seed.module).SEED_OFFSET == seed.offset()

@@ -182,6 +182,11 @@ CORRECTIONS: dict[str, Correction] = {c.name: c for c in (
 NO_CORRECTION = "none"
 
 
+def paired_methods(methods: Iterable[str]) -> list[str]:
+    """The paired tests of the registry among ``methods`` (a config's list), in its order."""
+    return [m for m in methods if m in TESTS and TESTS[m].paired]
+
+
 def registered_tests(*, kind: Kind | None = None, default_only: bool = False) -> list[str]:
     """The registered tests' names in registry order, of one kind or all; another form of
     a test (``randomisation_count``) only where it is named (not here)."""

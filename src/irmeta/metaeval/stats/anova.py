@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from irmeta.metaeval.stats.blocks import as_score_matrix
+from irmeta.metaeval.stats.distributions import f_sf
 
 if TYPE_CHECKING:  # pandas in two_way_anova only: irmeta compare's residual variance needs none
     import pandas as pd
@@ -73,13 +74,12 @@ def two_way_anova(scores: np.ndarray) -> pd.DataFrame:
         SS_E      = sum_ij e_ij^2,                   df = (S - 1)(T - 1)
         SS_total  = sum_ij (x_ij - xbar)^2,          df = ST - 1
 
-    ms = ss / df; f = ms / MS_E and p = ``scipy.stats.f.sf(f, df, df_E)`` for system and
+    ms = ss / df; f = ms / MS_E and p = ``scipy.stats.f.sf(f, df, df_E)`` (:func:`~.distributions.f_sf`) for system and
     topic. Not applicable, hence NaN: f, p and omega_squared of residual and total, and
     ms of total. SS_E is summed from the residuals, not by subtraction, so it keeps its
     relative accuracy when the model fits almost exactly.
     """
     import pandas as pd
-    from scipy import stats  # here, not at the top: it adds a second to every job's start
 
     m = _checked(scores)
     n_runs, n_topics = m.shape
@@ -98,7 +98,7 @@ def two_way_anova(scores: np.ndarray) -> pd.DataFrame:
             ms = ss[source] / df[source]
         if source in ("system", "topic"):
             f = _f_ratio(ms, ms_residual)
-            p = float(stats.f.sf(f, df[source], df["residual"]))
+            p = f_sf(f, df[source], df["residual"])
             omega = _omega_squared(ss[source], df[source], ms_residual, ss["total"])
         rows.append((source, ss[source], df[source], ms, f if np.isfinite(f) else np.nan, p, omega))
     return pd.DataFrame(rows, columns=list(ANOVA_COLUMNS))

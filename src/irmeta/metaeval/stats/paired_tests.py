@@ -16,7 +16,6 @@ statistics (paired t, bootstrap) are +-inf with p = 0, as scipy's ``ttest_rel`` 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -24,6 +23,7 @@ import numpy as np
 
 from irmeta.metaeval.stats.anova import residual_variance
 from irmeta.metaeval.stats.blocks import run_pairs
+from irmeta.metaeval.stats.distributions import binomial_cdf, binomial_sf, t_quantile
 from irmeta.metaeval.stats.multiple_testing import adjusted_pvalue_columns
 from irmeta.metaeval.stats.pair_differences import (
     PairTest,
@@ -65,12 +65,10 @@ def sign_test_pvalues(positive: np.ndarray, nonzero: np.ndarray) -> np.ndarray:
     (k, n), n = 0 giving 1. For p = 1/2 binomtest sums the tail at k and the mirror tail
     at n - k: with k' = min(k, n - k), p = min(1, cdf(k') + sf(n - k' - 1)), and 1 when
     2k = n; evaluated once per distinct (k, n)."""
-    from scipy import stats  # here, not at the top: it adds a second to every job's start
-
     k, n = np.asarray(positive, dtype=np.int64), np.asarray(nonzero, dtype=np.int64)
     combos, where = np.unique(np.stack([k, n]), axis=1, return_inverse=True)
     kk, nn = np.minimum(combos[0], combos[1] - combos[0]), combos[1]
-    tails = stats.binom.cdf(kk, nn, 0.5) + stats.binom.sf(nn - kk - 1, nn, 0.5)
+    tails = binomial_cdf(kk, nn, 0.5) + binomial_sf(nn - kk - 1, nn, 0.5)  # scipy.stats.binom's
     return np.where(2 * combos[0] == nn, 1.0, np.minimum(tails, 1.0))[where.reshape(-1)]
 
 
@@ -88,19 +86,6 @@ def sign(scores: np.ndarray, budget: int | None = None) -> PairTest:
         positive[where], nonzero[where] = (d > 0).sum(axis=1), (d != 0).sum(axis=1)
     statistic = np.divide(positive, nonzero, out=np.full(len(positive), 0.5), where=nonzero > 0)
     return PairTest(statistic, sign_test_pvalues(positive, nonzero))
-
-
-def t_quantile(q: float, df: int) -> float:
-    """Student's t quantile, ``scipy.stats.t.ppf(q, df)`` computed as it computes it
-    (``scipy.special.stdtrit`` inside (0, 1), -inf and inf at 0 and 1, NaN for df <= 0 or
-    q outside [0, 1]), without scipy.stats' second of import."""
-    from scipy.special import stdtrit
-
-    if not df > 0 or not 0 <= q <= 1:
-        return float("nan")
-    if q in (0, 1):
-        return -math.inf if q == 0 else math.inf
-    return float(stdtrit(df, q))
 
 
 class PairSummary(NamedTuple):

@@ -4,7 +4,8 @@ given minimum difference between systems with a given power, from the residual
 variance V_E of a pilot two-way ANOVA (:func:`irmeta.metaeval.stats.anova.residual_variance`).
 
 Sakai computes the power with approximations (and an Excel tool); here it is exact, from
-scipy's noncentral t and F distributions, so sizes can differ from his tables by a topic
+scipy's noncentral t and F distributions (:mod:`.distributions`: scipy.stats' values
+without its import), so sizes can differ from his tables by a topic
 where the approximations round the other way.
 """
 
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+
+from irmeta.metaeval.stats.distributions import f_quantile, ncf_sf, nct_sf, t_quantile
 
 # Largest topic set size searched: far beyond any collection; a design that needs more
 # is reported as an error rather than searched for ever.
@@ -45,16 +48,14 @@ def paired_t_power(n_topics: int, alpha_level: float, min_difference: float, var
 
         power = P(T' > t_crit) + P(T' < -t_crit),  T' ~ noncentral t(df, lambda).
     """
-    from scipy import stats  # here, not at the top: it adds a second to every job's start
-
     if n_topics < 2:
         raise ValueError(f"the paired t-test needs at least 2 topics, not {n_topics}")
     df = n_topics - 1
-    critical = stats.t.ppf(1.0 - alpha_level / 2.0, df)
+    critical = t_quantile(1.0 - alpha_level / 2.0, df)
     noncentrality = min_difference * math.sqrt(n_topics / (2.0 * variance_e))
     # the lower tail as P(T'(df, -lambda) > t_crit), its mirror image: scipy's nct.cdf
     # returns NaN deep in the lower tail (e.g. df = 4, lambda = 7), where sf returns ~0
-    power = float(stats.nct.sf(critical, df, noncentrality) + stats.nct.sf(critical, df, -noncentrality))
+    power = nct_sf(critical, df, noncentrality) + nct_sf(critical, df, -noncentrality)
     return _checked_power(power)
 
 
@@ -67,15 +68,13 @@ def anova_power(n_topics: int, alpha_level: float, min_difference: float, varian
 
         power = P(F' > F_crit),  F' ~ noncentral F(dfn, dfd, lambda).
     """
-    from scipy import stats  # here, not at the top: it adds a second to every job's start
-
     if n_topics < 2:
         raise ValueError(f"the ANOVA design needs at least 2 topics, not {n_topics}")
     if systems < 2:
         raise ValueError(f"the ANOVA design needs at least 2 systems, not {systems}")
     dfn, dfd = systems - 1, systems * (n_topics - 1)
-    critical = stats.f.ppf(1.0 - alpha_level, dfn, dfd)
-    return _checked_power(float(stats.ncf.sf(critical, dfn, dfd, n_topics * min_difference**2 / (2.0 * variance_e))))
+    critical = f_quantile(1.0 - alpha_level, dfn, dfd)
+    return _checked_power(ncf_sf(critical, dfn, dfd, n_topics * min_difference**2 / (2.0 * variance_e)))
 
 
 def smallest_sufficient_n(power_at: Callable[[int], float], target: float, start: int = 2) -> int:

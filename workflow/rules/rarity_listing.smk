@@ -23,12 +23,13 @@ rule list_rarity:
         topics=lambda wildcards: list(COLLECTIONS[wildcards.collection].listing_topics),
     log:
         job_log("list_rarity"),
-    benchmark:
-        job_benchmark("list_rarity")
-    resources:
-        mem_mb=mem_mb_from_input(2),
-        runtime=30,
-    conda:
-        IRMETA_ENV
-    script:
-        "../scripts/list_rarity.py"
+    localrule: True
+    threads: IN_PROCESS_THREADS
+    run:
+        from irmeta.pipeline.summary_steps import rarity_listing_step
+
+        run_in_process(lambda: rarity_listing_step(input.judged, depths=params.depths,
+                                                   functions=params.rarity_functions, topics=params.topics,
+                                                   rarity_out=output.rarity, table_out=output.table,
+                                                   figure=output.figure),
+                       rule=rule, wildcards=wildcards, log=log[0])

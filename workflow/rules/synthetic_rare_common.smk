@@ -15,12 +15,12 @@ rule simulate_rare_common:
         topic=lambda wildcards: COLLECTIONS[wildcards.collection].synthetic_topic,
     log:
         job_log("simulate_rare_common"),
-    benchmark:
-        job_benchmark("simulate_rare_common")
-    resources:
-        mem_mb=mem_mb_from_input(2),
-        runtime=10,
-    conda:
-        IRMETA_ENV
-    script:
-        "../scripts/simulate_rare_common.py"
+    localrule: True
+    threads: IN_PROCESS_THREADS
+    run:
+        from irmeta.pipeline.summary_steps import synthetic_rare_common_step
+
+        run_in_process(lambda: synthetic_rare_common_step(input.judged, settings=params.settings,
+                                                          rarity_depth=params.rarity_depth, topic=params.topic,
+                                                          table_out=output.table, figure=output.figure),
+                       rule=rule, wildcards=wildcards, log=log[0])

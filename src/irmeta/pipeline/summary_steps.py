@@ -1,7 +1,8 @@
-"""Jobs that summarise tables other jobs wrote, and draw their figures: about a second of
-work at every size (10^9 lines included), less than a script's start (an interpreter,
-pandas and matplotlib). Their rules are localrules that run them in the workflow's own
-process (:func:`irmeta.pipeline.scripts.run_in_process`); each returns what its log says.
+"""Jobs that summarise tables other jobs wrote, or read the campaign's relevant postings
+once, and draw their figures: about a second of work and half a gigabyte at every size
+(10^9 lines included), less than a script's start (an interpreter, pandas and
+matplotlib). Their rules are localrules that run them in the workflow's own process
+(:func:`irmeta.pipeline.scripts.run_in_process`); each returns what its log says.
 """
 
 from __future__ import annotations
@@ -106,3 +107,44 @@ def claims_step(inputs: Any, *, collections: Mapping[str, str], comparisons: Seq
                  unfilled=unfilled_claims(table, tables, list(comparisons)))
     plot_claims(table, figure, pdf, collections=labels)
     return f"wrote {Path(csv_out).with_suffix('.md')}: {len(table)} claims over {len(labels)} collections"
+
+
+def rarity_listing_step(judged: str | Path, *, depths: Sequence[int | None], functions: Sequence[str],
+                        topics: Sequence[str], rarity_out: str | Path, table_out: str | Path,
+                        figure: str | Path) -> str:
+    """S_d, R(d), R'(d) of every relevant document (``rarity.parquet``,
+    :func:`irmeta.pipeline.steps.rarity_collection`); Table 4, those of ``topics``; and the
+    distribution of every relevant document's rarity (0.7 s and 0.5 GB at 10^9 lines)."""
+    import pandas as pd
+
+    from irmeta.artefacts.figures.collection import plot_rarity_distribution
+    from irmeta.pipeline.experiments import rarity_listing_table
+    from irmeta.pipeline.steps import rarity_collection
+    from irmeta.pipeline.stored_scores import write_csv
+
+    rarity_collection(matrix=judged, out=rarity_out, depths=list(depths), functions=list(functions))
+    rarity = pd.read_parquet(rarity_out)  # as the listing read it when a job of its own wrote it
+    listing = rarity_listing_table(rarity, list(topics))
+    write_csv(listing, table_out)
+    plot_rarity_distribution(rarity, _stem(figure))
+    return f"rarity of {judged} at depths {list(depths)}; wrote {table_out} ({len(listing)} documents x depths)"
+
+
+def synthetic_rare_common_step(judged: str | Path, *, settings: Mapping[str, Any], rarity_depth: int | None,
+                               topic: str | None, table_out: str | Path, figure: str | Path) -> str:
+    """Figure 1's table (:func:`irmeta.metaeval.synthetic_rare_common.synthetic_rare_common_table`)
+    on one topic of the campaign, and the figure (0.9 s and 0.5 GB at 10^9 lines)."""
+    from irmeta.artefacts.figures.collection import plot_synthetic_rare_common
+    from irmeta.campaign.store import load_matrix
+    from irmeta.metaeval.synthetic_rare_common import synthetic_rare_common_table
+    from irmeta.pipeline.experiments import synthetic_topic
+    from irmeta.pipeline.stored_scores import read_table, write_csv
+
+    settings = dict(settings)
+    matrix = load_matrix(judged)
+    chosen = synthetic_topic(matrix, topic)
+    write_csv(synthetic_rare_common_table(matrix, chosen, settings, rarity_depth), table_out)
+    plot_synthetic_rare_common(read_table(table_out, "synthetic_rare_common"), _stem(figure),
+                               measure=settings["measure"])
+    return (f"synthetic rare/common on topic {chosen} ({matrix.n_relevant[matrix.topics.index(chosen)]} relevant), "
+            f"{settings}, S_d at {rarity_depth or 'the cutoff'}; wrote {table_out}")

@@ -120,6 +120,8 @@ rule tabulate_judgment_agreement:
         job_log("tabulate_judgment_agreement"),
     benchmark:
         job_benchmark("tabulate_judgment_agreement")
+    # the claims wait for it: first among the jobs that can run, with the others they read
+    priority: 10
     resources:
         **MATRIX_JOB,
     conda:

@@ -21,6 +21,8 @@ rule tabulate_kendall_tau:
         job_log("tabulate_kendall_tau"),
     benchmark:
         job_benchmark("tabulate_kendall_tau")
+    # the claims wait for it: first among the jobs that can run, with the others they read
+    priority: 10
     resources:
         **TABLE_JOB,
     conda:

@@ -26,6 +26,8 @@ rule assess_reusability:
         job_log("assess_reusability"),
     benchmark:
         job_benchmark("assess_reusability")
+    # the claims wait for it: first among the jobs that can run, with the others they read
+    priority: 10
     resources:
         mem_mb=mem_mb_from_input(2),
         runtime=30,

@@ -17,6 +17,8 @@ rule sample_stability:
         job_log("sample_stability", SHARD),
     benchmark:
         job_benchmark("sample_stability", SHARD)
+    # the claims wait for it: first among the jobs that can run, with the others they read
+    priority: 10
     resources:
         **MATRIX_JOB,
     conda:

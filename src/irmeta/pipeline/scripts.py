@@ -160,15 +160,14 @@ def record_job_times(smk, start_cpu: float, work_started: float) -> None:
 
 
 def process_began() -> float | None:
-    """When this process started (seconds since the epoch, Linux's /proc; None elsewhere):
-    with its end, a run's timeline shows where a core waited."""
+    """When this process started (seconds since the epoch; Linux's /proc and boot clock,
+    None elsewhere): with its end, a run's timeline shows where a core waited."""
     try:
         ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
-        boot = next(int(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
-                    if line.startswith("btime "))
-    except (OSError, ValueError, IndexError, StopIteration):
+        since_boot = time.clock_gettime(time.CLOCK_BOOTTIME)
+    except (OSError, ValueError, IndexError, AttributeError):
         return None
-    return boot + ticks / os.sysconf("SC_CLK_TCK")
+    return time.time() - (since_boot - ticks / os.sysconf("SC_CLK_TCK"))
 
 
 def run_in_process(step, *, rule: str, wildcards: Sequence[str], log: str | Path) -> None:

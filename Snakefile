@@ -59,11 +59,12 @@ onstart:
 onsuccess:
     import os
 
-    from irmeta.pipeline.summary import rebuild_command, workflow_summary
+    from irmeta.pipeline.summary import cancel_pending_timers, rebuild_command, workflow_summary
 
     rebuild = rebuild_command(workflow.overwrite_configfiles, workflow.config_settings.config)
     print(workflow_summary(COLLECTIONS, skipped=SKIPPED, rebuild=rebuild,
                            report_follows=os.environ.get("IRMETA_REPORT_NEXT") == "1"))
+    cancel_pending_timers()  # nothing is left to schedule: exit without waiting for them
 
 
 # A failed job's one-line error (file, line, what is wrong), from its log.

@@ -16,6 +16,8 @@ rule describe_collection:
         pool_depth=lambda wildcards: COLLECTIONS[wildcards.collection].pool_depth,
         threshold=lambda wildcards: COLLECTIONS[wildcards.collection].threshold,
         rarity_depth=PROPERTIES_RARITY_DEPTH,
+    # the claims read the collections' properties: first among the jobs that can run
+    priority: 10
     log:
         job_log("describe_collection"),
     benchmark:
@@ -40,6 +42,8 @@ rule tabulate_collection_properties:
             category="0. Claims",
             labels={"document": "collection properties"},
         ),
+    # the claims read the collections' properties: first among the jobs that can run
+    priority: 10
     log:
         job_log("tabulate_collection_properties", "properties"),
     localrule: True

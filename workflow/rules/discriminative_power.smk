@@ -14,8 +14,8 @@ rule sample_permutation_null:
         measures=COMPARISON_MEASURES,
         trials=lambda wildcards: shard_range(EXPERIMENTS["discriminative_power"]["permutations"], wildcards),
         seed=EXPERIMENTS["seed"],  # irmeta.api adds the experiment's SEED_OFFSET
-    # feeds discriminative power (priority 10), which the claims wait for: first with it
-    priority: 10
+    # feeds discriminative power, which the claims wait for: the longest chain, so first
+    priority: 15
     log:
         job_log("sample_permutation_null", SHARD),
     benchmark:
@@ -45,9 +45,10 @@ rule test_run_pairs:
         job_log("test_run_pairs", SHARD),
     benchmark:
         job_benchmark("test_run_pairs", SHARD)
-    # the battery's longest jobs, with a chain behind them: started first, so the short
-    # jobs fill the other cores instead of waiting for them at the end
-    priority: 10
+    # the battery's longest chain (the tests, their gathering, discriminative power, the
+    # claims): started first, so the short jobs fill the other cores instead of waiting
+    # for it at the end; the other jobs the claims read have 10
+    priority: 15
     resources:
         **MATRIX_JOB,
     conda:
@@ -66,7 +67,7 @@ rule gather_pairwise_tests:
         job_log("gather_pairwise_tests"),
     benchmark:
         job_benchmark("gather_pairwise_tests")
-    priority: 10
+    priority: 15
     resources:
         **TABLE_JOB,
     conda:
@@ -101,7 +102,7 @@ rule tabulate_discriminative_power:
         job_log("tabulate_discriminative_power"),
     benchmark:
         job_benchmark("tabulate_discriminative_power")
-    priority: 10
+    priority: 15
     resources:
         **MATRIX_JOB,
     conda:

@@ -80,8 +80,9 @@ rule compare_reduced_judgments:
         family_permutations=JUDGMENT_SETTINGS["family_permutations"],
     wildcard_constraints:
         collection=alternatives(REDUCED),
-    # among the longest jobs, and the judgment agreement and the claims wait for it
-    priority: 10
+    # among the longest jobs, and the judgment agreement and the claims wait for it: with
+    # the discriminative power's chain, first
+    priority: 15
     log:
         job_log("compare_reduced_judgments", SHARD),
     benchmark:

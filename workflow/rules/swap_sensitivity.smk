@@ -18,6 +18,8 @@ rule sample_swaps:
         job_log("sample_swaps", SHARD),
     benchmark:
         job_benchmark("sample_swaps", SHARD)
+    # the paper's tables wait for it: first among the jobs that can run, with the others they read
+    priority: 10
     resources:
         **MATRIX_JOB,
     conda:

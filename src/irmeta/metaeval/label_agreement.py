@@ -96,8 +96,6 @@ def _table_kappa(table: np.ndarray, weights: str | None) -> np.floating:
 def ordinal_alpha(ratings: np.ndarray) -> float:
     """Krippendorff's alpha, ordinal (the ``krippendorff`` package), of ``ratings``
     (raters, units), NaN for a missing rating; NaN when undefined (one value only)."""
-    import krippendorff
-
     ratings = np.asarray(ratings, dtype=float)
     complete_pairs = ratings.ndim == 2 and len(ratings) == 2 and np.isfinite(ratings).all()
     domain = np.unique(ratings if complete_pairs else ratings[np.isfinite(ratings)])
@@ -107,6 +105,8 @@ def ordinal_alpha(ratings: np.ndarray) -> float:
         if complete_pairs:
             value = float(_paired_ordinal_alpha(np.searchsorted(domain, ratings), len(domain)))
         else:
+            import krippendorff
+
             value = float(krippendorff.alpha(reliability_data=ratings, level_of_measurement="ordinal"))
     return value if np.isfinite(value) else float("nan")
 

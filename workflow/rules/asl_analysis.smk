@@ -19,6 +19,9 @@ rule analyse_asl:
         job_log("analyse_asl"),
     benchmark:
         job_benchmark("analyse_asl")
+    # nothing waits for it, but it is among the longest such jobs: before the short ones,
+    # which then fill both cores at the end
+    priority: 5
     resources:
         mem_mb=mem_mb_from_input(2),
         runtime=10,

@@ -124,6 +124,9 @@ rule plot_p_value_curves:
         job_log("plot_p_value_curves"),
     benchmark:
         job_benchmark("plot_p_value_curves")
+    # nothing waits for it, but it is among the longest such jobs: before the short ones,
+    # which then fill both cores at the end
+    priority: 5
     resources:
         **TABLE_JOB,
     conda:

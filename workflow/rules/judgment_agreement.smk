@@ -194,6 +194,9 @@ rule plot_family_ranks:
         job_log("plot_family_ranks"),
     benchmark:
         job_benchmark("plot_family_ranks")
+    # nothing waits for it, but it is among the longest such jobs: before the short ones,
+    # which then fill both cores at the end
+    priority: 5
     resources:
         **MATRIX_JOB,
     conda:

@@ -21,6 +21,9 @@ rule tabulate_variance:
         job_log("tabulate_variance"),
     benchmark:
         job_benchmark("tabulate_variance")
+    # nothing waits for it, but it is among the longest such jobs: before the short ones,
+    # which then fill both cores at the end
+    priority: 5
     resources:
         **TABLE_JOB,
     conda:

@@ -10,7 +10,14 @@ A job that reads run files keeps each run's top rows (:func:`top_rows`) and turn
 into a *part* (:func:`ranked_part`, pools of its own runs); :func:`write_ranked` merges the
 parts' pools, maps each part's places into them and streams the parts into the store one
 at a time, so ``ranked.npz`` is the same bytes whatever the shards. Memory: the merge holds
-the pools and one part; the degradations hold the places and scores (12 bytes a document).
+the pools and one part; the degradations hold the places and scores (12 bytes a document)
+of a range of runs at a time.
+
+On disk (format 2) a document takes a few bytes, exactly: its place within its topic's
+pool in as many bits as the largest pool needs (:mod:`irmeta.support.bit_fields`), its
+score as :mod:`irmeta.campaign.score_codes` codes it (a cell's first decimal code, then
+each fall in as many bits as the largest needs); cells' lengths, runs and topics in the
+narrowest integers. Every array is uncompressed, so a range of runs is read alone.
 """
 
 from __future__ import annotations
@@ -28,10 +35,23 @@ import pyarrow.compute as pc
 from irmeta.campaign.postings import offsets_from_counts
 from irmeta.campaign.qrels import sort_topics
 from irmeta.campaign.runs import RunFile
+from irmeta.campaign.score_codes import (
+    ScoreCoding,
+    ScoreSummary,
+    codes,
+    falls,
+    score_coding,
+    score_summary,
+    scores_of_codes,
+)
+from irmeta.campaign.store import narrowest_type
 from irmeta.support.atomic import atomic_stream_npz
+from irmeta.support.bit_fields import BitWriter, bit_width, unpack_bits, word_count
 
 PREFIX = "ranked_"  # a part's members, beside the judged postings in an ingestion part
-_MEMBERS = ("start", "cell_run", "cell_topic", "place", "score", "pool_start", "pool_offsets", "pool_bytes")
+_MEMBERS = ("start", "cell_run", "cell_topic", "place", "score", "score_summary", "pool_start", "pool_offsets",
+            "pool_bytes")
+FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -70,6 +90,11 @@ class RankedPart:
     pool_start: np.ndarray  # (topics + 1,) int64
     pool: pa.Array  # large_string
 
+    @property
+    def score_summary(self) -> np.ndarray:
+        """What the coding of the scores needs of them (:class:`ScoreSummary`)."""
+        return score_summary(self.score, self.start).as_array()
+
     def array(self, name: str) -> Any:
         return getattr(self, name)
 
@@ -77,7 +102,8 @@ class RankedPart:
         """The arrays as a part stores them (``PREFIX`` + name)."""
         offsets, data = _string_buffers(self.pool)
         arrays = dict(start=self.start, cell_run=self.cell_run, cell_topic=self.cell_topic, place=self.place,
-                      score=self.score, pool_start=self.pool_start, pool_offsets=offsets, pool_bytes=data)
+                      score=self.score, score_summary=self.score_summary, pool_start=self.pool_start,
+                      pool_offsets=offsets, pool_bytes=data)
         return {PREFIX + name: arrays[name] for name in _MEMBERS}
 
 
@@ -215,28 +241,59 @@ def write_ranked(path: str | Path, parts: Sequence[PartArrays], settings: dict) 
     cells = [_cells_in_global_order(p, np.asarray([code[t] for t in p.topics], np.int64)) for p in parts]
     runs = [name for p in parts for name in p.runs]
     run_at = np.cumsum([0] + [len(p.runs) for p in parts])
-    doc_at = np.cumsum([0] + [int(c.start[-1]) for c in cells])
-    n_cells, n_docs = sum(len(c.cell_run) for c in cells), int(doc_at[-1])
+    n_cells = sum(len(c.cell_run) for c in cells)
+    n_docs = sum(int(c.start[-1]) for c in cells)
+    longest = max((int(np.diff(c.start).max(initial=0)) for c in cells), default=0)
+    place_bits = bit_width(max(int(np.diff(pool_start).max(initial=1)) - 1, 0))
+    coding = score_coding([ScoreSummary.of_array(p.array("score_summary")) for p in parts], n_docs, n_cells)
 
     def documents(name: str, i: int) -> np.ndarray:
         values = parts[i].array(name)
         values = values if cells[i].source is None else values[cells[i].source]
-        return maps[i][values] if name == "place" else values
+        if name != "place":
+            return values
+        # a place within its topic's pool: as many bits as the largest pool needs
+        return maps[i][values] - np.repeat(pool_start[cells[i].cell_topic], np.diff(cells[i].start))
 
-    offsets, data = _string_buffers(pool)
-    meta = np.frombuffer(json.dumps({"runs": runs, "topics": topics, "settings": settings}).encode(), np.uint8)
+    def packed(values, width: int):
+        writer = BitWriter(width)
+        for piece in values:
+            yield from writer.add(piece)
+        yield writer.finish()
+
+    def decimal_codes(i: int) -> np.ndarray:
+        return codes(documents("score", i), coding.decimals)
+
+    if coding.kind == "decimal":
+        scores = [("score_first", np.dtype(np.int64), (n_cells,),
+                   (decimal_codes(i)[c.start[:-1]] for i, c in enumerate(cells))),
+                  ("score_falls", np.dtype(np.uint64), (word_count(n_docs, coding.fall_bits),),
+                   packed((falls(decimal_codes(i), c.start) for i, c in enumerate(cells)), coding.fall_bits))]
+    else:
+        scores = [("score", np.dtype(coding.kind), (n_docs,), (documents("score", i) for i in range(len(parts))))]
+    lengths, data = _string_lengths(pool)
+    meta = np.frombuffer(json.dumps({"format": FORMAT, "runs": runs, "topics": topics, "settings": settings,
+                                     "place_bits": place_bits, "score": coding.as_dict()}).encode(), np.uint8)
     atomic_stream_npz(path, [
-        ("start", np.dtype(np.int64), (n_cells + 1,),
-         [np.zeros(1, np.int64)] + [c.start[1:] + at for c, at in zip(cells, doc_at)]),
-        ("cell_run", np.dtype(np.int32), (n_cells,), [c.cell_run + np.int32(at) for c, at in zip(cells, run_at)]),
-        ("cell_topic", np.dtype(np.int32), (n_cells,), [c.cell_topic for c in cells]),
-        ("place", np.dtype(np.int32), (n_docs,), (documents("place", i) for i in range(len(parts)))),
-        ("score", np.dtype(np.float64), (n_docs,), (documents("score", i) for i in range(len(parts)))),
+        ("length", narrowest_type(longest), (n_cells,), [np.diff(c.start) for c in cells]),
+        ("cell_run", narrowest_type(max(len(runs) - 1, 0)), (n_cells,),
+         [c.cell_run + np.int64(at) for c, at in zip(cells, run_at)]),
+        ("cell_topic", narrowest_type(max(len(topics) - 1, 0)), (n_cells,), [c.cell_topic for c in cells]),
+        ("place", np.dtype(np.uint64), (word_count(n_docs, place_bits),),
+         packed((documents("place", i) for i in range(len(parts))), place_bits)),
+        *scores,
         ("pool_start", np.dtype(np.int64), pool_start.shape, [pool_start]),
-        ("pool_offsets", np.dtype(np.int64), offsets.shape, [offsets]),
+        ("pool_length", lengths.dtype, lengths.shape, [lengths]),
         ("pool_bytes", np.dtype(np.uint8), data.shape, [data]),
         ("meta", np.dtype(np.uint8), meta.shape, [meta]),
     ])
+
+
+def _string_lengths(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """A string array's lengths in bytes (the narrowest integers) and bytes."""
+    offsets, data = _string_buffers(strings)
+    lengths = np.diff(offsets)
+    return lengths.astype(narrowest_type(int(lengths.max(initial=0)))), data
 
 
 def ranked_settings(path: str | Path) -> dict:
@@ -245,17 +302,94 @@ def ranked_settings(path: str | Path) -> dict:
         return json.loads(stored["meta"].tobytes())["settings"]
 
 
+def ranked_size(path: str | Path) -> tuple[int, int, int]:
+    """How many documents, runs and topics ``ranked.npz`` holds."""
+    with np.load(path) as stored:
+        meta = json.loads(stored["meta"].tobytes())
+        return int(stored["length"].sum(dtype=np.int64)), len(meta["runs"]), len(meta["topics"])
+
+
+def _cells_of(start: np.ndarray, lo: int, hi: int) -> tuple[int, int, np.ndarray]:
+    """The cells holding documents ``lo``..``hi - 1`` (first and past-the-last), and
+    each document's cell."""
+    c0 = int(np.searchsorted(start, lo, side="right")) - 1
+    c1 = int(np.searchsorted(start, hi, side="left"))
+    bounds = np.clip(start[c0:c1 + 1], lo, hi)
+    return c0, c1, np.repeat(np.arange(c0, c1, dtype=np.int64), np.diff(bounds))
+
+
+@dataclass(frozen=True)
+class StoredPlaces:
+    """The documents' pool places, packed (``width`` bits each, within the topic's pool),
+    decoded a slice at a time."""
+
+    words: Any
+    width: int
+    start: np.ndarray
+    cell_topic: np.ndarray
+    pool_start: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.start[-1])
+
+    def __getitem__(self, at: slice) -> np.ndarray:
+        lo, hi, _ = at.indices(len(self))
+        hi = max(hi, lo)
+        _, _, cell = _cells_of(self.start, lo, hi)
+        return unpack_bits(self.words, self.width, lo, hi) + self.pool_start[self.cell_topic[cell]]
+
+
+@dataclass(frozen=True)
+class StoredScores:
+    """The documents' scores as decimal codes (each cell's first, then the falls packed
+    at ``width`` bits), decoded a slice at a time."""
+
+    first: np.ndarray
+    words: Any
+    width: int
+    decimals: int
+    start: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.start[-1])
+
+    def __getitem__(self, at: slice) -> np.ndarray:
+        lo, hi, _ = at.indices(len(self))
+        if hi <= lo:
+            return np.zeros(0)
+        c0, c1, _ = _cells_of(self.start, lo, hi)
+        s0 = int(self.start[c0])  # a cell's codes are found from its first
+        fall = unpack_bits(self.words, self.width, s0, hi)
+        score = scores_of_codes(self.first[c0:c1], fall, np.clip(self.start[c0:c1 + 1], s0, hi) - s0, self.decimals)
+        return score[lo - s0:]
+
+
 def read_ranked(path: str | Path, *, lazy: bool = False) -> tuple[dict, dict[str, Any], pa.Array]:
     """``ranked.npz``'s record (runs, topics, settings), its arrays (``place`` and ``score``
-    left on disk when ``lazy``, read a slice at a time) and its pools' documents:
+    left on disk when ``lazy``, decoded a slice at a time) and its pools' documents:
     :func:`irmeta.campaign.degrade_cells.load_ranked` makes them cells."""
     from irmeta.campaign.store import stored_members
 
     members = stored_members(path)
     meta = json.loads(np.asarray(members["meta"]).tobytes())
-    pool = _strings(np.asarray(members["pool_offsets"]), np.asarray(members["pool_bytes"]))
-    arrays: dict[str, Any] = {name: members[name] for name in ("place", "score")}
+    if meta.get("format") != FORMAT:
+        raise ValueError(f"{path}: rankings stored by an earlier irmeta (format {meta.get('format', 1)}, this one "
+                         f"reads {FORMAT}): remove it and ingest the collection again")
+    lengths = np.asarray(members["pool_length"], np.int64)
+    pool = _strings(offsets_from_counts(lengths), np.asarray(members["pool_bytes"]))
+    arrays: dict[str, Any] = {"start": offsets_from_counts(np.asarray(members["length"], np.int64))}
+    arrays |= {name: np.asarray(members[name], np.int64) for name in ("cell_run", "cell_topic", "pool_start")}
+
+    def whole(values: Any) -> Any:
+        return values if lazy else np.asarray(values)
+
+    arrays["place"] = StoredPlaces(whole(members["place"]), meta["place_bits"], arrays["start"],
+                                   arrays["cell_topic"], arrays["pool_start"])
+    coding = ScoreCoding(**meta["score"])
+    arrays["score"] = whole(members["score"]) if coding.kind != "decimal" else StoredScores(
+        np.asarray(members["score_first"], np.int64), whole(members["score_falls"]), coding.fall_bits,
+        coding.decimals, arrays["start"])
     if not lazy:
-        arrays = {"place": np.asarray(members["place"], np.int64), "score": np.asarray(members["score"], np.float64)}
-    arrays |= {name: np.asarray(members[name], np.int64) for name in ("start", "cell_run", "cell_topic", "pool_start")}
+        arrays["place"] = arrays["place"][:]
+        arrays["score"] = np.asarray(arrays["score"][:], np.float64)
     return meta, arrays, pool

@@ -66,7 +66,7 @@ def _blocks(start: np.ndarray):
         c0 = c1
 
 
-def _type_of(high: int) -> np.dtype:
+def narrowest_type(high: int) -> np.dtype:
     """The narrowest type of :data:`_NARROW` holding 0 to ``high``."""
     return narrowest(np.array([0, high], dtype=np.int64)).dtype
 
@@ -84,9 +84,9 @@ def encode_postings(postings: Postings, qrels_topic: np.ndarray, n_topics: int) 
     nonempty = counts > 0
     n, n_first = len(postings), int(nonempty.sum())
     deepest = int(postings.rank.max()) if n else 0
-    rank_first = np.empty(n_first, dtype=_type_of(deepest))
+    rank_first = np.empty(n_first, dtype=narrowest_type(deepest))
     rank_step = np.empty(n - n_first, dtype=np.uint8)
-    judgment_place = np.empty(n, dtype=_type_of(int(per_topic.max(initial=1)) - 1))
+    judgment_place = np.empty(n, dtype=narrowest_type(int(per_topic.max(initial=1)) - 1))
     wide_steps = []
     at_first = at_step = 0
     for c0, c1, s0, s1 in _blocks(postings.start):
@@ -112,7 +112,7 @@ def encode_postings(postings: Postings, qrels_topic: np.ndarray, n_topics: int) 
         at_step += len(steps)
     wide = np.concatenate(wide_steps) if wide_steps else np.zeros(0, np.int64)
     return {"counts": narrowest(counts), "rank_first": rank_first, "rank_step": rank_step,
-            "rank_step_wide": wide.astype(_type_of(deepest)), "judgment_place": judgment_place}
+            "rank_step_wide": wide.astype(narrowest_type(deepest)), "judgment_place": judgment_place}
 
 
 def decode_postings(stored, prefix: str, qrels_topic: np.ndarray, n_topics: int,
@@ -233,12 +233,12 @@ def write_store(path: str | Path, *, runs: list[str], topics: list[str], length:
              "docid_bytes": data[offsets[0]:offsets[-1]]}
     members: list[NpzMember] = [(name, a.dtype, a.shape, [a]) for name, a in plain.items()]
     per_topic = np.bincount(np.asarray(qrels_topic, dtype=np.int64), minlength=len(topics))
-    deepest = _type_of(int(length.max(initial=0)))
+    deepest = narrowest_type(int(length.max(initial=0)))
     for side in _SIDES:
         pieces = sides[side]
-        types = {"counts": _type_of(max((p.max_count for p in pieces), default=0)), "rank_first": deepest,
+        types = {"counts": narrowest_type(max((p.max_count for p in pieces), default=0)), "rank_first": deepest,
                  "rank_step": np.dtype(np.uint8), "rank_step_wide": deepest,
-                 "judgment_place": _type_of(int(per_topic.max(initial=1)) - 1)}
+                 "judgment_place": narrowest_type(int(per_topic.max(initial=1)) - 1)}
         for name, dtype in types.items():
             size = sum(p.sizes[name] for p in pieces)
             members.append((f"{side}_{name}", dtype, (size,), _fetched(pieces, name)))

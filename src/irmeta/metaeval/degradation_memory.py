@@ -54,14 +54,10 @@ def stored_degradation_processes(*, judged: str | Path, ranked: str | Path, degr
     """:func:`planned_processes` for a collection's stored campaign (``judged.npz``, and
     ``ranked.npz`` for the rankings the copies degrade); ``blocks``: the score blocks per
     run and topic (measures x alphas at most)."""
-    import json
+    from irmeta.campaign.ranked_store import ranked_size
+    from irmeta.campaign.store import stored_postings
 
-    import numpy as np
-
-    from irmeta.campaign.store import stored_members, stored_postings
-
-    members = stored_members(ranked)
-    meta = json.loads(np.asarray(members["meta"]).tobytes())
-    return planned_processes(documents=len(members["place"]), copies=degradation_copies(degradations),
-                             postings=stored_postings(judged), scores=blocks * len(meta["runs"]) * len(meta["topics"]),
+    documents, runs, topics = ranked_size(ranked)
+    return planned_processes(documents=documents, copies=degradation_copies(degradations),
+                             postings=stored_postings(judged), scores=blocks * runs * topics,
                              chunk_documents=CHUNK_DOCUMENTS, memory_mb=memory_mb, processes=processes)

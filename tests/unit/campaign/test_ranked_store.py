@@ -142,3 +142,69 @@ def test_the_degradation_tables_from_kept_rankings_are_those_of_the_runs(tmp_pat
         _degradation(tmp_path, tmp_path / "judged.npz", runs=runs)
     with pytest.raises(ValueError, match="the rankings were kept with"):  # kept at 12, asked at 8
         _degradation(tmp_path, tmp_path / "judged.npz", depth=8, ranked=ranked)
+
+
+def _stored_meta(path: Path) -> dict:
+    import json
+
+    with np.load(path) as stored:
+        return json.loads(stored["meta"].tobytes())
+
+
+@pytest.mark.parametrize(("texts", "precision", "kind"), [
+    ({"a": ["3.25", "3.25", "1.5"], "b": ["12.3456", "0.0001", "-2"]}, "double", "decimal"),
+    ({"a": ["3.25", "1.5", "0.75"], "b": ["0.3333333333333333", "0.25", "0.125"]}, "double", "float64"),
+    ({"a": ["3.25", "1.5", "0.75"], "b": ["0.3333333333333333", "0.25", "0.125"]}, "float32", "float32"),
+])
+def test_scores_are_stored_exactly_in_the_narrowest_coding_whatever_the_shards(tmp_path, texts, precision, kind):
+    """One run's scores have 2 decimals and the other's 4 (coded at 4 together), or have
+    no decimal code (stored as float64, or as float32 when read as float32)."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("1 0 d1 1\n2 0 d2 1\n")
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for name, scores in texts.items():
+        (runs / name).write_text("".join(f"{t} Q0 d{i} {i} {s} {name}\n"
+                                         for t in (1, 2) for i, s in enumerate(scores, start=1)))
+    one = tmp_path / "one.npz"
+    options = {"score_precision": precision}
+    ingest_collection(qrels=qrels, runs=runs, out=tmp_path / "j.npz", ranked_depth=5, ranked_out=one, **options)
+    assert _stored_meta(one)["score"]["kind"] == kind
+    assert _sharded(tmp_path, qrels, runs, 2, 5, **options).read_bytes() == one.read_bytes()
+    for lazy in (False, True):
+        kept = load_ranked(one, lazy=lazy)
+        kept = kept.runs_slice(0, len(kept.runs)) if lazy else kept
+        _same_cells(kept, ranked_cells(scored_rankings_of(read_runs(runs, depth=5, score_precision=precision))))
+
+
+def test_rankings_stored_by_an_earlier_irmeta_are_refused_with_what_to_do(tmp_path, campaign):
+    qrels, runs = campaign
+    out = tmp_path / "ranked.npz"
+    ingest_collection(qrels=qrels, runs=runs, out=tmp_path / "judged.npz", ranked_depth=12, ranked_out=out,
+                      **OPTIONS)
+    with np.load(out) as stored:
+        members = {name: stored[name] for name in stored.files}
+    meta = _stored_meta(out)
+    del meta["format"]
+    import json
+
+    members["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
+    np.savez(tmp_path / "old.npz", **members)
+    with pytest.raises(ValueError, match=r"earlier irmeta \(format 1.*ingest the collection again"):
+        load_ranked(tmp_path / "old.npz")
+
+
+def test_a_range_of_runs_decoded_from_disk_is_that_range_of_the_whole(tmp_path, campaign):
+    qrels, runs = campaign
+    out = tmp_path / "ranked.npz"
+    ingest_collection(qrels=qrels, runs=runs, out=tmp_path / "judged.npz", ranked_depth=12, ranked_out=out,
+                      **OPTIONS)
+    whole, lazy = load_ranked(out), load_ranked(out, lazy=True)
+    for lo in range(len(whole.runs)):
+        for hi in range(lo + 1, len(whole.runs) + 1):
+            a, b = whole.runs_slice(lo, hi), lazy.runs_slice(lo, hi)
+            assert np.array_equal(a.doc, b.doc) and a.score.tobytes() == b.score.tobytes()
+            assert np.array_equal(a.start, b.start)
+    middle = int(whole.start[-1]) // 2 + 1  # a slice beginning inside a cell
+    assert lazy.score[middle:middle + 7].tobytes() == whole.score[middle:middle + 7].tobytes()
+    assert np.array_equal(lazy.doc[middle:middle + 7], whole.doc[middle:middle + 7])

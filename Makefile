@@ -72,6 +72,8 @@ bench: $(STAMP)
 
 # irmeta score and compare beside trec_eval, pytrec_eval, ir_measures and ranx on TREC-8.
 # trec_eval: TREC_EVAL=/path/to/trec_eval, or TREC_EVAL_SRC=/path/to/its/source (built with make).
+# Without network access to its source, a binary comes with pyserini's sdist: Anserini's fat
+# jar holds trec_eval/trec_eval-linux-amd64 (docs/reference/benchmarks.md).
 bench-peers: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/bench_peers.py --data $(abspath $(DATA)) $(ARGS)
 

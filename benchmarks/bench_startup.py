@@ -107,30 +107,35 @@ def job_rows(results: Path, times: Path) -> list[dict]:
         entry = recorded.get((row["rule"], row["job"]), only[0] if len(only) == 1 else {})
         row.update(start_cpu=entry.get("start_cpu", nan), work_cpu=entry.get("work_cpu", nan),
                    work_wall=entry.get("work_wall", nan), in_process=False,
-                   began=entry.get("began") or nan, ended=entry.get("ended") or nan)
+                   began=entry.get("began") or nan, ended=entry.get("ended") or nan,
+                   loaded=entry.get("loaded", []))
     # jobs run in the workflow's process (localrules' run:) keep no benchmark file
     benchmarked = {row["rule"] for row in rows}
     for (rule, job), entry in sorted(recorded.items()):
         if rule not in benchmarked:
             rows.append({"rule": rule + " (in process)", "job": job, "wall": entry["work_wall"],
                          "start_cpu": 0.0, "work_cpu": entry["work_cpu"], "work_wall": entry["work_wall"],
-                         "in_process": True, "began": entry.get("began") or nan, "ended": entry.get("ended") or nan})
+                         "in_process": True, "began": entry.get("began") or nan, "ended": entry.get("ended") or nan,
+                         "loaded": []})
     return rows
 
 
 def print_rules(rows: list[dict]) -> None:
-    """Per rule: jobs, start CPU, work CPU, work wall, job wall; then the sums."""
+    """Per rule: jobs, start CPU, work CPU, work wall, job wall, the heavy modules its
+    jobs had loaded by their end; then the sums."""
     by_rule: dict[str, list[dict]] = {}
     for row in rows:
         by_rule.setdefault(row["rule"], []).append(row)
     keys = ("start_cpu", "work_cpu", "work_wall", "wall")
-    print(f"  {'rule':36s} {'jobs':>4s} {'start CPU':>9s} {'work CPU':>9s} {'work wall':>9s} {'job wall':>9s}")
+    print(f"  {'rule':36s} {'jobs':>4s} {'start CPU':>9s} {'work CPU':>9s} {'work wall':>9s} {'job wall':>9s}"
+          "  loaded by its end")
     summed = []
     for rule, jobs in by_rule.items():
         sums = [sum(j[k] for j in jobs) for k in keys]
-        summed.append((sums[3], rule, len(jobs), sums))
-    for _, rule, count, sums in sorted(summed, reverse=True):  # by job wall: a job that records none has it
-        print(f"  {rule:36s} {count:4d} " + " ".join(f"{s:9.2f}" for s in sums))
+        loaded = sorted({m for j in jobs for m in j.get("loaded", [])})
+        summed.append((sums[3], rule, len(jobs), sums, loaded))
+    for _, rule, count, sums, loaded in sorted(summed, reverse=True):  # by job wall: a job that records none has it
+        print(f"  {rule:36s} {count:4d} " + " ".join(f"{s:9.2f}" for s in sums) + "  " + (" ".join(loaded) or "-"))
     totals = [sum(r[k] for r in rows if r[k] == r[k]) for k in keys]
     print(f"  {'sum over the run':36s} {len(rows):4d} " + " ".join(f"{s:9.2f}" for s in totals))
     print(f"  start is {totals[0] / max(totals[0] + totals[1], 1e-9):.0%} of the jobs' CPU")

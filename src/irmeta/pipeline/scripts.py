@@ -94,6 +94,8 @@ def exit_now() -> None:
 
 #: A folder to record each job's start and work time in (benchmarks/bench_startup.py sets it).
 JOB_TIMES = "IRMETA_JOB_TIMES"
+#: The imports a job's start pays most for: each job records which it had loaded by its end.
+HEAVY_MODULES = ("pandas", "scipy.stats", "statsmodels", "matplotlib", "pyarrow.parquet")
 #: A folder to write each job's cProfile of ``main`` to (``<rule>.<wildcards>.prof``).
 PROFILE = "IRMETA_PROFILE"
 
@@ -143,8 +145,10 @@ def peak_memory_mb() -> tuple[float, float]:
 def record_job_times(smk, start_cpu: float, work_started: float) -> None:
     """With ``$IRMETA_JOB_TIMES`` set, one JSON file there per job: its rule, wildcards,
     the CPU seconds before ``main`` (interpreter, Snakemake's preamble, the script's
-    imports, plugins: the start) and those of ``main`` (the work), and the work's wall
-    seconds. Outside a benchmark nothing is written."""
+    imports, plugins: the start) and those of ``main`` (the work), the work's wall
+    seconds, and which of :data:`HEAVY_MODULES` it had loaded by its end (what its work
+    used, when the script imports no more than that). Outside a benchmark nothing is
+    written."""
     folder = os.environ.get(JOB_TIMES)
     if not folder:
         return
@@ -155,7 +159,8 @@ def record_job_times(smk, start_cpu: float, work_started: float) -> None:
     own, forked = peak_memory_mb()
     times = {"rule": rule, "job": ".".join(wildcards), "start_cpu": start_cpu,
              "work_cpu": time.process_time() - start_cpu, "work_wall": time.perf_counter() - work_started,
-             "peak_mb": own, "forked_peak_mb": forked, "ended": time.time(), "began": process_began()}
+             "peak_mb": own, "forked_peak_mb": forked, "ended": time.time(), "began": process_began(),
+             "loaded": [name for name in HEAVY_MODULES if name in sys.modules]}
     atomic_write_text(Path(folder) / f"{job_name(smk)}.json", json.dumps(times) + "\n")
 
 

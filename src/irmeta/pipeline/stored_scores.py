@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from irmeta.measures.alpha import Alpha, alpha_label
@@ -17,6 +17,9 @@ from irmeta.measures.averaging import Scores
 from irmeta.measures.names import measure_label
 from irmeta.support.atomic import atomic_path, atomic_save_npz, write_parquet
 from irmeta.support.formats import refuse_infinite_cells, refuse_non_finite_scores
+
+if TYPE_CHECKING:  # pandas where a frame is read: a job that writes arrays never imports it (0.2 s)
+    import pandas as pd
 
 
 def write_scores(scores: Scores, path: str | Path, settings: dict) -> None:
@@ -133,15 +136,21 @@ _TEXT_COLUMNS_OF = {"synthetic_rare_common": {"topic": str}}
 def read_table(path: str | Path, table: str | None = None) -> pd.DataFrame:
     """An experiment table written by :func:`write_csv`, its label columns as text.
     ``table``: the table's name (default: the file's, ``tables/<table>.csv``)."""
+    import pandas as pd
+
     name = table or Path(path).stem
     return pd.read_csv(path, dtype=_TEXT_COLUMNS_OF.get(name, _TEXT_COLUMNS))
 
 
 def read_shards(paths: Sequence[str | Path]) -> list[pd.DataFrame]:
     """The Parquet shards of a randomised experiment, in shard order."""
+    import pandas as pd
+
     return [pd.read_parquet(path) for path in paths]
 
 
 def merged_shards(paths: Sequence[str | Path]) -> pd.DataFrame | None:
     """Every shard's rows in one frame, in shard order; None without shards."""
+    import pandas as pd
+
     return pd.concat(read_shards(paths), ignore_index=True) if len(paths) else None

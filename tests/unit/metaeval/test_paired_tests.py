@@ -160,6 +160,21 @@ def test_wilcoxon_equals_scipy_on_every_method_scipy_picks(n_topics, n_runs):
     assert_wilcoxon_equals_scipy(scores)
 
 
+@pytest.mark.parametrize("n", [1, 2, 5, 13, 14, 31, 50])
+def test_wilcoxon_exact_is_scipys_to_the_last_bit(n):
+    """The exact null distribution's tails, summed as scipy sums them: every R+ from 0 to
+    n(n + 1)/2 (each side of the mean), p-values and statistics equal, not close."""
+    from irmeta.metaeval.stats.signed_rank import wilcoxon_exact
+
+    rng = np.random.default_rng(n)
+    d = rng.permuted(np.tile(np.arange(1.0, n + 1), (400, 1)), axis=1)  # distinct |d| 1..n
+    d *= rng.choice([-1.0, 1.0], size=d.shape)
+    d[0], d[1] = np.arange(1.0, n + 1), -np.arange(1.0, n + 1)  # R+ at both ends
+    ours, scipys = wilcoxon_exact(d), stats.wilcoxon(d, axis=1, method="exact")
+    assert ours.p_value.tobytes() == np.asarray(scipys.pvalue, dtype=np.float64).tobytes()
+    assert ours.statistic.tobytes() == np.asarray(scipys.statistic, dtype=np.float64).tobytes()
+
+
 @pytest.mark.parametrize("measure", ["AP@100", "P@100"])
 def test_sign_equals_binomtest_on_trec8(trec8, measure):
     scores, _ = trec8[measure]

@@ -9,6 +9,8 @@ into one integer key, since the bits of a non-negative double order as the doubl
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from irmeta.metaeval.stats.pair_differences import PairTest, checked_scores, n_pairs, pair_blocks
@@ -97,12 +99,36 @@ def wilcoxon_enumerated(d: np.ndarray) -> PairTest:
     return PairTest(np.minimum(r_plus, r_minus), np.minimum(2.0 * np.minimum(less, greater) / 2**n, 1.0))
 
 
-def wilcoxon_exact(d: np.ndarray) -> PairTest:
-    """scipy's method 'exact' (n <= 50, no zeros, no ties), by scipy itself."""
-    from scipy import stats  # here, not at the top: it adds a second to every job's start
+@lru_cache(maxsize=64)
+def _exact_tails(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """For every k, scipy's ``WilcoxonDistribution(n).sf(k)`` and ``.cdf(k)`` (k from 0 to
+    n(n + 1)/2): the null distribution of R+ built as scipy builds it (each rank halves
+    the probabilities and adds them shifted), each tail summed over the same slice scipy
+    sums (below the mean: the tail itself; above: 1 less the other side), so each value
+    is scipy's to the last bit."""
+    pmf = np.ones(1, dtype=np.float64)
+    for k in range(1, n + 1):
+        previous = pmf
+        pmf = np.zeros(k * (k + 1) // 2 + 1, dtype=np.float64)
+        pmf[:len(previous)] = previous * 0.5
+        pmf[-len(previous):] += previous * 0.5
+    mean = n * (n + 1) / 4
+    ks = range(len(pmf))
+    sf = np.array([pmf[k:].sum() if k <= mean else 1 - pmf[:k].sum() for k in ks])
+    cdf = np.array([pmf[:k + 1].sum() if k <= mean else 1 - pmf[k + 1:].sum() for k in ks])
+    return sf, cdf
 
-    found = stats.wilcoxon(d, axis=1, method="exact")
-    return PairTest(found.statistic, found.pvalue)
+
+def wilcoxon_exact(d: np.ndarray) -> PairTest:
+    """scipy's method 'exact' (n <= 50, no zeros, no ties): R+ an integer,
+    p = min(1, 2 min(P(R+ >= r), P(R+ <= r))) under R+'s exact null distribution
+    (:func:`_exact_tails`), statistic min(R+, R-)."""
+    r_plus, _, _ = signed_rank_sums(d)
+    n = d.shape[1]
+    sf, cdf = _exact_tails(n)
+    k = r_plus.astype(np.int64)  # integral: the ranks of distinct |d| are 1..n
+    p = np.clip(2 * np.minimum(sf[k], cdf[k]), 0, 1)
+    return PairTest(np.minimum(r_plus, n * (n + 1) / 2 - r_plus), p)
 
 
 _BY_METHOD = {"asymptotic": wilcoxon_asymptotic, "exact": wilcoxon_exact, "enumerate": wilcoxon_enumerated}

@@ -129,10 +129,13 @@ def atomic_stream_npz(path: str | Path, members: Iterable[NpzMember]) -> None:
     """An uncompressed ``.npz`` laid out as ``np.savez`` lays it out (``np.load`` reads
     it), each member ``(name, dtype, shape, pieces)`` written from its pieces in turn (C
     order), so no array need be whole in memory; members dated 1980-01-01 (``np.savez``
-    stamps the time of writing), so the same arrays give the same bytes; atomically."""
+    stamps the time of writing), so the same arrays give the same bytes; ending with the
+    checksum of its bytes that readers verify (:mod:`irmeta.support.checksum`); atomically."""
     import zipfile
 
-    with atomic_path(path) as tmp, zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+    from irmeta.support.checksum import checksummed_zip
+
+    with atomic_path(path) as tmp, open(tmp, "wb") as raw, checksummed_zip(raw) as z:
         for name, dtype, shape, pieces in members:
             dtype = np.dtype(dtype)
             if dtype.hasobject:

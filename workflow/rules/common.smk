@@ -350,12 +350,15 @@ def degradation_threads(wildcards, input):
 
     if not all(Path(f).exists() for f in input):  # not ingested yet
         return config["threads"]
-    return stored_degradation_processes(
-        judged=input.judged, ranked=input.ranked, degradations=DEGRADATIONS,
-        blocks=len(DEGRADATION_MEASURES) * max(1, len(config["alphas"])),
-        # the files' sizes read here: input.size_mb is asynchronous, which threads cannot wait for
-        memory_mb=degradation_memory(sum(Path(f).stat().st_size for f in input) / 2**20),
-        processes=config["threads"])
+    try:
+        return stored_degradation_processes(
+            judged=input.judged, ranked=input.ranked, degradations=DEGRADATIONS,
+            blocks=len(DEGRADATION_MEASURES) * max(1, len(config["alphas"])),
+            # the files' sizes read here: input.size_mb is asynchronous, which threads cannot wait for
+            memory_mb=degradation_memory(sum(Path(f).stat().st_size for f in input) / 2**20),
+            processes=config["threads"])
+    except ValueError:  # a damaged store: the job refuses it on one line (here it would be a traceback)
+        return config["threads"]
 
 
 def ingest_shard_threads(wildcards, input):

@@ -105,10 +105,10 @@ def verify_store(path: str | Path) -> None:
     """Refuse (:class:`DamagedStoreError`) a store whose bytes do not match the checksum
     it ends with, that is cut short, or that carries none (an earlier irmeta's, or not
     irmeta's); one pass over its bytes, the first time this process reads the file."""
+    if not stat.S_ISREG(os.stat(path).st_mode) and not Path(path).is_dir():  # opening a FIFO would wait
+        raise DamagedStoreError(path, "is not a regular file")
     with open(path, "rb") as stored:
         info = os.fstat(stored.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise DamagedStoreError(path, "is not a regular file")
         key = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
         if key in _VERIFIED:
             return

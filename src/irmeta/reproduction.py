@@ -51,9 +51,12 @@ class Repro:
 
 def order_settings(ktu_cutoff: Any = rm.KTU_CUTOFF, rbo_p: Any = rm.RBO_P, rbo_depth: Any = rm.RBO_DEPTH
                    ) -> OrderSettings:
-    """KTU's cutoff, RBO's p and depth, checked (one line each refusal)."""
-    return OrderSettings(check.integer("ktu_cutoff", ktu_cutoff, 1), check.number("rbo_p", rbo_p, 0.0, 1.0,
-                         open_low=True, open_high=True), check.integer("rbo_depth", rbo_depth, 1))
+    """KTU's cutoff, RBO's p and depth, checked (one line each refusal; a depth past where
+    RBO's terms count is summed to there, :func:`~irmeta.metaeval.reproducibility.rbo_terms`)."""
+    order = OrderSettings(check.integer("ktu_cutoff", ktu_cutoff, 1), check.number("rbo_p", rbo_p, 0.0, 1.0,
+                          open_low=True, open_high=True), check.integer("rbo_depth", rbo_depth, 1))
+    rm.rbo_terms(order.rbo_p, order.rbo_depth, 0)  # refused now, not after the runs are read
+    return order
 
 
 def repro(qrels: Any, original_baseline: Any, original_advanced: Any, reproduced_baseline: Any,

@@ -46,8 +46,8 @@ from irmeta.campaign.score_codes import (
 )
 from irmeta.campaign.store import narrowest_type
 from irmeta.support.atomic import atomic_stream_npz
-from irmeta.support.checksum import load_npz
 from irmeta.support.bit_fields import BitWriter, bit_width, unpack_bits, word_count
+from irmeta.support.checksum import load_npz
 
 PREFIX = "ranked_"  # a part's members, beside the judged postings in an ingestion part
 _MEMBERS = ("start", "cell_run", "cell_topic", "place", "score", "score_summary", "pool_start", "pool_offsets",

@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from irmeta.campaign.degrade_cells import RankedCells
+from irmeta.metaeval.reproducibility import rbo_terms
 
 WORD = 64
 
@@ -116,17 +117,20 @@ class _Pair:
 
     def rbo_repro_eval(self, p: float, depth: int) -> np.ndarray:
         """Clarke's normalised finite-depth RBO (reproducibility.rbo_repro_eval): each row
-        summed by numpy as the per-topic function sums its vector."""
+        summed by numpy as the per-topic function sums its vector, to the same depth
+        (:func:`~.reproducibility.rbo_terms`), a block of rows of at most 2^20 terms at a time."""
         width = self.original.shape[1]
+        depth = rbo_terms(p, depth, width)
         column = np.arange(width)[None, :]
         shared = (column < depth) & (self.at_copy >= 0) & (self.at_copy < depth)
         joins = np.where(shared, np.maximum(column, self.at_copy), depth)  # depth: beyond the sum, dropped
         weight = np.cumprod(np.concatenate([[1.0], np.full(depth - 1, float(p))]))
         ranks = np.arange(1, depth + 1)
         out = np.empty(len(self.n))
-        for lo in range(0, len(out), 1024):  # rows of depth floats, a block at a time
-            overlap = np.cumsum(_row_bincount(joins[lo:lo + 1024], depth + 1)[:, :depth], axis=1)
-            out[lo:lo + 1024] = np.sum(weight * overlap / ranks, axis=1) / np.sum(weight)
+        rows = max(1, min(1024, (1 << 20) // depth))  # rows of depth floats, a block at a time
+        for lo in range(0, len(out), rows):
+            overlap = np.cumsum(_row_bincount(joins[lo:lo + rows], depth + 1)[:, :depth], axis=1)
+            out[lo:lo + rows] = np.sum(weight * overlap / ranks, axis=1) / np.sum(weight)
         return out
 
 

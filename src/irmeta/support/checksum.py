@@ -89,7 +89,7 @@ def checksummed_zip(raw: IO[bytes]):
     """A ``zipfile.ZipFile`` writing into ``raw`` (a new, empty file) through a
     :class:`ChecksummedStream`, its comment the checksum, written when the block ends."""
     stream = ChecksummedStream(raw)
-    with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:  # type: ignore[arg-type]
+    with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:  # type: ignore[call-overload]
         archive.comment = TAG + PLACEHOLDER
         yield archive
     stream.finish()

@@ -93,11 +93,18 @@ def test_rbo_ties_are_broken_by_name_in_both_rankings():
     assert rank_biased_overlap(x[perm], y[perm], 0.8, names=[["r2", "r1", "r3"][i] for i in perm]) == got
 
 
+def test_rbo_ext_of_uneven_rankings_extrapolates_the_shorter():
+    # Webber et al.'s eq. 32 (s = 2, l = 3): 12 vs 213, p = 0.5. X_1 = 0, X_2 = 2, X_3 = 2
+    # (the shorter's items in the longer's top 3); A_1 = 0, A_2 = 1, A_3 = (2 + 1 * 2/2)/3 = 1;
+    # (1 - p)/p sum A_d p^d = 0.25 + 0.125 = 0.375, + [(X_3 - X_2)/3 + X_2/2] p^3 = 0.125: 0.5.
+    assert rbo_ext([1, 2], [2, 1, 3], 0.5) == pytest.approx(0.5, abs=TOL)
+    assert rbo_ext([2, 1, 3], [1, 2], 0.5) == rbo_ext([1, 2], [2, 1, 3], 0.5)
+    assert math.isnan(rbo_ext([], [1], 0.5))
+
+
 def test_rbo_refuses_what_it_cannot_compare():
     with pytest.raises(ValueError, match=r"in \(0, 1\)"):
         rbo_ext([1, 2], [2, 1], 1.0)
-    with pytest.raises(ValueError, match="same length"):
-        rbo_ext([1, 2], [2, 1, 3])
     with pytest.raises(ValueError, match="repeated"):
         rbo_ext([1, 1], [2, 1])
     assert math.isnan(rank_biased_overlap(np.array([1.0, np.nan]), np.array([1.0, 2.0])))

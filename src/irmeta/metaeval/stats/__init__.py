@@ -1,5 +1,7 @@
 """The statistics of meta-evaluation, on (runs, topics) score matrices: rank
-correlation (:mod:`.correlation`), Tukey HSD three ways (:mod:`.tukey_hsd`),
+correlation (:mod:`.correlation`; with ties, Kendall's tau and tau_AP in Urbano and
+Marrero's a and b variants, :mod:`.rank_agreement`, and Corsi and Urbano's tie-aware
+rank-biased overlap, :mod:`.overlap`, importable from here), Tukey HSD three ways (:mod:`.tukey_hsd`),
 Buckley-Voorhees stability (:mod:`.stability_trials`), the swap method
 (:mod:`.swap_trials`), the paired tests over every run pair (:mod:`.paired_tests`,
 Wilcoxon's in :mod:`.signed_rank`, the randomised ones in :mod:`.resampling_tests`, their
@@ -16,3 +18,8 @@ same: the permutation null and the stability trials' means. The randomised paire
 likewise take their per-draw sums from products shared by all pairs, and a pair whose
 verdict the products' rounding bound could change is recomputed from its own differences.
 """
+
+from irmeta.metaeval.stats.overlap import rbo, tied_ranking
+from irmeta.metaeval.stats.rank_agreement import tau_a, tau_ap_a, tau_ap_b, tau_b
+
+__all__ = ["rbo", "tau_a", "tau_ap_a", "tau_ap_b", "tau_b", "tied_ranking"]

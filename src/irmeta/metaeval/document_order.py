@@ -113,8 +113,10 @@ class _Pair:
         last = agreement[np.arange(len(k)), np.maximum(k - 1, 0)]
         tail = np.array([p**size for size in k.tolist()], dtype=np.float64)
         out = 1.0 - (1.0 - p) / p * shortfall - (1.0 - last) * tail
-        # clipped as rbo_ext clips it: disjoint rankings round to -1e-16, never a real RBO
-        return np.where(k == 0, np.nan, np.clip(out, 0.0, 1.0))
+        # as rbo_ext: rankings sharing no document 0 exactly (1 - 1 rounds to +-1e-16),
+        # any other rounding past an end clipped
+        out = np.where(shared.any(axis=1), np.clip(out, 0.0, 1.0), 0.0)
+        return np.where(k == 0, np.nan, out)
 
     def rbo_repro_eval(self, p: float, depth: int) -> np.ndarray:
         """Clarke's normalised finite-depth RBO (reproducibility.rbo_repro_eval): each row

@@ -36,8 +36,9 @@ partial in the other, partial in both) kept as difference arrays of integers, ti
 one partial group's weight at each depth. Each score is summed as 1 minus its shortfall
 (1 - p)/p sum_d (1 - A_d) p^d, so identical untied rankings give exactly 1, and the
 untied equal-length case is :func:`~irmeta.metaeval.stats.correlation.rbo_ext`'s
-arithmetic to the last bit. A score that rounding puts a few ulps outside [0, 1] is
-clipped to it (disjoint rankings sum to 1 - 1 = -1e-16, never a real value).
+arithmetic to the last bit. Rankings sharing no item have RBO_ext = RBO_min = 0 exactly
+(1 minus a shortfall of 1 rounds to +-1e-16), and a score that rounding puts a few ulps
+outside [0, 1] otherwise is clipped to it.
 """
 
 from __future__ import annotations
@@ -234,9 +235,12 @@ def _scores(short: Flat, long: Flat, p: float, ties: str) -> dict[str, float]:
     x_l = float(overlap[-1])  # both rankings whole at depth l: a count of items, exact
     agreement_beyond = (x_l + (n_long - s) * a_s) / n_long
     tail_min, tail_max = _tail_min(n_long, x_l, p), _tail_max(n_long, s, x_l, p)
+    # No item in both: every agreement of ext and min is 0, and so are they, exactly (the
+    # shortfall form's 1 - 1 would round to +-1e-16)
+    disjoint = not len(i_long)
     scores = {
-        "ext": 1.0 - c * math.fsum((1.0 - a_ext) * weight) - (1.0 - agreement_beyond) * p**n_long,
-        "min": 1.0 - c * (math.fsum((1.0 - a_min) * weight) + tail_min),
+        "ext": 0.0 if disjoint else 1.0 - c * math.fsum((1.0 - a_ext) * weight) - (1.0 - agreement_beyond) * p**n_long,
+        "min": 0.0 if disjoint else 1.0 - c * (math.fsum((1.0 - a_min) * weight) + tail_min),
         "max": 1.0 - c * (math.fsum((1.0 - a_max) * weight) + tail_max),
         "res": c * (math.fsum(((a_max - a_min) * weight)[s:]) + tail_min - tail_max),
     }

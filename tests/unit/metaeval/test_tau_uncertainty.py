@@ -29,6 +29,8 @@ from irmeta.metaeval.stats.correlation import (
     rank_biased_overlap,
     rbo_ext,
 )
+from irmeta.metaeval.stats import rbo, tied_ranking
+from irmeta.metaeval.stats import tau_ap_b as stats_tau_ap_b
 from irmeta.pipeline.config_checks import validate_config
 from irmeta.pipeline.config_schema import ConfigError
 
@@ -318,3 +320,32 @@ def test_a_measure_equal_to_its_baseline_has_tau_one_without_resampling_it():
     want = batch_kendall_tau_b(x, kt.resampled_means(base, draws))
     np.testing.assert_array_equal(got[0], want)
     assert np.isnan(got[1]).all()
+
+
+def test_ties_add_the_tie_aware_variants_beside_todays_columns(trec8):
+    # issue 42: P@100's means tie 18 times on TREC-8; ties names the tie-aware variants,
+    # each its own column after today's, which do not change
+    today = kendall_tau_table(trec8, P100, bootstrap_samples=0)
+    table = kendall_tau_table(trec8, P100, bootstrap_samples=0, ties=["w", "a", "b"])
+    assert table.columns.tolist() == [*today.columns, "tau_a", "tau_ap_a", "rbo_a", "tau_ap_b", "rbo_b", "rbo_w"]
+    pd.testing.assert_frame_equal(table[today.columns], today)
+    means = trec8.mean_frame()
+    baseline = means[("P@100", "")].to_numpy()
+    assert len(np.unique(baseline)) < len(baseline)
+    for row in table.itertuples():
+        x = means[(row.measure, row.alpha)].to_numpy()
+        assert np.isnan(row.tau_a) and np.isnan(row.tau_ap_a)  # the baseline ties: it is no true ranking
+        assert row.tau_ap_b == stats_tau_ap_b(baseline, x) == row.tau_ap_b
+        for variant in "wab":
+            want = rbo(tied_ranking(baseline, trec8.runs), tied_ranking(x, trec8.runs), 0.9, variant)["ext"]
+            assert getattr(row, f"rbo_{variant}") == want
+        if row.alpha == "0":  # the same means: tied identically
+            assert row.rbo_w == row.rbo_b == row.tau_ap_b == 1.0 and row.rbo_a < 1.0
+    with pytest.raises(ValueError, match=r"kendall_tau ties must be some of a, b, w \(each once\), not \['c'\]"):
+        kendall_tau_table(trec8, P100, bootstrap_samples=0, ties=["c"])
+    assert validate_config({})["experiments"]["kendall_tau"]["ties"] == []
+    assert validate_config({"experiments": {"kendall_tau": {"ties": ["a", "w"]}}})["experiments"]["kendall_tau"][
+        "ties"] == ["a", "w"]
+    for bad in (["c"], ["a", "a"], "a"):
+        with pytest.raises(ConfigError, match="ties"):
+            validate_config({"experiments": {"kendall_tau": {"ties": bad}}})

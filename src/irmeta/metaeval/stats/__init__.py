@@ -19,7 +19,17 @@ likewise take their per-draw sums from products shared by all pairs, and a pair 
 verdict the products' rounding bound could change is recomputed from its own differences.
 """
 
-from irmeta.metaeval.stats.overlap import rbo, tied_ranking
-from irmeta.metaeval.stats.rank_agreement import tau_a, tau_ap_a, tau_ap_b, tau_b
+import importlib
+from typing import Any
 
-__all__ = ["rbo", "tau_a", "tau_ap_a", "tau_ap_b", "tau_b", "tied_ranking"]
+#: The names importable from here, each from its module, loaded when first asked for: a
+#: job importing one statistic does not pay for the others.
+_EXPORTS = {"rbo": "overlap", "tied_ranking": "overlap", "tau_a": "rank_agreement", "tau_ap_a": "rank_agreement",
+            "tau_ap_b": "rank_agreement", "tau_b": "rank_agreement"}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_EXPORTS[name]}"), name)

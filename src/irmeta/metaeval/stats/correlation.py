@@ -12,7 +12,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from irmeta.metaeval.stats import overlap
 from irmeta.metaeval.stats.blocks import run_pairs
 
 
@@ -195,7 +194,9 @@ def rbo_ext(a: Sequence, b: Sequence, p: float = 0.9) -> float:
         raise ValueError("rbo_ext needs rankings without repeated items")
     if not len(a) or not len(b):
         return math.nan
-    return overlap.rbo(list(a), list(b), p, ties="w")["ext"]
+    from irmeta.metaeval.stats.overlap import rbo  # here: most jobs importing this module need no RBO
+
+    return rbo(list(a), list(b), p, ties="w")["ext"]
 
 
 def ranking(scores: np.ndarray, names: Sequence[str] | None = None, higher_is_better: bool = True) -> list:

@@ -32,8 +32,8 @@ from irmeta.campaign.runs import read_runs
 from irmeta.measures.averaging import Scores
 from irmeta.metaeval.discriminative_power import discriminative_power_table
 from irmeta.metaeval.judgment_agreement import agreement_columns, judgment_agreement_table
-from irmeta.metaeval.stats import tau_a, tau_ap_a, tau_ap_b
 from irmeta.metaeval.score_matrices import ScoreMatrix, score_matrices
+from irmeta.metaeval.stats import tau_a, tau_ap_a, tau_ap_b
 
 MEASURES = ["P@100", "AP@100", "P_rareness@100"]
 ALPHAS = [0, 1]

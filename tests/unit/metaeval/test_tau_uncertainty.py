@@ -21,6 +21,8 @@ from irmeta.measures.averaging import Scores, block_means, score_arrays
 from irmeta.metaeval import kendall_tau as kt
 from irmeta.metaeval.kendall_tau import kendall_tau_table
 from irmeta.metaeval.score_matrices import ScoreMatrix
+from irmeta.metaeval.stats import rbo, tied_ranking
+from irmeta.metaeval.stats import tau_ap_b as stats_tau_ap_b
 from irmeta.metaeval.stats.correlation import (
     batch_kendall_tau_b,
     batch_kendall_tau_b_against,
@@ -29,8 +31,6 @@ from irmeta.metaeval.stats.correlation import (
     rank_biased_overlap,
     rbo_ext,
 )
-from irmeta.metaeval.stats import rbo, tied_ranking
-from irmeta.metaeval.stats import tau_ap_b as stats_tau_ap_b
 from irmeta.pipeline.config_checks import validate_config
 from irmeta.pipeline.config_schema import ConfigError
 

@@ -69,10 +69,10 @@ from irmeta.metaeval.generated_set_names import (
 )
 from irmeta.metaeval.judgment_agreement import (
     JUDGMENT_AGREEMENT_COLUMNS,
-    OPTIONAL_COLUMNS,
     agreement_columns,
     judgment_agreement_table,
 )
+from irmeta.metaeval.judgment_agreement import OPTIONAL_COLUMNS as AGREEMENT_OPTIONAL
 from irmeta.metaeval.score_matrices import sort_by_alpha
 from irmeta.metaeval.stats.blocks import trial_rng
 
@@ -230,7 +230,7 @@ def gathered_agreement(alternatives: pd.DataFrame, generated: Sequence[pd.DataFr
     (the shards' rows, in shard order), columns :data:`JUDGMENT_AGREEMENT_COLUMNS`, the
     tie-aware variants' those the rows have (all made with the same ``ties``)."""
     given = [frame for frame in [alternatives, *generated] if len(frame)]
-    columns = [c for c in JUDGMENT_AGREEMENT_COLUMNS if c not in OPTIONAL_COLUMNS
+    columns = [c for c in JUDGMENT_AGREEMENT_COLUMNS if c not in AGREEMENT_OPTIONAL
                or any(c in frame.columns for frame in [alternatives, *generated])]
     frames = [frame[columns] for frame in given]
     if not frames:

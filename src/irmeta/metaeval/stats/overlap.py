@@ -246,7 +246,7 @@ def _scores(short: Flat, long: Flat, p: float, ties: str) -> dict[str, float]:
     }
     # Rounding can leave a score a few ulps outside [0, 1] (disjoint rankings: 1 - 1 =
     # -1e-16); RBO never is, so the ends are clipped, nothing else.
-    return {name: min(max(value, 0.0), 1.0) for name, value in scores.items()}
+    return {name: float(min(max(value, 0.0), 1.0)) for name, value in scores.items()}
 
 
 def _tail_min(n_long: int, x_l: float, p: float) -> float:

@@ -12,8 +12,10 @@ Three tables (:class:`Agreement`, and the dict :func:`agree` returns):
   reference's grades filled into its holes would agree with themselves.
 * ``rankings``: per set and measure (rareness measures once per alpha, named
   ``P_rareness(alpha=0.5)@100``), columns :data:`RANKING_COLUMNS`: Kendall's tau-b and
-  tau_AP between the runs' means under the set and under the qrels, and the top of the two
-  rankings (:mod:`irmeta.metaeval.top_ranks`), on the topics both judged.
+  tau_AP (the qrels' ranking as the reference) between the runs' means under the set and
+  under the qrels, and the top of the two rankings (:mod:`irmeta.metaeval.top_ranks`), on
+  the topics both judged; with ``ties``, the tie-aware variants after them
+  (:mod:`irmeta.metaeval.tied_agreement`: ``a`` tau_a and tau_ap_a, ``b`` tau_ap_b).
 * ``conclusions``: per set and measure, columns :data:`CONCLUSION_COLUMNS`: the run pairs
   ``test`` (``paired_t+holm`` by default: a paired test of the registry, ``+`` a
   correction over all pairs) calls significantly different at ``level`` under the qrels
@@ -55,11 +57,14 @@ from irmeta.metaeval.family_bias import DEFAULT_PERMUTATIONS as FAMILY_PERMUTATI
 from irmeta.metaeval.judgment_agreement import judgment_agreement_table
 from irmeta.metaeval.label_agreement import ALL_TOPICS, label_agreement_table
 from irmeta.metaeval.stats.registry import CORRECTIONS, NO_CORRECTION, TESTS, parse_test_name
+from irmeta.metaeval.tied_agreement import TAU_ONLY, tied_columns, tied_variants
 from irmeta.support.formats import REPORT_FORMATS, check_tsv_names, markdown_escape
 
 FORMATS = REPORT_FORMATS
 #: The reference's name in the tables.
 REFERENCE = "qrels"
+#: ``kendall_tau`` is tau-b, ``tau_ap`` tau_AP with the qrels' ranking as the reference; the
+#: tie-aware variants ``ties`` names follow (:func:`ranking_columns`).
 RANKING_COLUMNS = ("judgments", "measure", "runs", "topics", "kendall_tau", "tau_ap", "top1_same", "top5_overlap",
                    "top10_overlap", "largest_rank_change", "largest_rank_change_run")
 CONCLUSION_COLUMNS = ("judgments", "measure", "method", "level", "pairs", "same_decision", "significant_reference",
@@ -67,6 +72,11 @@ CONCLUSION_COLUMNS = ("judgments", "measure", "method", "level", "pairs", "same_
 #: The label columns the reports show (topic ``all``); the DataFrame holds every column and topic.
 REPORT_LABEL_COLUMNS = ("judgments", "shared", "only_reference", "only_judgments", "agreement", "cohen_kappa",
                         "weighted_kappa_linear", "weighted_kappa_quadratic", "krippendorff_alpha_ordinal")
+
+
+def ranking_columns(ties: Sequence[str] = ()) -> list[str]:
+    """The rankings table's columns: :data:`RANKING_COLUMNS`, then those of ``ties``."""
+    return [*RANKING_COLUMNS, *tied_columns(ties, with_rbo=False)]
 
 
 @dataclass(frozen=True)
@@ -141,22 +151,25 @@ def judgment_sets(judgments: Any) -> dict[str, Any]:
 
 
 _OWN_KEYWORDS = ("unjudged", "test", "level", "permutations", "seed", "families",
-                 "family_permutations")  # beside score's
+                 "family_permutations", "ties")  # beside score's
 
 
 def agree(qrels: Any, judgments: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *,
           unjudged: str = "nonrelevant", test: str = "paired_t+holm", level: float = 0.05,
           permutations: int = 1000, seed: int = DEFAULT_SEED, families: Any = None,
-          family_permutations: int = FAMILY_PERMUTATIONS, **settings: Any) -> dict[str, pd.DataFrame]:
+          family_permutations: int = FAMILY_PERMUTATIONS, ties: Sequence[str] = (),
+          **settings: Any) -> dict[str, pd.DataFrame]:
     """``irmeta agree``'s tables as DataFrames: ``{"labels": ..., "rankings": ...,
     "conclusions": ...}``, and ``"families"`` with ``families`` (module docstring).
+    ``ties``: tie-aware rank agreement added to ``rankings`` (``a``: ``tau_a``,
+    ``tau_ap_a``, the qrels' ranking as the true one, empty where it ties; ``b``: ``tau_ap_b``).
     ``judgments``: see :func:`judgment_sets`; ``unjudged``: ``nonrelevant`` (trec_eval's
     rule) or ``reference`` (a document a set did not judge takes the qrels' grade);
     ``families``: a families file or a mapping run -> family; ``settings``: those of :func:`irmeta.score`
     (``depth``, ``threshold``, ``alphas``...), checked before any file is read."""
     found = agree_runs(qrels, judgments, runs, measures, unjudged=unjudged, test=test, level=level,
                        permutations=permutations, seed=seed, families=families,
-                       family_permutations=family_permutations, **settings)
+                       family_permutations=family_permutations, ties=ties, **settings)
     tables = {"labels": found.labels, "rankings": found.rankings, "conclusions": found.conclusions}
     if found.families is not None:
         tables["families"] = found.families
@@ -166,9 +179,13 @@ def agree(qrels: Any, judgments: Any, runs: Any, measures: Sequence[str] = DEFAU
 def agree_runs(qrels: Any, judgments: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *,
                unjudged: str = "nonrelevant", test: str = "paired_t+holm", level: float = 0.05,
                permutations: int = 1000, seed: int = DEFAULT_SEED, families: Any = None,
-               family_permutations: int = FAMILY_PERMUTATIONS, **settings: Any) -> Agreement:
+               family_permutations: int = FAMILY_PERMUTATIONS, ties: Sequence[str] = (),
+               **settings: Any) -> Agreement:
     """:func:`agree`, with the plan the reports print (:func:`render`)."""
     plan = agree_plan(test, level, permutations, seed)
+    if not isinstance(ties, str):
+        check.items("ties", ties, empty=True)
+    variants = tied_variants(ties, TAU_ONLY)
     family_permutations = check.experiment_parameters(permutations=family_permutations)["permutations"]
     if families is not None and not isinstance(families, (str, Path, Mapping)):
         raise TypeError(f"families must be a path or a mapping run -> family, not {check.shown(families)}")
@@ -187,7 +204,7 @@ def agree_runs(qrels: Any, judgments: Any, runs: Any, measures: Sequence[str] = 
     if len(reference_scored.scores.runs) < 2:
         raise ValueError(f"agree needs at least two runs, got {len(reference_scored.scores.runs)}")
     under = {name: score_checked(labels, runs, s).scores for name, labels in scored.items()}
-    found = agreement_of(reference, own, reference_scored.scores, under, plan, s.threshold)
+    found = agreement_of(reference, own, reference_scored.scores, under, plan, s.threshold, variants)
     bias = None
     if families is not None:
         bias = family_rows(reference_scored.scores, under, families, plan.seed, family_permutations)
@@ -215,9 +232,10 @@ def family_rows(reference_scores: Any, scores: Mapping[str, Any], families: str 
 
 
 def agreement_of(reference: Qrels, labels: Mapping[str, Qrels], reference_scores: Any, scores: Mapping[str, Any],
-                 plan: AgreePlan, threshold: int) -> Agreement:
+                 plan: AgreePlan, threshold: int, ties: Sequence[str] = ()) -> Agreement:
     """The three tables from the judgments and the runs' scores under each set."""
-    ranks = judgment_agreement_table(reference_scores, scores, reference_name=REFERENCE, level=plan.level)
+    ranks = judgment_agreement_table(reference_scores, scores, reference_name=REFERENCE, level=plan.level,
+                                     ties=ties)
     ranks = ranks.assign(measure=[measure_label(m, a or None) for m, a in zip(ranks["measure"], ranks["alpha"])])
     conclusions = conclusion_agreement_table(
         reference_scores, scores, methods=[plan.test], corrections=[plan.correction], levels=[plan.level],
@@ -225,7 +243,7 @@ def agreement_of(reference: Qrels, labels: Mapping[str, Qrels], reference_scores
     conclusions = conclusions.assign(measure=[measure_label(m, a or None)
                                               for m, a in zip(conclusions["measure"], conclusions["alpha"])])
     return Agreement(label_agreement_table(reference, labels, threshold=threshold),
-                     ranks[list(RANKING_COLUMNS)].reset_index(drop=True),
+                     ranks[ranking_columns(ties)].reset_index(drop=True),
                      conclusions[list(CONCLUSION_COLUMNS)].reset_index(drop=True), plan, threshold)
 
 
@@ -254,8 +272,10 @@ def _blocks(a: Agreement) -> list[tuple[str, pd.DataFrame]]:
     return [
         (f"Label agreement with the qrels, on the (topic, document) pairs both judged (relevant: grade >= "
          f"{a.threshold}).", labels),
-        ("Rank agreement with the qrels per measure: Kendall's tau-b and tau_AP of the runs' means, the top of the "
-         "two rankings (ties by run name; an overlap is empty with fewer runs than its k).", a.rankings),
+        ("Rank agreement with the qrels per measure: Kendall's tau-b (kendall_tau) and tau_AP (tau_ap, the qrels' "
+         "ranking as the reference; a tie in either not credited) of the runs' means, the top of the two rankings "
+         "(ties by run name; an overlap is empty with fewer runs than its k)" + _tied_caption(a.rankings) + ".",
+         a.rankings),
         (f"Conclusion agreement with the qrels: {TESTS[p.test].title}{draws}, {correction} over all pairs, "
          f"level {p.level:g}; a pair's decision is a > b, b > a or none.",
          a.conclusions.assign(level=[f"{v:g}" for v in a.conclusions["level"]])),
@@ -263,6 +283,21 @@ def _blocks(a: Agreement) -> list[tuple[str, pd.DataFrame]]:
         ("Bias towards a kind of system: per set, measure and family, the mean rank change of the family's runs "
          "from the qrels to the set (negative: moves up), the mean score change, and p of a permutation test of "
          "the family labels (empty for a family of one run).", a.families)])
+
+
+def _tied_caption(rankings: pd.DataFrame) -> str:
+    """What the tie-aware columns of the rankings table are, when it has them."""
+    said = {"tau_a": "tau_a", "tau_ap_a": "tau_ap_a", "tau_ap_b": "tau_ap_b"}
+    shown = [said[c] for c in rankings.columns if c in said]
+    if not shown:
+        return ""
+    parts = []
+    if "tau_a" in shown or "tau_ap_a" in shown:
+        parts.append("tau_a, tau_ap_a: Urbano and Marrero's a variants, the qrels' ranking as the true one "
+                     "(empty where it ties)")
+    if "tau_ap_b" in shown:
+        parts.append("tau_ap_b: their b variant (both may tie)")
+    return "; " + "; ".join(parts)
 
 
 def _rows(frame: pd.DataFrame, digits: int | None) -> list[list[str]]:

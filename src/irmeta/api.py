@@ -247,7 +247,7 @@ def _check_comparisons(table, comparisons, tau_ap) -> None:
 
 def kendall_tau_table(table, comparisons: Sequence[tuple[str, str] | Mapping[str, str]], *,
                       tau_ap: Sequence[str] = ("reference",), bootstrap_samples: int = 1000, rbo_p: float = 0.9,
-                      seed: int = DEFAULT_SEED):
+                      seed: int = DEFAULT_SEED, ties: Sequence[str] = ()):
     """Kendall's tau-b and tau_AP between each measure's system ranking (each of its
     alphas) and its baseline's, as (measure, baseline) pairs or ``{"measure", "baseline"}``
     (the paper's Figure 2). ``tau_ap``: the forms of tau_AP, each a column: ``reference``
@@ -256,16 +256,22 @@ def kendall_tau_table(table, comparisons: Sequence[tuple[str, str] | Mapping[str
     table, those of its per-topic rows by the one definition irmeta scores runs with
     (:func:`~irmeta.measures.averaging.run_means`), over every topic or, where a run's
     ``all`` row says so, over the topics it returned; ``all`` rows that contradict the
-    per-topic rows are an error. ``tau_ci_low``, ``tau_ci_high``: tau's 95 % bootstrap
+    per-topic rows are an error. ``tau_ci_low``, ``tau_ci_high``: tau-b's 95 % bootstrap
     interval over ``bootstrap_samples`` topic resamplings (0: none) drawn from ``seed``
-    plus the experiment's SEED_OFFSET; ``rbo``: rank-biased overlap, persistence ``rbo_p``."""
+    plus the experiment's SEED_OFFSET; ``rbo``: rank-biased overlap, persistence ``rbo_p``,
+    ties broken by run name. ``ties``: tie-aware variants added as columns, runs whose
+    means are equal tied (``a``: ``tau_a``, ``tau_ap_a``, ``rbo_a``, the baseline as the true
+    ranking; ``b``: ``tau_ap_b``, ``rbo_b``; ``w``: ``rbo_w``; docs/statistics.md)."""
     _check_comparisons(table, comparisons, tau_ap)
+    if not isinstance(ties, str):
+        check.items("ties", ties, empty=True)
     from irmeta.metaeval import kendall_tau
 
     pairs = [(c["measure"], c["baseline"]) if isinstance(c, Mapping) else tuple(c) for c in comparisons]
     named = [{"measure": str(parse_measure(m)), "baseline": str(parse_measure(b))} for m, b in pairs]
     forms = [tau_ap] if isinstance(tau_ap, str) else list(tau_ap)
-    uncertainty = dict(bootstrap_samples=bootstrap_samples, rbo_p=rbo_p, seed=seed)
+    uncertainty = dict(bootstrap_samples=bootstrap_samples, rbo_p=rbo_p, seed=seed,
+                       ties=[ties] if isinstance(ties, str) else list(ties))
     if isinstance(table, Scores):
         return kendall_tau.kendall_tau_table(table, named, tau_ap_forms=forms, **uncertainty)
     matrices = score_matrices(table, sorted({n for pair in named for n in pair.values()}))

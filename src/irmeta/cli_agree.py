@@ -29,13 +29,15 @@ from irmeta.cli_args import (
     write_output,
 )
 from irmeta.measures.names import MAX_CUTOFF
+from irmeta.metaeval.tied_agreement import TAU_ONLY
 from irmeta.support.arrow import lean_memory
 from irmeta.support.formats import REPORT_FORMATS
 
 _HELP = """Agreement of judgment sets with the official qrels, every run scored under each:
 the labels (kappas and Krippendorff's alpha on the documents both judged), per measure
-the rankings of the runs (Kendall's tau-b, tau_AP, the same best run, the top-5 and
-top-10 overlap, the run that moves most), and the conclusions of --test (pairs significant
+the rankings of the runs (Kendall's tau-b, tau_AP with the qrels' ranking as the
+reference, the same best run, the top-5 and top-10 overlap, the run that moves most;
+--ties a or b adds the tie-aware variants), and the conclusions of --test (pairs significant
 under the qrels only: lost; under the set only: gained; in opposite directions: reversed).
 
 --judgments is a file (a set named after it without its extension) or a folder (one set
@@ -81,6 +83,9 @@ def add_agree_parser(sub: argparse._SubParsersAction) -> None:
                    help="a run<TAB>family file (with that header): each family's rank change under each set")
     p.add_argument("--family-permutations", action=Once, type=bounded_int(1), default=10000,
                    help="draws of the families' permutation test (default 10000)")
+    p.add_argument("--ties", action="append", choices=list(TAU_ONLY),
+                   help="tie-aware rank agreement beside tau-b and tau_AP, repeatable: a (tau_a, tau_ap_a, the qrels' "
+                        "ranking as the true one), b (tau_ap_b); runs whose means are equal tie")
     add_report_options(p, REPORT_FORMATS)
     add_reading_options(p, MAX_CUTOFF)
     p.set_defaults(func=_agree)
@@ -122,6 +127,7 @@ def _agree(args: argparse.Namespace) -> int:
     found = agree_runs(args.qrels, args.judgments, args.runs, args.measure or DEFAULT_MEASURES,
                        unjudged=args.unjudged, test=args.test, level=args.level, permutations=args.permutations,
                        seed=args.seed, families=args.families, family_permutations=args.family_permutations,
+                       ties=sorted(set(args.ties or [])),
                        depth=args.depth, threshold=args.threshold, average="all",
                        alphas=args.alpha or DEFAULT_ALPHAS, duplicates=args.duplicates, run_name=args.run_name,
                        **options)

@@ -234,9 +234,11 @@ def test_tau_ap_forms_and_randomised_p_are_options():
     # the columns the manifest declares (irmeta.metaeval.kendall_tau:COLUMNS), in order, either way
     declared = output("tables", "kendall_tau").declared_columns()
     symmetric = irmeta.kendall_tau_table(table, [("AP@10", "P@10")], tau_ap=["symmetric"])
-    for tau in (default, both, symmetric):
+    every = irmeta.kendall_tau_table(table, [("AP@10", "P@10")], tau_ap=["reference", "symmetric"],
+                                     ties=["a", "b", "w"])  # the tie-aware variants too
+    for tau in (default, both, symmetric, every):
         assert list(tau.columns) == declared.written(tau.columns)
-    assert "tau_ap" not in symmetric.columns and len(both.columns) == len(declared.names)
+    assert "tau_ap" not in symmetric.columns and len(every.columns) == len(declared.names)
 
     kw = dict(methods=["randomised_tukey_hsd"], levels=[0.05], permutations=19)
     counted = irmeta.discriminative_power_table(table, ["P@10"], **kw)

@@ -56,6 +56,7 @@ from irmeta.metaeval.judgment_agreement import judgment_agreement_table
 from irmeta.metaeval.label_agreement import ALL_TOPICS, label_agreement_table
 from irmeta.metaeval.stats.registry import CORRECTIONS, NO_CORRECTION, TESTS, parse_test_name
 from irmeta.support.formats import REPORT_FORMATS, check_tsv_names, markdown_escape
+from irmeta.support.names import first_missing
 
 FORMATS = REPORT_FORMATS
 #: The reference's name in the tables.
@@ -123,6 +124,9 @@ def judgment_sets(judgments: Any) -> dict[str, Any]:
     if isinstance(judgments, Mapping):
         if not judgments:
             raise ValueError("judgments: no judgment set was given (an empty mapping)")
+        missing = first_missing(judgments)
+        if missing is not None:
+            raise ValueError(f"judgments: a set's name is {missing[1]}")
         return {str(name): value for name, value in judgments.items()}
     given = [judgments] if isinstance(judgments, (str, Path)) else judgments
     if not isinstance(given, (list, tuple)) or not given or not all(isinstance(g, (str, Path)) for g in given):
@@ -243,6 +247,9 @@ def family_rows(reference_scores: Any, scores: Mapping[str, Any], families: str 
     runs = list(reference_scores.runs)
     if isinstance(families, Mapping):
         check_same_runs(families, runs, "families", "family")
+        missing = first_missing(families[run] for run in runs)
+        if missing is not None:
+            raise ValueError(f"families: the family of run {runs[missing[0]]} is {missing[1]}")
         named = {run: str(families[run]) for run in runs}
     else:
         named = families_for_runs(families, runs)

@@ -29,7 +29,9 @@ the family-bias offset, as the pipeline's ``family_bias.csv``).
 
 Every run is scored under each set as under the qrels (``irmeta score``'s reading
 settings; means over every topic, ``average="all"``). A set is a file (named after the file
-without its extension: ``llm.txt`` gives ``llm``) or a folder of files, one set each.
+without its extension: ``llm.txt`` gives ``llm``) or a folder of files, one set each; an
+empty set is refused (it has no label to compare). Without runs, ``labels`` alone: a
+setting of the runs' scores or conclusions given then is refused, as it would change nothing.
 """
 
 from __future__ import annotations

@@ -1,7 +1,9 @@
-"""What ``irmeta``'s subcommands share (:mod:`irmeta.cli`, :mod:`irmeta.cli_compare`):
-argument types and actions (an option given twice refused, bounded integers, non-empty
-paths), ``--output`` checked before any work and written atomically, standard output
-written whole, ``--plugin`` modules loaded, ``--gains`` read, the run names checked before
+"""What ``irmeta``'s subcommands share (:mod:`irmeta.cli`, :mod:`irmeta.cli_compare`,
+:mod:`irmeta.cli_agree`, :mod:`irmeta.cli_repro`): argument types and actions (an option
+given twice refused, bounded integers), the path options declared as inputs or outputs
+and the one check that no output is an input (:func:`check_paths`), the reading options
+declared once (:data:`READING_OPTIONS`), outputs written atomically or, as ``-``, to
+standard output, written whole, ``--plugin`` modules loaded, ``--gains`` read, the run names checked before
 any scoring, and what reaches the user as one line (:data:`INPUT_ERRORS`). A module of its
 own so that the subcommands import it, not each other.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import fnmatch
 import glob
 import os
 import sys
@@ -62,7 +65,8 @@ STDOUT = "-"
 
 
 def _non_empty(text: str) -> str:
-    """"" would mean the current folder (read as a folder of runs, simulated into): never meant."""
+    """Refuse an empty path: it would mean the current folder (read as a folder of runs,
+    simulated into), never what was meant."""
     if not text:
         raise argparse.ArgumentTypeError("an empty path")
     return text
@@ -129,6 +133,16 @@ def _read_files(spec: str) -> list[Path]:
     return found
 
 
+def _would_read(spec: str, folder: tuple[int, int] | None, name: str) -> bool:
+    """Whether a file ``name`` in ``folder`` (its identity) is one the input ``spec`` reads
+    once it exists: ``spec`` is that folder, or a glob over it that ``name`` matches."""
+    if folder is None:
+        return False
+    if any(ch in spec for ch in "*?["):
+        return _identity(Path(spec).parent) == folder and fnmatch.fnmatch(name, Path(spec).name)
+    return Path(spec).is_dir() and _identity(spec) == folder
+
+
 def _identity(path: str | Path) -> tuple[int, int] | None:
     """(device, inode) of the file ``path`` reaches (links followed), None if none."""
     try:
@@ -139,13 +153,14 @@ def _identity(path: str | Path) -> tuple[int, int] | None:
 
 
 def check_paths(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Before any work, every output of the command ``parser`` parsed: a file (not ``-``)
-    a regular one or none (a folder, a symbolic link, a FIFO, a device would be destroyed
-    by renaming the output over it) in an existing folder; and no output one of the
+    """Before any work, every output of the command ``parser`` parsed: an output file
+    (``-`` aside) a regular one or none yet (a folder, a symbolic link, a FIFO, a device
+    would be destroyed by renaming the output over it) in an existing folder; and no output one of the
     inputs, compared as files (device and inode: another spelling, a symbolic link, a hard
     link are the same file), each input expanded as its reader may expand it (a folder's
-    files, a glob's matches). An input that does not exist (a plugin named as a module) is
-    no file to overwrite."""
+    files, a glob's matches), nor a file in a folder an input option reads (the next run
+    would read it). An input that does not exist (a plugin named as a module) is no file
+    to overwrite."""
     declared = path_options(parser)
     inputs = [(_flag(a), spec) for a, role in declared if role == "input" for spec in _given(a, args)]
     for action, role in declared:
@@ -158,14 +173,15 @@ def check_paths(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
                 existing_regular_or_absent(target)
                 if not Path(target).parent.is_dir():
                     raise FileNotFoundError(errno.ENOENT, "its directory does not exist", target)
-            written = _identity(target)
-            if written is None:
-                continue  # a new file: every input exists, so it is none of them
+            written, folder = _identity(target), _identity(Path(target).parent)
             for flag, spec in inputs:
                 for read in _read_files(spec):
-                    if _identity(read) == written:
+                    if written is not None and _identity(read) == written:
                         raise FileExistsError(errno.EEXIST, f"is one of the inputs ({flag} {read}); give "
                                                             f"{_flag(action)} another path", target)
+                if action.type is output_path and _would_read(spec, folder, Path(target).name):
+                    raise FileExistsError(errno.EEXIST, f"would be read by {flag} {spec} on the next run, as one "
+                                                        f"of the inputs; give {_flag(action)} another path", target)
 
 
 def emit(output: str | None, text: bytes) -> None:
@@ -397,7 +413,7 @@ READING_OPTIONS: tuple[ReadingOption, ...] = (
     ReadingOption("--gains", "gains", dict(
         action=Once,
         help="grade:gain pairs of the graded measures (nDCG, Q, O, Pmeasure, Pplus), e.g. 1:1,2:3; grades not "
-             "named gain 0; default gain = grade"), value=lambda text: gains_map(text), only_given=True),
+             "named gain 0; default gain = grade"), value=gains_map, only_given=True),
     ReadingOption("--beta", "beta", dict(
         action=Once, type=finite_non_negative, default=None,
         help="Sakai's blended-ratio beta (Q, O, Pmeasure, Pplus; default 1)"), only_given=True),

@@ -166,6 +166,23 @@ def test_an_output_that_is_any_input_is_refused_before_any_work(campaign, comman
             assert snapshot(campaign) == before, (command, output, given)
 
 
+@pytest.mark.parametrize("glob", [False, True], ids=["folder", "glob"])
+@pytest.mark.parametrize("command", ["score", "compare", "agree"])
+def test_a_new_output_where_an_input_folder_or_glob_would_read_it_is_refused(campaign, command, glob):
+    """Not yet an input, but the next run's: ``--runs runs/ --output runs/scores.tsv``."""
+    values = path_values(command, campaign)
+    if glob:
+        values["--runs"] = [f"{values['--runs'][0]}/r*"]
+    values["--output"] = [str(campaign / "runs" / "report.txt")]
+    before = snapshot(campaign)
+    one_line(*run_cli(argv(command, values)), f"report.txt: would be read by --runs {values['--runs'][0]} on the "
+                                              f"next run")
+    assert snapshot(campaign) == before
+    values["--output"] = [str(campaign / "runs" / "other.tsv")] if glob else values["--output"]
+    if glob:  # a name the glob does not match is no input
+        assert run_cli(argv(command, values))[0] == 0
+
+
 @pytest.mark.parametrize("command", [c for c in COMMANDS if c != "simulate"])
 def test_output_dash_is_standard_output(campaign, command):
     values = path_values(command, campaign)

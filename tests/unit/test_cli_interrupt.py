@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from child_signals import default_disposition
+
 # The command, run as the console script runs it, saying when its imports are done:
 # Ctrl-C is delivered while it works, not while Python loads numpy.
 _LAUNCH = ("import sys; from irmeta.cli import main; print('ready', file=sys.stderr, flush=True); "
@@ -24,7 +26,7 @@ def _interrupted(argv: list[str], cwd: Path, *, wait_for: str = "ready", after: 
     interrupted ``after`` seconds once it printed ``wait_for``."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
     proc = subprocess.Popen([sys.executable, "-c", _LAUNCH, *argv], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=default_disposition(signal.SIGINT))
     try:
         seen = ""
         while wait_for not in seen:
@@ -59,3 +61,17 @@ def test_ctrl_c_while_simulating_exits_130_and_leaves_no_folder(tmp_path):
                                wait_for="irmeta: simulate:", after=0.5)
     assert code == 130 and lines == ["irmeta: interrupted"], lines
     assert not out.exists() or list(out.iterdir()) == []
+
+
+def test_ctrl_c_reaches_the_command_when_the_suite_runs_as_a_background_job(tmp_path):
+    """Issue 40: ``nohup make test > log 2>&1 &`` runs the suite with SIGINT ignored, which
+    its children inherit; the test gives its child SIGINT's default disposition."""
+    out = tmp_path / "campaign"
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        code, lines = _interrupted(["simulate", "--out", str(out), "--runs", "200", "--topics", "2000", "--depth",
+                                    "500", "--pool-size", "1000", "--threads", "1"], tmp_path,
+                                   wait_for="irmeta: simulate:", after=0.5)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert code == 130 and lines == ["irmeta: interrupted"], lines

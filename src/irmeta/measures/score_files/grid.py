@@ -15,7 +15,7 @@ from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import AVERAGING_NAMES, Scores, block_means, geometric_means
 from irmeta.measures.names import measure_label, parse_measure
 from irmeta.measures.score_files.mean_rows import checked_means, mean_rows_of
-from irmeta.measures.score_files.rows import COLUMNS, Missing, ScoreRows, TopicOrder
+from irmeta.measures.score_files.rows import COLUMNS, Missing, ScoreRows, TopicOrder, refuse_missing_names
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -115,6 +115,7 @@ def _score_rows(table: pd.DataFrame | ScoreRows, source: str) -> ScoreRows:
     lacking = [c for c in COLUMNS if c not in table.columns]
     if lacking:
         raise ValueError(f"{source}: no column {', '.join(lacking)} (it needs {', '.join(COLUMNS)})")
+    refuse_missing_names(table, source)
     qid = table["qid"].astype(str)
     per_topic = (qid != "all").to_numpy()
     rows = table[per_topic]

@@ -22,7 +22,7 @@ import numpy as np
 from irmeta.measures.averaging import MeanGrid, Scores, block_means, mean_grid, run_means
 from irmeta.measures.names import measure_label, parse_measure
 from irmeta.measures.score_files.pieces import printed_decimals
-from irmeta.measures.score_files.rows import MeanRows, ScoreRows
+from irmeta.measures.score_files.rows import MeanRows, ScoreRows, refuse_missing_names
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -43,6 +43,8 @@ def mean_rows_of(table: pd.DataFrame | ScoreRows, source: str = "the scores tabl
         names = [table.measures[c] for c in table.measure[at].tolist()]
         value = table.value[at]
     else:
+        if all(c in table.columns for c in ("run", "measure", "qid")):
+            refuse_missing_names(table, source)
         at = (np.flatnonzero((table["qid"].astype(str) == "all").to_numpy()) if "qid" in table.columns
               else np.zeros(0, np.int64))
         rows = table.iloc[at]

@@ -110,14 +110,17 @@ def _agree(args: argparse.Namespace, run_only: dict[str, tuple[str, object]]) ->
 
     load_plugins(args.plugin or [])  # before the plan: a plugin may register the --test
     agree_plan(args.test, args.level, args.permutations, args.seed)  # refused before any reading
-from irmeta.metaeval.tied_agreement import TAU_ONLY
+    if not args.runs:  # the labels alone
+        _refuse_run_options(args, run_only)
+        found = agree_runs(args.qrels, args.judgments, threshold=args.threshold)
     else:
         check_run_file_names(args.runs, args.run_name, args.format)
         lean_memory()
         found = agree_runs(args.qrels, args.judgments, args.runs, args.measure or DEFAULT_MEASURES,
                            unjudged=args.unjudged, test=args.test, level=args.level,
                            permutations=args.permutations, seed=args.seed, families=args.families,
-                           family_permutations=args.family_permutations, average="all", **reading_settings(args))
+                           family_permutations=args.family_permutations, ties=sorted(set(args.ties or [])),
+                           average="all", **reading_settings(args))
         report_reading(found.reference, args.qrels)
     emit(args.output, render(found, args.format, args.digits).encode())
     return 0

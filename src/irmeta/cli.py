@@ -56,6 +56,7 @@ from irmeta.measures.names import measure_label, trec_eval_name
 from irmeta.measures.registry import MEASURES
 from irmeta.support.arrow import joined_bytes, lean_memory
 from irmeta.support.formats import check_tsv_names, refuse_non_finite_scores
+from irmeta.support.interrupts import latched, raise_if_interrupted
 
 
 def _score(args: argparse.Namespace) -> int:
@@ -292,12 +293,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     error = ""
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, latched():
         warnings.simplefilter("always", TrecFormatWarning)
         warnings.simplefilter("always", TooFewDrawsWarning)
         try:
             check_paths(command_parser(parser, args.command), args)  # before any work, every command
             code = args.func(args)
+            raise_if_interrupted()  # swallowed by a library on the way: still an interrupt
             if sys.stdout is not None:
                 sys.stdout.flush()  # a reader gone shows here, not in Python's flush at exit
         except BrokenPipeError:

@@ -22,7 +22,7 @@ from irmeta.measures.alpha import PER_TOPIC_ALPHA, Alpha, check_unit_alphas, par
 from irmeta.measures.cutoffs import cut_at, divide_by_relevant
 from irmeta.measures.names import parse_measure
 from irmeta.measures.precision import average_precision, precision
-from irmeta.measures.registry import MeasureDefinition, register, register_option_check
+from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, RangeDeclaration, register, register_option_check
 
 if TYPE_CHECKING:
     from irmeta.campaign.rarity import Rarity
@@ -143,6 +143,9 @@ def average_precision_rareness_norm(matrix: RelevanceMatrix, cutoff: int | None,
 
 
 RARITY_OPTION = ("rarity",)  # every rareness family declares it
+# Rel (1 + alpha R) with every rarity function's R <= 1 for a retrieved document (eq. 1, 3):
+# at most 1 + alpha; the [0, 1] forms (eq. 4) are convex combinations.
+RARENESS_RANGE = RangeDeclaration(per_alpha=1.0)
 register_option_check("rarity", check_rarity_function)
 
 
@@ -162,19 +165,19 @@ def configured_rarity_functions(measures: Iterable[str]) -> list[str]:
 
 register(MeasureDefinition("P_rareness", precision_rareness,
                            "rareness-weighted precision at k (Turkmen et al. 2023, eq. 1)", uses_alpha=True,
-                           options=RARITY_OPTION))
+                           options=RARITY_OPTION, value_range=RARENESS_RANGE))
 
 
 register(MeasureDefinition("AP_rareness", average_precision_rareness,
                            "rareness-weighted average precision (eq. 3)", uses_alpha=True,
-                           options=RARITY_OPTION))
+                           options=RARITY_OPTION, value_range=RARENESS_RANGE))
 
 
 register(MeasureDefinition("P_rareness_norm", precision_rareness_norm,
                            "[0, 1] rareness-weighted precision with R' (eq. 4)", uses_alpha=True,
-                           options=RARITY_OPTION))
+                           options=RARITY_OPTION, value_range=UNIT_RANGE))
 
 
 register(MeasureDefinition("AP_rareness_norm", average_precision_rareness_norm,
                            "[0, 1] rareness-weighted average precision with R' (eq. 4)", uses_alpha=True,
-                           options=RARITY_OPTION))
+                           options=RARITY_OPTION, value_range=UNIT_RANGE))

@@ -214,14 +214,19 @@ def test_the_fault_is_named_in_whichever_piece_or_file_it_is(tmp_path, monkeypat
         read_score_rows(folder)
 
 
-def test_a_table_in_memory_names_its_row(tmp_path):
+def test_a_table_in_memory_is_held_to_the_range_naming_its_row(tmp_path):
+    """A table given to the API: a value outside its measure's range is refused; its grid
+    is not asked of it (a synthetic or rescaled table may be anyone's numbers)."""
     table = pd.DataFrame({"run": ["a", "a", "b", "b"], "measure": ["P@10", "P@10", "P@10", "P@10"],
                           "qid": ["1", "all", "1", "2"], "value": [0.5, 0.5, 0.2, 5.0]})
     with pytest.raises(ValueError, match=r"^mine, row 3: P@10: the score of run b on topic 2 is 5, outside"):
         score_grid(table, source="mine", missing="zero")
-    table.loc[3, "value"] = 0.25
-    with pytest.raises(ValueError, match=r"^scores, row 3: .*P@10 cannot give"):
+    table.loc[3, "value"] = -0.25
+    with pytest.raises(ValueError, match=r"^scores, row 3: P@10: .* is -0\.25, outside P@10's range \[0, 1\]"):
         scores_from_table(table, ["P@10"], [], missing="zero")
+    table.loc[3, "value"] = 0.25
+    assert scores_from_table(table, ["P@10"], [], missing="zero", check_means=False).per_topic[0].tolist() == \
+        [[0.5, 0.0], [0.2, 0.25]]
 
 
 def test_the_issues_scores_only_collection_is_refused_before_any_tau(tmp_path):

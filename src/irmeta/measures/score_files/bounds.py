@@ -8,8 +8,10 @@ it was printed with (:func:`~irmeta.measures.ranges.printed_tolerance`): trec_ev
 ``P_30 0.0333`` is 1/30 and ``P_3 0.33`` may be 1/3, but ``P_3 0.3000`` is not. A file's
 rows are checked piece by piece as they are read (:class:`Bounds`, from
 :class:`~irmeta.measures.score_files.pieces._Book`), and only the rows a tight check
-doubts have their text's decimals counted; a table in memory keeps no text, so its values'
-shortest forms stand for it (:func:`first_misfit`).
+doubts have their text's decimals counted. A table in memory (:func:`first_misfit`) is held
+to the ranges only: its numbers may be anyone's (a synthetic table, scores rescaled or
+interpolated), while a value outside its measure's range is impossible whatever it came
+from.
 """
 
 from __future__ import annotations
@@ -134,21 +136,18 @@ def text_decimals(text: pa.Array | pa.ChunkedArray, rows: np.ndarray) -> np.ndar
 
 
 def first_misfit(rows: ScoreRows, step: int) -> tuple[int, str] | None:
-    """The first row (in row order) of a table in memory whose value no score of its
-    measure can be, and why; None when every value fits. Its values' shortest forms
-    stand for their printed precision; rows of qid ``all`` (means) are held to the range
-    only. ``step``: rows checked at a time."""
+    """The first row (in row order) of a table in memory whose value is outside its
+    measure's range, and why; None when every value is in range. The values' shortest
+    forms stand for their printed precision. ``step``: rows checked at a time."""
     bounds = Bounds()
     bounds.cover(rows.measures)
-    every = rows.qids.index("all") if "all" in rows.qids else -1
     for start in range(0, len(rows), step):
         values = rows.value[start:start + step]
 
         def decimals(doubt: np.ndarray, values: np.ndarray = values) -> np.ndarray:
             return shortest_decimals(values[doubt])
 
-        bad, places = bounds.misfits(rows.measure[start:start + step], values, rows.qid[start:start + step] != every,
-                                     decimals)
+        bad, places = bounds.misfits(rows.measure[start:start + step], values, np.zeros(len(values), bool), decimals)
         if len(bad):
             return start + int(bad[0]), bounds.reason(rows, start + int(bad[0]), int(places[0]))
     return None

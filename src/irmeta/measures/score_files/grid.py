@@ -57,7 +57,7 @@ def score_grid(table: pd.DataFrame | ScoreRows, labels: Sequence[str] | None = N
     topic: ``missing="error"`` refuses it, ``"zero"`` scores it 0, except for measures for
     which lower is better (0 would be their best score) and for a run with no row of a
     measure at all. Errors are one line naming ``source``, the measure, run and topic; a
-    table's value no score of its measure can be is one naming its row
+    table's value outside its measure's range is one naming its row
     (:mod:`~irmeta.measures.score_files.bounds`).
 
     Laid out from integer codes a slice of rows at a time: memory is the arrays' and the

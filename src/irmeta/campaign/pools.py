@@ -10,7 +10,8 @@ run's pool.
 The data also tell how deep the pools were: a run whose top d documents were pooled has
 its top d wholly judged. :func:`judged_depths` measures, per run and topic, the depth to
 which the ranking is wholly judged, and :func:`judged_depth` summarises it per run and
-checks a pool depth against it (docs/PROTOCOL.md, Collection properties).
+checks a pool depth D against it, counting to :data:`JUDGED_REACH` times D (memory for
+the postings to that depth, not the campaign's).
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from irmeta.campaign.postings import Postings, RelevanceMatrix
+
+#: Judged depths are counted to this many times the pool depth: far enough to tell a pool
+#: depth from a shallower or deeper one, and a run judged deeper shows that depth.
+JUDGED_REACH = 2
 
 
 def _check_depth(depth: int) -> int:
@@ -75,14 +80,15 @@ def sole_pooling_unit(matrix: RelevanceMatrix, depth: int, unit_of_run: np.ndarr
     return np.where(lowest == highest, highest, -1)
 
 
-def judged_depths(matrix: RelevanceMatrix) -> np.ndarray:
+def judged_depths(matrix: RelevanceMatrix, reach: int | None = None) -> np.ndarray:
     """(runs, topics) int64: how deep each run's ranking of each topic is wholly judged,
-    the largest d such that ranks 1..d all have a qrels entry (any grade: a document graded
-    -1 was pooled too); the list's length when every document has one, 0 for a topic the
-    run did not return. Linear in the judged postings (no merge of the relevant and other
-    ones): a posting at rank r is within the judged top when the judged postings of its
-    cell up to it number r, and those within it are exactly ranks 1..d."""
-    parts = (matrix.hits, _misses(matrix))
+    the largest d <= ``reach`` (None: any) such that ranks 1..d all have a qrels entry (any
+    grade: a document graded -1 was pooled too); the list's length when every document has
+    one, 0 for a topic the run did not return. Linear in the judged postings (no merge of
+    the relevant and other ones): a posting at rank r is within the judged top when the
+    judged postings of its cell up to it number r, and those within it are exactly ranks
+    1..d."""
+    parts = (matrix.hits.top(reach), _misses(matrix).top(reach))
     span = np.int64(max(int(p.rank.max(initial=0)) for p in parts) + 1)
     keys = [p.cell * span + p.rank for p in parts]  # sorted: cells, then ranks
     depth = np.zeros(matrix.n_runs * matrix.n_topics, dtype=np.int64)
@@ -138,17 +144,18 @@ class JudgedDepth:
                 f"{self.median:g}), where pools of that depth would have judged every run's top {self.pool_depth}")
 
 
-def judged_depth(matrix: RelevanceMatrix, pool_depth: int, depths: np.ndarray | None = None) -> JudgedDepth:
-    """The runs of ``matrix`` against ``pool_depth`` (:class:`JudgedDepth`); ``depths``:
-    :func:`judged_depths`, when already measured."""
+def judged_depth(matrix: RelevanceMatrix, pool_depth: int) -> JudgedDepth:
+    """The runs of ``matrix`` against ``pool_depth`` D (:class:`JudgedDepth`), their judged
+    depths counted to :data:`JUDGED_REACH` D (a matrix loaded to that depth holds all
+    it reads)."""
     d = _check_depth(pool_depth)
-    depths = judged_depths(matrix) if depths is None else depths
+    depths = judged_depths(matrix, JUDGED_REACH * d)
     length = matrix.length.astype(np.int64)
     returned = length > 0
     n_returned = returned.sum(axis=1)
     per_run = np.full(matrix.n_runs, np.nan)
-    for s in np.flatnonzero(n_returned):  # a median per run, over the topics it returned
-        per_run[s] = float(np.median(depths[s][returned[s]]))
+    some = n_returned > 0  # a median per run, over the topics it returned
+    per_run[some] = np.nanmedian(np.where(returned, depths, np.nan)[some], axis=1)
     wholly = returned & (depths >= np.minimum(length, d))
     judged_to_pool = 2 * wholly.sum(axis=1) > n_returned
     return JudgedDepth(d, per_run, judged_to_pool & (n_returned > 0), int((n_returned > 0).sum()))

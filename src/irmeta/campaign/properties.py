@@ -12,7 +12,7 @@ contributed to a pool), ``mean_rarity`` the mean of R(d) = 1 - S_d / S over them
 
 Beside the pool depth D the collection states, what the runs say of it
 (:mod:`irmeta.campaign.pools`): each run's judged depth, the median over the topics it
-returned of how deep its ranking is wholly judged; ``judged_depth_median`` and
+returned of how deep its ranking is wholly judged (counted to twice D); ``judged_depth_median`` and
 ``judged_depth_min`` over the runs, and ``runs_judged_to_pool_depth``, the share of runs
 wholly judged to D on most of their topics (pools of depth D judge them all).
 """

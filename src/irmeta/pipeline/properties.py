@@ -34,14 +34,15 @@ def describe_collection(*, out: str | Path, collection: str, pool_depth: int | N
     (:func:`refuse_contradicted_pool_depth`; ``pool_depth_origin``: ``stated``,
     ``simulated`` or ``default``, as the collection file ``source`` gave it)."""
     if judged is not None:
-        from irmeta.campaign.pools import judged_depth
+        from irmeta.campaign.pools import JUDGED_REACH, judged_depth
         from irmeta.campaign.store import load_matrix
 
+        measured = None  # read to the depth it counts: the judged postings to there, not all
+        if pool_depth is not None:
+            measured = judged_depth(load_matrix(judged, depth=JUDGED_REACH * int(pool_depth)), pool_depth)
+            refuse_contradicted_pool_depth(measured, pool_depth_origin, source)
         matrix = load_matrix(judged)
         groups = None if run_groups is None else groups_of_runs(run_groups, matrix.runs)
-        measured = None if pool_depth is None else judged_depth(matrix, pool_depth)
-        if measured is not None:
-            refuse_contradicted_pool_depth(measured, pool_depth_origin, source)
         row = collection_properties(matrix, collection=collection, rarity_depth=rarity_depth,
                                     pool_depth=pool_depth, run_groups=groups, judged=measured)
     elif scores is not None:

@@ -47,8 +47,8 @@ def brute_force(lists, qrels, threshold, depth, groups, topics, pool_depth=None)
 
 def brute_judged_depth(lists, qrels, topics, pool_depth):
     """Per run, the median over the qrels topics it returned of the leading documents with a
-    qrels entry; over runs their median and least, and the share judged to the pool depth (or
-    the whole list) on more than half of its topics."""
+    qrels entry (counted to twice the pool depth); over runs their median and least, and the
+    share judged to the pool depth (or the whole list) on more than half of its topics."""
     medians, judged_to_pool = [], []
     for per_topic in lists.values():
         returned = [docs for q, docs in per_topic.items() if q in topics and docs]
@@ -58,7 +58,7 @@ def brute_judged_depth(lists, qrels, topics, pool_depth):
         for q, docs in per_topic.items():
             if q in topics and docs:
                 n = 0
-                while n < len(docs) and docs[n] in qrels.get(q, {}):
+                while n < min(len(docs), 2 * pool_depth) and docs[n] in qrels.get(q, {}):
                     n += 1
                 leading.append((n, len(docs)))
         medians.append(statistics.median(n for n, _ in leading))

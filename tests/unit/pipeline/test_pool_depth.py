@@ -16,7 +16,7 @@ import pytest
 
 from campaigns import REPO
 from irmeta.campaign.judge import judge_runs
-from irmeta.campaign.pools import judged_depth, judged_depths
+from irmeta.campaign.pools import JUDGED_REACH, judged_depth, judged_depths
 from irmeta.campaign.properties import PROPERTY_COLUMNS
 from irmeta.campaign.qrels import read_qrels
 from irmeta.campaign.store import save_matrix
@@ -45,7 +45,8 @@ def test_how_deep_each_run_is_judged_on_the_real_collections(trec8_matrix, passa
     judged = trec8_matrix.judged
     lead = np.bincount(judged.cell[judged.rank == judged.position + 1], minlength=judged.n_cells)
     assert np.array_equal(depths.reshape(-1), lead)
-    trec8 = judged_depth(trec8_matrix, 100, depths)
+    trec8 = judged_depth(trec8_matrix, 100)
+    assert np.array_equal(judged_depths(trec8_matrix, 200), np.minimum(depths, 200)) and JUDGED_REACH == 2
     assert not trec8.contradicted and trec8.runs == 129 and int(trec8.judged_to_pool.sum()) == 80
     assert trec8.median == 101
     matrix = load_matrix(passage)

@@ -82,16 +82,28 @@ class Bounds:
     def misfits(self, codes: np.ndarray, values: np.ndarray, per_topic: np.ndarray,
                 decimals: Callable[[np.ndarray], np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """The rows no score of their measure can be, and their printed decimals;
-        ``decimals(rows)`` gives those of the rows a tight check doubts."""
-        if not self.checks:
+        ``decimals(rows)`` gives those of the rows a tight check doubts. Only rows outside
+        the narrowest range of the measures present, and per-topic rows of a measure with a
+        grid, are looked at one by one: a few passes over the rest."""
+        if not self.checks or not len(values):
             return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        gap = np.abs(values - self.nearest(codes, values, per_topic))
-        size = np.abs(values)
-        doubt = np.flatnonzero(gap > 2.0 ** -24 * size + 16 * _EPS * np.maximum(size, 1.0))
+        present = np.bincount(codes, minlength=len(self.ranges)) > 0
+        gridded = (self.multiple > 0) | (self.reciprocal > 0)
+        candidate = (values < self.low[present].max()) | (values > self.high[present].min())
+        if (gridded & present).any():
+            candidate |= gridded[codes] & per_topic
+        rows = np.flatnonzero(candidate)
+        if not len(rows):
+            return rows, rows
+        at, picked = codes[rows], values[rows]
+        gap = np.abs(picked - self.nearest(at, picked, per_topic[rows]))
+        size = np.abs(picked)
+        doubt = rows[gap > 2.0 ** -24 * size + 16 * _EPS * np.maximum(size, 1.0)]
         if not len(doubt):
             return doubt, doubt
         places = decimals(doubt)
-        off = gap[doubt] > printed_tolerance(values[doubt], places)
+        gap = np.abs(values[doubt] - self.nearest(codes[doubt], values[doubt], per_topic[doubt]))
+        off = gap > printed_tolerance(values[doubt], places)
         return doubt[off], places[off]
 
     def reason(self, rows: ScoreRows, row: int, decimals: int) -> str:

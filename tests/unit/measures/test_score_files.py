@@ -273,7 +273,8 @@ def pieces(monkeypatch, piece_bytes: int, step_rows: int = 3) -> None:
     monkeypatch.setattr(piece_reader, "STEP_ROWS", step_rows)
 
 
-TSV = HEADER + "".join(f"r{r}\t{m}\t{q}\t0.{r}{q}\n" for m in ("P@10", "AP") for r in (1, 2) for q in (1, 2, 3))
+# P@100 and AP: 0.11, 0.12, ... are scores they can give (P@10 cannot: its are tenths)
+TSV = HEADER + "".join(f"r{r}\t{m}\t{q}\t0.{r}{q}\n" for m in ("P@100", "AP") for r in (1, 2) for q in (1, 2, 3))
 READ_IN_PIECES = {
     "tsv": TSV,
     "tsv, CRLF, blank lines": TSV.replace("\n", "\r\n").replace("r2\tAP\t1", "\r\n \t\r\nr2\tAP\t1"),
@@ -293,10 +294,11 @@ def test_a_file_read_in_pieces_gives_the_same_rows(tmp_path, monkeypatch, text, 
     pieces(monkeypatch, piece_bytes)
     pd.testing.assert_frame_equal(read_score_file(path), whole)
     assert read_score_file(path).attrs == whole.attrs
-    if "P@10" in set(whole["measure"]) and (whole["qid"] != "all").any():
-        got = scores_from_table(read_score_rows(path), ["P@10"], [], missing="zero")
+    precision = next((m for m in ("P@10", "P@100") if m in set(whole["measure"])), None)
+    if precision is not None and (whole["qid"] != "all").any():
+        got = scores_from_table(read_score_rows(path), [precision], [], missing="zero")
         monkeypatch.undo()
-        want = scores_from_table(whole, ["P@10"], [], missing="zero")
+        want = scores_from_table(whole, [precision], [], missing="zero")
         assert np.array_equal(got.per_topic, want.per_topic) and got.topics == want.topics
 
 
@@ -315,12 +317,12 @@ def test_a_byte_order_mark_starts_only_the_file(tmp_path, monkeypatch):
 # runid before its values), whichever piece holds it
 FAULTS_ACROSS_PIECES = [
     (TSV + "r3\tAP\t1\thigh\nr3\tAP\t2\n", 15, "3 fields, expected 4"),
-    (TSV.replace("r1\tP@10\t2\t0.12", "r1\tP@10\t2\thigh") + "r3\t\t1\t0.5\n", 14, "empty measure"),
-    (TSV.replace("r1\tP@10\t2", "r1\tnum_q\t2") + "r3\tAP\t\t0.5\n", 14, "empty qid"),
+    (TSV.replace("r1\tP@100\t2\t0.12", "r1\tP@100\t2\thigh") + "r3\t\t1\t0.5\n", 14, "empty measure"),
+    (TSV.replace("r1\tP@100\t2", "r1\tnum_q\t2") + "r3\tAP\t\t0.5\n", 14, "empty qid"),
     (TSV + "r3\tAP\t1\thigh\nr3\tnum_q\t1\t0.5\n", 15, "unknown measure 'num_q'"),
     (TSV + "r3\tAP\t1\t1e999\nr3\tAP\t2\thigh\n", 15, "value 'high' of AP is not a finite number"),
     (TSV + TSV[len(HEADER):].replace("r2\tAP", "r9\tAP"), 14,
-     r"run r1 scores P@10 on topic 1 twice \(also on line 2\)"),
+     r"run r1 scores P@100 on topic 1 twice \(also on line 2\)"),
     (A.replace("0.2500", "high") + B.replace("runid", "runix"), 13,
      "a trec_eval block .* without its 'runid all <name>' line"),
     (A + B.replace("0.3000", "0.3 x"), 14, "4 fields, expected 3"),

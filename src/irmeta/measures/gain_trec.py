@@ -32,7 +32,7 @@ import numpy as np
 from irmeta.campaign.postings import Postings, RelevanceMatrix, offsets_from_counts
 from irmeta.measures.cutoffs import divide_by_relevant
 from irmeta.measures.graded import ideal_gains
-from irmeta.measures.registry import MeasureDefinition, register
+from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, register
 
 
 def grade_gains(matrix: RelevanceMatrix) -> np.ndarray:
@@ -166,7 +166,10 @@ def r_ndcg(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
 
 
 register(MeasureDefinition("binG", binary_g, "binary G: relevant documents' 1 / log2(2 + non-relevant above) "
-                           "(trec_eval binG)"))
-register(MeasureDefinition("G", normalised_gain, "trec_eval's normalised gain G (m_G.c)"))
-register(MeasureDefinition("nDCG_rel", ndcg_rel, "nDCG averaged over the positive-gain documents (trec_eval ndcg_rel)"))
-register(MeasureDefinition("Rndcg", r_ndcg, "nDCG averaged at the ideal's gain-level changes (trec_eval Rndcg)"))
+                           "(trec_eval binG)", value_range=UNIT_RANGE))
+register(MeasureDefinition("G", normalised_gain, "trec_eval's normalised gain G (m_G.c)",
+                           value_range=UNIT_RANGE))
+register(MeasureDefinition("nDCG_rel", ndcg_rel, "nDCG averaged over the positive-gain documents (trec_eval ndcg_rel)",
+                           value_range=UNIT_RANGE))
+register(MeasureDefinition("Rndcg", r_ndcg, "nDCG averaged at the ideal's gain-level changes (trec_eval Rndcg)",
+                           value_range=UNIT_RANGE))

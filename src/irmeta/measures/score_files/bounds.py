@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from irmeta.measures.counts import SUMMED
 from irmeta.measures.names import parse_measure
 from irmeta.measures.ranges import (
     Range,
@@ -46,6 +47,7 @@ class Bounds:
         self.low, self.high = np.zeros(0), np.zeros(0)
         self.multiple = np.zeros(0)  # n of the multiples of 1/n; 0: no such grid
         self.reciprocal = np.zeros(0)  # the deepest rank of the reciprocal ranks; 0: no such grid
+        self.summed = np.zeros(0, bool)  # a mean row that is trec_eval's sum over the topics (num_ret)
 
     def cover(self, names: Sequence[str]) -> None:
         """Add the ranges of ``names[len(self.ranges):]`` (canonical measure names, by code)."""
@@ -53,6 +55,7 @@ class Bounds:
         if not new:
             return
         self.ranges += new
+        summed = [_summed(name) for name in names[len(self.summed):]]
         low = [-math.inf if r is None else r.low for r in new]
         high = [math.inf if r is None else r.high for r in new]
         multiple = [float(r.grid.n or 1) if r is not None and r.grid is not None and r.grid.kind == "multiples"
@@ -62,6 +65,7 @@ class Bounds:
         self.low, self.high = np.concatenate((self.low, low)), np.concatenate((self.high, high))
         self.multiple = np.concatenate((self.multiple, multiple))
         self.reciprocal = np.concatenate((self.reciprocal, reciprocal))
+        self.summed = np.concatenate((self.summed, np.array(summed, bool)))
 
     @property
     def checks(self) -> bool:
@@ -71,7 +75,8 @@ class Bounds:
     def nearest(self, codes: np.ndarray, values: np.ndarray, per_topic: np.ndarray) -> np.ndarray:
         """The score each row's measure can give nearest to its value (the grid for the
         ``per_topic`` rows only)."""
-        out = np.clip(values, self.low[codes], self.high[codes])
+        high = np.where(per_topic | ~self.summed[codes], self.high[codes], math.inf)
+        out = np.clip(values, self.low[codes], high)
         for table, nearest in ((self.multiple, nearest_multiple), (self.reciprocal, nearest_reciprocal)):
             n = table[codes]
             on = per_topic & (n > 0)
@@ -117,11 +122,19 @@ class Bounds:
         whose = f"the mean of run {run}" if qid == "all" else f"the score of run {run} on topic {qid}"
         shown = _number(value)
         slack = float(printed_tolerance(np.array([value]), np.array([decimals]))[0])
-        if not r.low - slack <= value <= r.high + slack:
+        high = math.inf if qid == "all" and self.summed[code] else r.high
+        if not r.low - slack <= value <= high + slack:
             return f"{label}: {whose} is {shown}, outside {label}'s range {r}"
         nearest = float(self.nearest(np.array([code]), np.array([value]), np.array([qid != "all"]))[0])
         return (f"{label}: {whose} is {shown}, which {label} cannot give: its scores are {r.grid} (the "
                 f"nearest, {_point(r, nearest)}, is further from {shown} than its {decimals} printed decimals allow)")
+
+
+def _summed(name: str) -> bool:
+    try:
+        return parse_measure(name).family in SUMMED
+    except ValueError:
+        return False
 
 
 def _range(name: str) -> Range | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from functools import partial
 
-from irmeta.api import DEFAULT_MEASURES, DEFAULT_SEED
+from irmeta.api import DEFAULT_SEED
 from irmeta.campaign.judgment_sets import UNJUDGED_RULES
 from irmeta.cli_args import (
     Once,
@@ -21,8 +21,10 @@ from irmeta.cli_args import (
     emit,
     input_path,
     load_plugins,
+    measures_typed,
     reading_settings,
     report_reading,
+    report_spellings,
 )
 from irmeta.metaeval.tied_agreement import TAU_ONLY
 from irmeta.support.arrow import lean_memory
@@ -110,17 +112,20 @@ def _agree(args: argparse.Namespace, run_only: dict[str, tuple[str, object]]) ->
 
     load_plugins(args.plugin or [])  # before the plan: a plugin may register the --test
     agree_plan(args.test, args.level, args.permutations, args.seed)  # refused before any reading
+    spellings: dict[str, str] = {}
     if not args.runs:  # the labels alone
         _refuse_run_options(args, run_only)
         found = agree_runs(args.qrels, args.judgments, threshold=args.threshold)
     else:
         check_run_file_names(args.runs, args.run_name, args.format)
+        measures = measures_typed(args)
+        spellings = report_spellings(args, measures)
         lean_memory()
-        found = agree_runs(args.qrels, args.judgments, args.runs, args.measure or DEFAULT_MEASURES,
+        found = agree_runs(args.qrels, args.judgments, args.runs, measures,
                            unjudged=args.unjudged, test=args.test, level=args.level,
                            permutations=args.permutations, seed=args.seed, families=args.families,
                            family_permutations=args.family_permutations, ties=sorted(set(args.ties or [])),
                            average="all", **reading_settings(args))
         report_reading(found.reference, args.qrels)
-    emit(args.output, render(found, args.format, args.digits).encode())
+    emit(args.output, render(found, args.format, args.digits, spellings).encode())
     return 0

@@ -22,11 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from irmeta.api import DEFAULT_ALPHAS, Scored
+from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, Scored
 from irmeta.campaign.errors import TrecFormatError
 from irmeta.campaign.files import resolve_paths, run_name_from_path
-from irmeta.measures.names import MAX_CUTOFF
+from irmeta.measures.names import MAX_CUTOFF, parse_measure
+from irmeta.measures.typed import typed_spellings
 from irmeta.metaeval.stats.own_tests import load_plugins as import_plugins
+from irmeta.settings import first_repeat
 from irmeta.support.atomic import atomic_path, existing_regular_or_absent
 from irmeta.support.formats import check_tsv_names
 from irmeta.support.interrupts import raise_if_interrupted
@@ -350,14 +352,41 @@ def check_run_file_names(runs: Sequence[str], run_name: str, fmt: str) -> None:
 
 
 def add_report_options(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
-    """``--format``, ``--output`` and ``--digits`` as the report subcommands (compare,
-    agree, repro) take them."""
+    """``--format``, ``--output``, ``--digits`` and ``--canonical`` as the report
+    subcommands (compare, agree, repro) take them."""
     p.add_argument("--format", action=Once, choices=list(formats), default=formats[0],
                    help=f"{formats[0]} (default), {', '.join(formats[1:])}")
     p.add_argument("--output", action=Once, type=output_path,
                    help="write here instead of standard output ('-'; a new or regular file, not an input)")
     p.add_argument("--digits", action=Once, type=bounded_int(0, 17), default=None,
                    help="decimals (default 4 in markdown and latex, full precision in tsv)")
+    p.add_argument("--canonical", action="store_true",
+                   help="name measures by irmeta's canonical names (map as AP, P_10 as P@10) in markdown and latex, "
+                        "not as typed; tsv always does")
+
+
+def measures_typed(args: argparse.Namespace) -> list[str]:
+    """``--measure``'s names (default :data:`~irmeta.api.DEFAULT_MEASURES`), none twice
+    however spelled: two spellings of one measure are refused naming both as typed. Once
+    the plugins are in (a plugin may register a measure)."""
+    given = args.measure or list(DEFAULT_MEASURES)
+    repeat = first_repeat(given, lambda m: str(parse_measure(m)))
+    if repeat is not None:
+        i, j = repeat
+        same = ("the same measure" if given[i] == given[j]
+                else f"one measure, {parse_measure(given[i])}")
+        raise ValueError(f"--measure {given[j]} and --measure {given[i]} are {same}: give it once")
+    return given
+
+
+def report_spellings(args: argparse.Namespace, measures: Sequence[str]) -> dict[str, str]:
+    """How a report names the measures: as typed (canonical -> typed, where they differ),
+    or, with ``--canonical``, by irmeta's names; ``--canonical`` is refused with tsv,
+    which always names them so."""
+    if args.canonical and args.format == "tsv":
+        raise ValueError("--canonical changes the markdown and latex reports: tsv always names measures by irmeta's "
+                         "canonical names")
+    return {} if args.canonical else typed_spellings(measures)
 
 
 # ---------------------------------------------------------------- reading options

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from irmeta.api import DEFAULT_MEASURES, DEFAULT_SEED, score
+from irmeta.api import DEFAULT_SEED, score
 from irmeta.cli_args import (
     Once,
     add_reading_options,
@@ -19,8 +19,10 @@ from irmeta.cli_args import (
     emit,
     input_path,
     load_plugins,
+    measures_typed,
     reading_settings,
     report_reading,
+    report_spellings,
 )
 from irmeta.comparison import FORMATS, SMALLEST_LEVEL, compare_plan, compare_scores, compare_tests, render
 from irmeta.metaeval.stats.registry import correction_names
@@ -85,8 +87,11 @@ def _compare(args: argparse.Namespace) -> int:
     load_plugins(args.plugin or [])  # before the plan: a plugin may register the --test
     plan = compare_plan(args.test, args.correction, args.level, args.permutations, args.seed)  # before reading
     check_run_file_names(args.runs, args.run_name, args.format)  # a name the format cannot carry, before scoring
+    measures = measures_typed(args)
+    spellings = report_spellings(args, measures)
     lean_memory()
-    scored = score(args.qrels, args.runs, args.measure or DEFAULT_MEASURES, average="all", **reading_settings(args))
+    scored = score(args.qrels, args.runs, measures, average="all", **reading_settings(args))
     report_reading(scored, args.qrels)
-    emit(args.output, render(compare_scores(scored.scores, plan, args.baseline), args.format, args.digits).encode())
+    emit(args.output, render(compare_scores(scored.scores, plan, args.baseline), args.format, args.digits,
+                             spellings).encode())
     return 0

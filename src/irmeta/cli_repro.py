@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 
-from irmeta.api import DEFAULT_MEASURES
 from irmeta.cli_args import (
     Once,
     add_reading_options,
@@ -17,7 +16,9 @@ from irmeta.cli_args import (
     emit,
     input_path,
     load_plugins,
+    measures_typed,
     reading_settings,
+    report_spellings,
 )
 from irmeta.metaeval import reproducibility as rm
 from irmeta.support.formats import REPORT_FORMATS
@@ -73,8 +74,10 @@ def _repro(args: argparse.Namespace) -> int:
 
     load_plugins(args.plugin or [])
     order = order_settings(args.ktu_cutoff, args.rbo_p, args.rbo_depth)
+    measures = measures_typed(args)
+    spellings = report_spellings(args, measures)
     result = reproduce(args.qrels, [args.original_baseline, args.original_advanced, args.reproduced_baseline,
-                                    args.reproduced_advanced], args.measure or DEFAULT_MEASURES,
+                                    args.reproduced_advanced], measures,
                        reproduced_qrels=args.reproduced_qrels, order=order, **reading_settings(args))
-    emit(args.output, render(result, args.format, args.digits).encode())
+    emit(args.output, render(result, args.format, args.digits, spellings).encode())
     return 0

@@ -19,6 +19,7 @@ from irmeta.cli_args import (
     bounded_int,
     check_run_file_names,
     emit,
+    flags,
     input_path,
     load_plugins,
     measures_typed,
@@ -61,13 +62,14 @@ def add_agree_parser(sub: argparse._SubParsersAction) -> None:
     """The ``agree`` subcommand, its options named and checked as ``compare``'s."""
     p = sub.add_parser("agree", help="do other judgments agree with the qrels: labels, rankings, conclusions",
                        description=_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--qrels", action=Once, type=input_path, required=True, help="the official qrels, plain or .gz")
+    p.add_argument(*flags("--qrels"), action=Once, type=input_path, required=True,
+                   help="the official qrels, plain or .gz")
     p.add_argument("--judgments", required=True, action="append", type=input_path,
                    help="a judgment set's qrels file, or a folder of them (one set each); repeatable")
-    p.add_argument("--runs", nargs="+", action="extend", type=input_path,
+    p.add_argument(*flags("--runs"), nargs="+", action="extend", type=input_path,
                    help="run files, directories or globs; repeatable (each adds runs); without them, the label "
                         "agreement alone")
-    p.add_argument("--measure", action="append",
+    p.add_argument(*flags("--measure"), action="append",
                    help="measure, repeatable, as irmeta score names them; default P@10 and AP")
     p.add_argument("--unjudged", action=Once, choices=list(UNJUDGED_RULES), default="nonrelevant",
                    help="what a document a set did not judge is: nonrelevant (default) or the qrels' grade")

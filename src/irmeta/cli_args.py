@@ -15,6 +15,7 @@ import errno
 import fnmatch
 import glob
 import os
+import re
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -65,6 +66,16 @@ def report_reading(scored: Scored, qrels: str = "the qrels file") -> None:
 
 #: What ``--output -`` means, as for every Unix tool: standard output.
 STDOUT = "-"
+
+#: The short flags of the options the subcommands share, as trec_eval's users type them
+#: (``-m map``): declared here once, each declaration taking its flags from :func:`flags`.
+SHORT_FLAGS = {"--measure": "-m", "--qrels": "-q", "--runs": "-r", "--output": "-o", "--format": "-f"}
+
+
+def flags(name: str) -> tuple[str, ...]:
+    """An option's flags: its short one (:data:`SHORT_FLAGS`), where it has one, and ``name``."""
+    short = SHORT_FLAGS.get(name)
+    return (name,) if short is None else (short, name)
 
 
 def _non_empty(text: str) -> str:
@@ -273,6 +284,8 @@ class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (with where to look), exit status 2."""
 
     def error(self, message: str):  # type: ignore[override]
+        # an option by its long name alone (argparse writes "-q/--qrels"), as every other message names it
+        message = re.sub(r"\bargument -[A-Za-z]/(--[\w-]+)", r"argument \1", message)
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
     def parse_args(self, args=None, namespace=None):  # type: ignore[override]
@@ -354,9 +367,9 @@ def check_run_file_names(runs: Sequence[str], run_name: str, fmt: str) -> None:
 def add_report_options(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
     """``--format``, ``--output``, ``--digits`` and ``--canonical`` as the report
     subcommands (compare, agree, repro) take them."""
-    p.add_argument("--format", action=Once, choices=list(formats), default=formats[0],
+    p.add_argument(*flags("--format"), action=Once, choices=list(formats), default=formats[0],
                    help=f"{formats[0]} (default), {', '.join(formats[1:])}")
-    p.add_argument("--output", action=Once, type=output_path,
+    p.add_argument(*flags("--output"), action=Once, type=output_path,
                    help="write here instead of standard output ('-'; a new or regular file, not an input)")
     p.add_argument("--digits", action=Once, type=bounded_int(0, 17), default=None,
                    help="decimals (default 4 in markdown and latex, full precision in tsv)")

@@ -17,6 +17,7 @@ from irmeta.cli_args import (
     bounded_int,
     check_run_file_names,
     emit,
+    flags,
     input_path,
     load_plugins,
     measures_typed,
@@ -61,10 +62,10 @@ def add_compare_parser(sub: argparse._SubParsersAction) -> None:
     """The ``compare`` subcommand, its options named and checked as ``score``'s."""
     p = sub.add_parser("compare", help="which runs differ: means, paired tests, corrections (Markdown, LaTeX, TSV)",
                        description=_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--qrels", action=Once, type=input_path, required=True, help="qrels file, plain or .gz")
-    p.add_argument("--runs", required=True, nargs="+", action="extend", type=input_path,
+    p.add_argument(*flags("--qrels"), action=Once, type=input_path, required=True, help="qrels file, plain or .gz")
+    p.add_argument(*flags("--runs"), required=True, nargs="+", action="extend", type=input_path,
                    help="run files, directories or globs; repeatable (each adds runs)")
-    p.add_argument("--measure", action="append",
+    p.add_argument(*flags("--measure"), action="append",
                    help="measure, repeatable, as irmeta score names them (AP@100, P_rareness(alpha=0.5)@100, "
                         "map, ...); default P@10 and AP")
     p.add_argument("--baseline", action=Once, help="compare every other run with this one (default: every pair)")

@@ -48,6 +48,7 @@ from irmeta.cli_args import (
     output_path,
     reading_settings,
     report_reading,
+    worded_for_the_command_line,
 )
 from irmeta.cli_compare import add_compare_parser
 from irmeta.cli_repro import add_repro_parser
@@ -358,7 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except MemoryError as exc:  # what no machine can hold: one line, not a traceback
             code, error = 2, f"out of memory{f' ({exc})' if str(exc) else ''}"
         except INPUT_ERRORS as exc:
-            code, error = 2, _message(exc)
+            code, error = 2, _message(worded_for_the_command_line(exc, args))
         except KeyboardInterrupt:  # Ctrl-C: outputs are atomic, so nothing partial is left
             code = _INTERRUPTED_STATUS
         for warning in caught:

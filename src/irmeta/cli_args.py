@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, Scored
-from irmeta.campaign.errors import TrecFormatError
+from irmeta.campaign.errors import DuplicateDocumentError, TrecFormatError
 from irmeta.campaign.files import resolve_paths, run_name_from_path
 from irmeta.measures.names import MAX_CUTOFF, parse_measure
 from irmeta.measures.typed import typed_spellings
@@ -54,7 +54,43 @@ def report_reading(scored: Scored, qrels: str = "the qrels file") -> None:
     for line in ignored_topics_warnings(matrix, scored.reading["files"], qrels, skip=alone):
         err(f"irmeta: warning: {line}")
     for run, n in scored.reading["dropped_duplicates"].items():
-        err(f"irmeta: {run}: {n} duplicate document(s) dropped (kept the best-ranked copy)")
+        err(f"irmeta: warning: {run}: {n} duplicate document(s) dropped (kept the best-ranked copy)")
+
+
+def worded_for_the_command_line(exc: BaseException, args: argparse.Namespace) -> BaseException:
+    """An input error as the command line says it: a duplicate document's way out as its
+    flag (``--duplicates first``, not the API's keyword); a file of a folder given to
+    ``--runs`` that is no run (a ``README.txt``) named with how to leave it out
+    (:func:`leave_out_hint`)."""
+    if isinstance(exc, DuplicateDocumentError):
+        return exc.with_fix("give --duplicates first")
+    if isinstance(exc, TrecFormatError):
+        hint = leave_out_hint(exc.path, exc.line, getattr(args, "runs", None) or [])
+        if hint:
+            return TrecFormatError(exc.path, exc.line, f"{exc.reason}; {hint}")
+    return exc
+
+
+def leave_out_hint(path: str, line: int | None, specs: Sequence[str]) -> str:
+    """How to leave ``path`` out of ``--runs`` when a folder in ``specs`` brought it in
+    (a file named itself, or matched by a glob, was meant): a glob of the suffix every
+    other file of the folder shares (``--runs 'runs/*.gz'``) when this one lacks it, else,
+    for a file failing on its first line, to move it out. Empty otherwise: a run that is
+    wrong further down is a run."""
+    folder = Path(path).parent
+    given = [spec for spec in specs if not any(ch in spec for ch in "*?[") and Path(spec).is_dir()
+             and _identity(spec) == _identity(folder)]
+    if not given:
+        return ""
+    name = Path(path).name
+    others = [p.name for p in folder.iterdir() if p.is_file() and not p.name.startswith(".") and p.name != name]
+    suffixes = {Path(n).suffix for n in others}
+    if len(suffixes) == 1 and "" not in suffixes and Path(name).suffix not in suffixes:
+        glob_of = str(Path(given[0]) / f"*{next(iter(suffixes))}")
+        return f"if {name} is not a run, leave it out with a glob: --runs '{glob_of}'"
+    if line in (1, None):
+        return f"if {name} is not a run, move it out of {given[0]} or name the runs with a glob"
+    return ""
 
 
 # ------------------------------------------------------------------ path options

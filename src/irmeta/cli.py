@@ -48,6 +48,7 @@ from irmeta.cli_args import (
     output_path,
     reading_settings,
     report_reading,
+    terminal_progress,
     worded_for_the_command_line,
 )
 from irmeta.cli_compare import add_compare_parser
@@ -350,7 +351,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.simplefilter("always", TooFewDrawsWarning)
         try:
             check_paths(command_parser(parser, args.command), args)  # before any work, every command
-            code = args.func(args)
+            with terminal_progress():  # bars on a terminal's standard error, nothing elsewhere
+                code = args.func(args)
             raise_if_interrupted()  # swallowed by a library on the way: still an interrupt
             if sys.stdout is not None:
                 sys.stdout.flush()  # a reader gone shows here, not in Python's flush at exit

@@ -18,7 +18,8 @@ import os
 import re
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from irmeta.settings import first_repeat
 from irmeta.support.atomic import atomic_path, existing_regular_or_absent
 from irmeta.support.formats import check_tsv_names
 from irmeta.support.interrupts import raise_if_interrupted
+from irmeta.support.progress import shown_by
 
 
 def err(line: str) -> None:
@@ -42,6 +44,30 @@ def err(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
 
+
+
+#: Seconds a step of work runs before its bar shows: a command done sooner prints none.
+PROGRESS_DELAY = 1.0
+
+
+@contextmanager
+def terminal_progress() -> Iterator[None]:
+    """Within it, the steps of the work (runs read, runs scored, pairs tested:
+    :func:`~irmeta.support.progress.progress_steps`) show as bars on standard error when
+    it is a terminal, each erased when done; nothing when it is not (a pipe, a file, a
+    job's log), so what a script captures holds no bar."""
+    stream = sys.stderr
+    if stream is None or not stream.isatty():
+        yield
+        return
+    from tqdm import tqdm
+
+    def bar(what: str, total: int, unit: str) -> tqdm:
+        return tqdm(total=total, desc=f"irmeta: {what}", unit=unit, file=stream, leave=False, delay=PROGRESS_DELAY,
+                    dynamic_ncols=True)
+
+    with shown_by(bar):
+        yield
 
 
 def report_reading(scored: Scored, qrels: str = "the qrels file") -> None:

@@ -73,6 +73,7 @@ from irmeta.support.formats import (
     refuse_infinite,
     refuse_non_finite,
 )
+from irmeta.support.progress import progress_steps
 
 if TYPE_CHECKING:  # pandas in the functions that build its tables: importing it costs every subcommand's start
     import pandas as pd
@@ -203,8 +204,12 @@ def compare_scores(scores: Scores, plan: ComparePlan, baseline: str | None = Non
             blocks.append(i)
     higher = [parse_measure(label).higher_is_better for label in labels]
     where = None if baseline is None else runs.index(baseline)
-    frames = [_measure_rows(label, scores.per_topic[i], means[i], runs, where, plan)
-              for label, i in zip(labels, blocks)]
+    pairs = len(runs) - 1 if baseline is not None else len(runs) * (len(runs) - 1) // 2
+    frames = []
+    with progress_steps("pairs tested", pairs * len(labels), "pair") as step:  # each measure: every pair at once
+        for label, i in zip(labels, blocks):
+            frames.append(_measure_rows(label, scores.per_topic[i], means[i], runs, where, plan))
+            step(pairs)
     return Comparison(pd.concat(frames, ignore_index=True), runs, labels, means[blocks], higher, baseline, plan)
 
 

@@ -24,16 +24,17 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 
 from irmeta.campaign.errors import TrecFormatError
 from irmeta.campaign.judge import JudgedRun, Side, qrels_topics_of_rows
 from irmeta.campaign.postings import Postings, offsets_from_counts
 from irmeta.campaign.qrels import Qrels
 from irmeta.campaign.ranked_store import PREFIX as RANKED_PREFIX
-from irmeta.campaign.ranked_store import StoredPart, ranked_part
+from irmeta.campaign.ranked_store import StoredPart, TopRows, ranked_part
 from irmeta.campaign.store import EncodedPiece, encode_postings
 from irmeta.support.atomic import NpzMember, atomic_stream_npz
-from irmeta.support.memory import qrels_held_mb, run_file_in_flight_mb
+from irmeta.support.memory import qrels_held_mb, release_freed_memory, run_file_in_flight_mb
 
 _SIDES = ("hits", "misses")
 
@@ -171,19 +172,34 @@ def write_part(path: str | Path, judged: Iterable[JudgedRun], qrels: Qrels, sett
         block: list[JudgedRun] = []
         held = 0
         for run in judged:
-            block.append(run)
+            block.append(_settled(run))
             held += held_bytes(run)
             if held >= block_mb * 2**20 or (block_files is not None and len(block) >= block_files):
                 yield from _block_members(block, record, n_topics)
+                release_freed_memory()
                 held = 0
         if block:
             yield from _block_members(block, record, n_topics)
+            release_freed_memory()
         meta = {"settings": settings, "topics": qrels.topics, "qrels_rows": len(qrels.grade), **record}
         data = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
         yield "meta", data.dtype, data.shape, [data]
 
     atomic_stream_npz(path, members())
     return len(record["runs"])
+
+
+def _settled(run: JudgedRun) -> JudgedRun:
+    """The arrays a block keeps of ``run`` copied in this thread. Made by the threads that
+    read the runs, they would pin those threads' heaps: the C library gives back no part
+    of a heap below a block in use, so the temporaries freed around them stay resident
+    (a 10^8-line job held 1.5 GB for 0.5 GB of runs kept)."""
+    encoded = None if run.encoded is None else {side: {name: a.copy() for name, a in arrays.items()}
+                                                for side, arrays in run.encoded.items()}
+    top = run.top
+    if top is not None:
+        top = TopRows(top.topics, top.topic.copy(), pa.concat_arrays([top.docid]), top.score.copy())
+    return replace(run, length=run.length.copy(), encoded=encoded, top=top)
 
 
 def _block_members(block: list[JudgedRun], record: dict, n_topics: int) -> Iterator[NpzMember]:

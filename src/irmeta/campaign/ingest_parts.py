@@ -34,6 +34,7 @@ from irmeta.campaign.ranked_store import PREFIX as RANKED_PREFIX
 from irmeta.campaign.ranked_store import StoredPart, TopRows, ranked_part
 from irmeta.campaign.store import EncodedPiece, encode_postings
 from irmeta.support.atomic import NpzMember, atomic_stream_npz
+from irmeta.support.checksum import load_npz
 from irmeta.support.memory import qrels_held_mb, release_freed_memory, run_file_in_flight_mb
 
 _SIDES = ("hits", "misses")
@@ -236,7 +237,7 @@ def _block_members(block: list[JudgedRun], record: dict, n_topics: int) -> Itera
 
 
 def _part_meta(path: str | Path) -> dict:
-    with np.load(path) as stored:
+    with load_npz(path) as stored:
         return json.loads(stored["meta"].tobytes())
 
 
@@ -313,6 +314,6 @@ def ranked_parts(paths: Sequence[str | Path]) -> list[StoredPart]:
 
 def _member_of(path: str | Path, prefix: str) -> Callable[[str], np.ndarray]:
     def fetch(name: str) -> np.ndarray:
-        with np.load(path) as stored:
+        with load_npz(path) as stored:
             return stored[f"{prefix}_{name}"]
     return fetch

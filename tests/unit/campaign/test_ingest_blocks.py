@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import gzip
 import math
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from irmeta.campaign.errors import TrecFormatError, TrecFormatWarning
 from irmeta.campaign.ingest_parts import MIN_READING_MB, MemoryBudgetError, reading_plan
@@ -73,6 +76,55 @@ def test_shards_of_blocks_of_lines_are_the_bytes_of_one_job(tmp_path, campaign):
     merge_ingested(qrels=qrels, parts=parts, out=tmp_path / "j.npz", ranked_depth=12, ranked_out=tmp_path / "r.npz",
                    **OPTIONS)
     assert ((tmp_path / "j.npz").read_bytes(), (tmp_path / "r.npz").read_bytes()) == one
+
+
+@st.composite
+def drawn_campaigns(draw):
+    """Run files (gzipped or plain, blank lines, tied scores, a document twice for a
+    topic, a topic the qrels lack, topics in any order but each listed in one place) and
+    their qrels, as text by file name."""
+    topics = [str(t) for t in range(1, draw(st.integers(1, 4)) + 1)]
+    docs = [f"D{i}" for i in range(draw(st.integers(1, 6)))]
+    judged = [(q, d) for q in topics for d in docs if (q, d) == (topics[0], docs[0]) or draw(st.booleans())]
+    qrels = "".join(f"{q} 0 {d} {draw(st.integers(0, 2))}\n" for q, d in judged)
+    runs = {}
+    for r in range(draw(st.integers(1, 5))):
+        listed = draw(st.lists(st.sampled_from([*topics, "99"]), min_size=1, unique=True))
+        if topics[0] not in listed:  # a topic the qrels judge: the runs and the qrels share one
+            listed.insert(draw(st.integers(0, len(listed))), topics[0])
+        lines = []
+        for q in listed:
+            ranked = draw(st.lists(st.sampled_from(docs), min_size=1, max_size=8))
+            lines += [f"{q} Q0 {d} {i} {draw(st.integers(0, 3))} r\n" for i, d in enumerate(ranked)]
+            lines += ["\n"] * draw(st.integers(0, 1))
+        runs[f"run{r}" + (".gz" if draw(st.booleans()) else "")] = "".join(lines)
+    return qrels, runs
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(drawn_campaigns(), st.integers(1, 4), st.one_of(st.none(), st.integers(1, 3)),
+       st.one_of(st.none(), st.integers(1, 12)))
+def test_stores_are_the_same_bytes_whatever_the_shards_and_blocks_property(made, shards, block_files, block_lines):
+    """Drawn campaigns: ``shards`` jobs reading blocks of ``block_files`` run files, each
+    file ``block_lines`` lines at a time (down to one file and one line), merged, give
+    the bytes of one job at the default budget."""
+    qrels_text, runs_text = made
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        qrels, runs = root / "qrels", root / "runs"
+        qrels.write_text(qrels_text)
+        runs.mkdir()
+        for name, text in runs_text.items():
+            (runs / name).write_bytes(gzip.compress(text.encode()) if name.endswith(".gz") else text.encode())
+        options = {**OPTIONS, "depth": 5, "ranked_depth": 3}
+        ingest_collection(qrels=qrels, runs=runs, out=root / "one.npz", ranked_out=root / "one.r.npz", **options)
+        parts = [root / f"{k}.part.npz" for k in range(shards)]
+        for k, part in enumerate(parts):
+            ingest_shard(qrels=qrels, runs=runs, out=part, shard=k, shards=shards, block_files=block_files,
+                         block_lines=block_lines, **options)
+        merge_ingested(qrels=qrels, parts=parts, out=root / "merged.npz", ranked_out=root / "merged.r.npz", **options)
+        for one, merged in (("one.npz", "merged.npz"), ("one.r.npz", "merged.r.npz")):
+            assert (root / one).read_bytes() == (root / merged).read_bytes()
 
 
 def _rows(run) -> dict[str, list[tuple[str, float, int]]]:

@@ -18,7 +18,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irmeta.campaign.errors import TrecFormatError, TrecFormatWarning
-from irmeta.campaign.ingest_parts import MIN_READING_MB, MemoryBudgetError, reading_plan
+from irmeta.campaign.ingest_parts import (
+    BLOCK_MB_MAX,
+    BLOCK_WRITING_FACTOR,
+    MIN_READING_MB,
+    MemoryBudgetError,
+    reading_plan,
+)
 from irmeta.campaign.ranked_store import TopRows, _global_pools, _pools_at_once, ranked_part
 from irmeta.campaign.run_blocks import TopicsNotGrouped, line_blocks, read_run_pieces
 from irmeta.campaign.runs import read_run_file
@@ -215,12 +221,14 @@ def test_the_plan_follows_the_budget(tmp_path):
             f.truncate(mb * 2**20)
         files.append(tmp_path / name)
     roomy = reading_plan(files, qrels, budget_mb=3000, fixed_mb=400, threads=2)
-    assert (roomy.threads, roomy.piece_mb, roomy.block_mb) == (1, 1300, 1300 / 3)  # the large file one at a time
+    assert (roomy.threads, roomy.piece_mb, roomy.block_mb) == (1, 1300, BLOCK_MB_MAX)  # the large file alone
     assert not roomy.in_pieces(files[1])
     tight = reading_plan(files, qrels, budget_mb=2400, fixed_mb=400, threads=2)
     assert tight.threads == 2 and tight.in_pieces(files[1]) and not tight.in_pieces(files[0])
     assert tight.block_lines == 1000 * 2**20 // 400
     assert "1 of 2 file(s) read 2621440 lines at a time" in tight.describe(files)
+    small = reading_plan(files, qrels, budget_mb=1000, fixed_mb=400, threads=2)  # below the cap: the budget's
+    assert small.block_mb == 300 / BLOCK_WRITING_FACTOR < BLOCK_MB_MAX and small.in_pieces(files[1])
     with pytest.raises(MemoryBudgetError):
         reading_plan(files, qrels, budget_mb=460, fixed_mb=400, threads=2)
 

@@ -76,9 +76,9 @@ class BetaGaussianSource:
         return self._quantile(ndtr(z), mean)
 
 
-def familywise(test, runs: np.ndarray, permutations: int, ceiling: float) -> list[np.ndarray]:
+def familywise(test, runs: np.ndarray, permutations: int, alphas) -> list[np.ndarray]:
     """Each correction's smallest adjusted p of each family: what a familywise chunk computes."""
-    p = ter.family_pvalues(test, runs, permutations, 7, ceiling)
+    p = ter.family_pvalues(test, runs, permutations, 7, alphas)
     return [c.family_smallest(p) for c in CORRECTIONS.values()]
 
 
@@ -125,7 +125,7 @@ def main() -> int:
                     seconds, _ = cpu_seconds(partial(ter.pair_pvalues, test, second, first, ter.reported_tails(test),
                                                      args.permutations, 7, ceiling))
                 else:
-                    seconds, _ = cpu_seconds(partial(familywise, test, runs, args.permutations, ceiling))
+                    seconds, _ = cpu_seconds(partial(familywise, test, runs, args.permutations, settings.alphas))
                 peak_chunk = max(peak_chunk, tracemalloc.get_traced_memory()[1] / 2**20)
                 tracemalloc.stop()
                 rates.append(args.trials / max(seconds, 1e-9))

@@ -41,15 +41,16 @@ counts a range of chunks, :func:`error_rate_table` sums shards into the table.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import pandas as pd
 
-from irmeta.metaeval.stats.batched_tests import checked_differences
+from irmeta.metaeval.stats.batched_tests import Settle, checked_differences
 from irmeta.metaeval.stats.blocks import run_pairs
 from irmeta.metaeval.stats.paired_tests import run_test
 from irmeta.metaeval.stats.registry import (
@@ -280,31 +281,74 @@ def pair_pvalues(test: SignificanceTest, first: np.ndarray, second: np.ndarray, 
                       for x, y in zip(first, second)]], dtype=np.float64).reshape(1, len(first))
 
 
+def _takes(function: Callable[..., Any], *names: str) -> bool:
+    try:
+        parameters = inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
+    return all(name in parameters for name in names)
+
+
 def batched_pvalues(test: SignificanceTest, d: np.ndarray, tails: Sequence[int], permutations: int, seed: int,
-                    ceiling: float = 1.0) -> np.ndarray:
+                    ceiling: float = 1.0, settled: Settle | None = None, group: int = 1) -> np.ndarray:
     """(len(tails), trials) p-values of the (trials, topics) differences ``d`` by the
-    test's batched form (:attr:`.stats.registry.SignificanceTest.batched`), checked."""
+    test's batched form (:attr:`.stats.registry.SignificanceTest.batched`), checked;
+    ``settled`` and ``group`` go to a randomised form that takes them
+    (:mod:`.stats.batched_tests`), and are ignored by one that does not."""
     d, tails = checked_differences(d), tuple(tails)
     function = resolve(test.batched)
     if test.randomised:
-        p = function(d, tails, permutations, seed + test.seed_offset, ceiling=ceiling)
+        extra = {"settled": settled, "group": group} if settled is not None and _takes(function, "settled",
+                                                                                      "group") else {}
+        p = function(d, tails, permutations, seed + test.seed_offset, ceiling=ceiling, **extra)
     else:
         p = function(d, tails)
     return _checked_pvalues(test, p, (len(tails), len(d)))
 
 
+def family_settle(alphas: Sequence[float]) -> Settle:
+    """Which families need no more draws: for every correction, no alpha of the grid lies
+    in [f(lower), f(upper)), f its smallest adjusted p-value
+    (:meth:`.stats.registry.Correction.family_smallest`) and lower, upper the bounds of
+    the family's two-tailed p-values. Each f is nondecreasing in every p-value (Holm,
+    Benjamini-Hochberg, Bonferroni), so f of the true p-values lies between the two and
+    f(lower) <= alpha exactly when f(p) <= alpha, at every alpha."""
+    grid = np.sort(np.asarray(alphas, dtype=np.float64))
+    # each distinct function once (Holm's and Bonferroni's smallest adjusted p are one)
+    functions = list({c.smallest or c.name: resolve(c.smallest) if c.smallest else c.family_smallest
+                      for c in CORRECTIONS.values()}.values())
+
+    def settled(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+        groups = lower.shape[1]
+        done = np.ones(groups, dtype=bool)
+        both = np.concatenate([lower[0], upper[0]])
+        for function in functions:
+            rank = np.searchsorted(grid, function(both), side="left")
+            done &= rank[:groups] == rank[groups:]
+        return done
+
+    return settled
+
+
 def family_pvalues(test: SignificanceTest, runs: np.ndarray, permutations: int, seed: int,
-                   ceiling: float = 1.0) -> np.ndarray:
+                   alphas: Sequence[float] | None = None) -> np.ndarray:
     """(trials, pairs) two-tailed p-values of every pair of the (trials, k, topics)
     ``runs``, pairs in ``run_pairs`` order; as :func:`pair_pvalues`, without a batched
-    form from the function on each trial's (k, topics) matrix."""
+    form from the function on each trial's (k, topics) matrix. ``alphas``: all that is
+    asked of them is whether each correction's smallest adjusted p is <= each alpha, so a
+    randomised test stops drawing for a family once its p-values' bounds decide that
+    (:func:`family_settle`) or for a pair once its p is above the largest alpha, and
+    returns the p of the draws counted so far (which decide the same)."""
     n_trials, k, n = runs.shape
     a, b = run_pairs(k)
     if test.batched is None:
         return np.array([run_test(test.name, trial, permutations, seed).p_value for trial in runs],
                         dtype=np.float64).reshape(n_trials, len(a))
     d = (runs[:, a, :] - runs[:, b, :]).reshape(-1, n)
-    return batched_pvalues(test, d, (2,), permutations, seed, ceiling)[0].reshape(n_trials, len(a))
+    if alphas is None:
+        return batched_pvalues(test, d, (2,), permutations, seed)[0].reshape(n_trials, len(a))
+    p = batched_pvalues(test, d, (2,), permutations, seed, float(max(alphas)), family_settle(alphas), len(a))
+    return p[0].reshape(n_trials, len(a))
 
 
 # ------------------------------------------------------------------ counts of a job
@@ -355,7 +399,7 @@ def _chunk_errors(source: TrialSource, measure: str, chunk: Chunk, tests: Sequen
         grouped = source.group_trials(job.runs, n, size, rng)
         runs = np.ascontiguousarray(_checked_trials(measure, chunk, grouped, (size, n, job.runs)).transpose(0, 2, 1))
         for test in tests:
-            p = family_pvalues(test, runs, settings.permutations, draws, ceiling)
+            p = family_pvalues(test, runs, settings.permutations, draws, settings.alphas)
             out += [_at_most(c.family_smallest(p), alphas) for c in CORRECTIONS.values()]
         return np.concatenate(out)
     pair = source.pair_trials(n, size, rng, job.delta)

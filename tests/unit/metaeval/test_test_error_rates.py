@@ -151,6 +151,25 @@ def test_familywise_error_of_each_correction_on_k_runs_at_equal_means():
     assert at_05 > 0.02 and single > 0.03
 
 
+@pytest.mark.parametrize("name", ["randomisation", "paired_bootstrap"])
+def test_families_stop_drawing_once_their_decisions_are_known(name):
+    """A randomised test stops drawing for a family once its p-values' bounds decide, at
+    every alpha, whether each correction's smallest adjusted p is below it: other
+    p-values, the same decisions as from all the draws."""
+    from irmeta.metaeval.stats.registry import significance_test
+
+    runs = np.ascontiguousarray(GaussianSource().group_trials(5, 12, 200, np.random.default_rng(3)).transpose(0, 2, 1))
+    alphas = np.array(ter.DEFAULT_ALPHAS)
+    test = significance_test(name)
+    full = ter.family_pvalues(test, runs, 2000, 21)
+    stopped = ter.family_pvalues(test, runs, 2000, 21, alphas)
+    assert (stopped <= full).all() and (stopped < full).mean() > 0.5
+    for correction in CORRECTIONS.values():
+        expected = correction.family_smallest(full)[:, None] <= alphas
+        assert (correction.family_smallest(stopped)[:, None] <= alphas).tolist() == expected.tolist()
+        assert 0 < expected[:, -1].mean() < 0.5
+
+
 def test_any_split_into_shards_gives_the_same_bytes():
     settings = ter.ErrorRateSettings(tests=("paired_t", "wilcoxon", "randomisation", "paired_bootstrap"),
                                      n_topics=(8, 16), trials=250, deltas=(0.05,), runs_at_once=(3,),

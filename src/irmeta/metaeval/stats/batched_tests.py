@@ -30,6 +30,14 @@ counted so far, above ``ceiling`` and at most the full p). Below the ceiling eve
 p-value is the full one. An error-rate table that asks only whether p <= alpha for alpha
 up to 0.1 needs no more: under the null a row is decided after ~0.1 B / p draws, a third
 of the draws on average.
+
+``settled`` and ``group``: rows come in groups of ``group`` consecutive rows (a family of
+run pairs), and after each block of draws ``settled(lower, upper)`` (:data:`Settle`) says
+which groups need no more draws, from the bounds of their p-values (after c of B draws
+with b counted: p(b) <= p <= p(b + B - c)). A settled group's rows return p(b), the p of
+the draws counted so far: its caller must want no more than what those bounds decide
+(the familywise error asks only whether each correction's smallest adjusted p is <= each
+alpha, which the bounds decide once no alpha lies between the two).
 """
 
 from __future__ import annotations
@@ -188,29 +196,49 @@ def largest_count(ceiling: float, draws: int, plus_one: bool = True) -> int:
 
 
 Counter = Callable[[np.ndarray, slice, np.ndarray], np.ndarray]
+#: ``settled(lower, upper)``: given the bounds of each p-value of a block of groups of
+#: rows, (tails, groups, group) arrays, which groups need no more draws ((groups,) bool).
+Settle = Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
-def _count_draws(draws: int, limit: int, counted: Counter, fixed: np.ndarray, open_: np.ndarray) -> np.ndarray:
+def _count_draws(draws: int, counted: Counter, fixed: np.ndarray, open_: np.ndarray, *, ceiling: float,
+                 plus_one: bool, settled: Settle | None = None, group: int = 1) -> np.ndarray:
     """(tails, rows) counts of draws at least as extreme: ``fixed`` where ``open_`` is
     False (decided without draws), else accumulated over blocks of draws,
     ``counted(rows, draw slice, wanted)`` giving the (tails, rows) counts of one block
-    (only the ``wanted`` ones need be right). A row stops once each of its open counts
-    exceeds ``limit``; a count above it is no longer wanted."""
+    (only the ``wanted`` ones need be right). A count stops once its p is above
+    ``ceiling`` (:func:`largest_count`), or when ``settled`` says its group of ``group``
+    consecutive rows needs no more draws, the bounds of each p-value after c of the B
+    draws counted b being p(b) and p(b + B - c); a row stops when all its counts have."""
+    tails, rows = open_.shape
+    if settled is not None and rows % group:
+        raise ValueError(f"{rows} rows are not whole groups of {group}")
+    limit = largest_count(ceiling, draws, plus_one)
     out = np.where(open_, 0, fixed).astype(np.int64)
-    rows = np.flatnonzero(open_.any(axis=0))
-    for start in range(0, len(rows), _ROW_BLOCK):
-        active = rows[start:start + _ROW_BLOCK]
+    seen = np.where(open_, 0, draws).astype(np.int64)  # draws counted so far; a fixed count is complete
+    # groups' bounds are checked a block at a time: more rows a block spread the check
+    size = max(1, 2 * _ROW_BLOCK // group) * group if settled is not None else _ROW_BLOCK
+    for start in range(0, rows, size):
+        block_rows = np.arange(start, min(start + size, rows))
+        active = block_rows[open_[:, block_rows].any(axis=0)]
         wanted = open_[:, active]
         for first in range(0, draws, _DRAW_BLOCK):
+            if not len(active):
+                break
             block = slice(first, min(first + _DRAW_BLOCK, draws))
             out[:, active] += np.where(wanted, counted(active, block, wanted), 0)
-            if limit < draws:
-                wanted = open_[:, active] & (out[:, active] <= limit)
-                keep = wanted.any(axis=0)
-                if not keep.all():
-                    active, wanted = active[keep], wanted[:, keep]
-                if not len(active):
-                    break
+            seen[:, active] += np.where(wanted, block.stop - block.start, 0)
+            wanted &= out[:, active] <= limit
+            if settled is not None and block.stop < draws:
+                counts = out[:, block_rows]
+                lower = randomised_pvalues(counts, draws, plus_one)
+                upper = randomised_pvalues(counts + (draws - seen[:, block_rows]), draws, plus_one)
+                shape = (tails, len(block_rows) // group, group)
+                done = np.repeat(np.asarray(settled(lower.reshape(shape), upper.reshape(shape)), dtype=bool), group)
+                wanted &= ~done[active - start]
+            keep = wanted.any(axis=0)
+            if not keep.all():
+                active, wanted = active[keep], wanted[:, keep]
     return out
 
 
@@ -219,7 +247,8 @@ def _count(mask: np.ndarray) -> np.ndarray:
 
 
 def randomisation(d: np.ndarray, tails: Sequence[int] = (2,), permutations: int = 1000, seed: int = 0, *,
-                  ceiling: float = 1.0, plus_one: bool = True) -> np.ndarray:
+                  ceiling: float = 1.0, settled: Settle | None = None, group: int = 1,
+                  plus_one: bool = True) -> np.ndarray:
     """Fisher's paired randomisation test of each row (:func:`.resampling_tests.randomisation`)
     with B = ``permutations`` sign vectors s_b drawn from ``seed``, shared by all rows:
 
@@ -255,13 +284,14 @@ def randomisation(d: np.ndarray, tails: Sequence[int] = (2,), permutations: int 
         return out
 
     everywhere = np.ones((len(tails), len(d)), dtype=bool)
-    at_least = _count_draws(permutations, largest_count(ceiling, permutations, plus_one), counted,
-                            np.zeros(everywhere.shape, dtype=np.int64), everywhere)
+    at_least = _count_draws(permutations, counted, np.zeros(everywhere.shape, dtype=np.int64), everywhere,
+                            ceiling=ceiling, plus_one=plus_one, settled=settled, group=group)
     return randomised_pvalues(at_least, permutations, plus_one)
 
 
 def paired_bootstrap(d: np.ndarray, tails: Sequence[int] = (2,), permutations: int = 1000, seed: int = 0, *,
-                     ceiling: float = 1.0, plus_one: bool = True) -> np.ndarray:
+                     ceiling: float = 1.0, settled: Settle | None = None, group: int = 1,
+                     plus_one: bool = True) -> np.ndarray:
     """Sakai's studentised paired bootstrap test of each row
     (:func:`.resampling_tests.paired_bootstrap`) with B = ``permutations`` topic
     resamples drawn from ``seed``, shared by all rows: with c = d - mean(d) (0 where all
@@ -323,18 +353,21 @@ def paired_bootstrap(d: np.ndarray, tails: Sequence[int] = (2,), permutations: i
                 out[where[1], positive] = _count(hits[positive] & (s[positive] > 0))
         return out
 
-    at_least = _count_draws(permutations, largest_count(ceiling, permutations, plus_one), counted,
-                            np.stack([fixed[tail] for tail in tails]), np.stack([drawn[tail] for tail in tails]))
+    at_least = _count_draws(permutations, counted, np.stack([fixed[tail] for tail in tails]),
+                            np.stack([drawn[tail] for tail in tails]), ceiling=ceiling, plus_one=plus_one,
+                            settled=settled, group=group)
     return randomised_pvalues(at_least, permutations, plus_one)
 
 
 def randomisation_count(d: np.ndarray, tails: Sequence[int] = (2,), permutations: int = 1000, seed: int = 0, *,
-                        ceiling: float = 1.0) -> np.ndarray:
+                        ceiling: float = 1.0, settled: Settle | None = None, group: int = 1) -> np.ndarray:
     """:func:`randomisation` in its count form, p = b / B (``randomisation_count``)."""
-    return randomisation(d, tails, permutations, seed, ceiling=ceiling, plus_one=False)
+    return randomisation(d, tails, permutations, seed, ceiling=ceiling, settled=settled, group=group,
+                         plus_one=False)
 
 
 def paired_bootstrap_count(d: np.ndarray, tails: Sequence[int] = (2,), permutations: int = 1000, seed: int = 0, *,
-                           ceiling: float = 1.0) -> np.ndarray:
+                           ceiling: float = 1.0, settled: Settle | None = None, group: int = 1) -> np.ndarray:
     """:func:`paired_bootstrap` in its count form, p = b / B (``paired_bootstrap_count``)."""
-    return paired_bootstrap(d, tails, permutations, seed, ceiling=ceiling, plus_one=False)
+    return paired_bootstrap(d, tails, permutations, seed, ceiling=ceiling, settled=settled, group=group,
+                            plus_one=False)

@@ -104,7 +104,8 @@ def main() -> int:
     ceiling = max(settings.alphas)
     tests = [significance_test(name) for name in SHIPPED]
     print(f"error-rate tests: {args.trials} trials a job, {args.permutations} draws, topics {sizes}, "
-          f"deltas {list(deltas)}, single-threaded BLAS (CPU seconds)")
+          f"deltas {list(deltas)}, single-threaded BLAS (CPU seconds; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start)")
     type_1 = dict.fromkeys(SHIPPED, 0.0)
     full = dict.fromkeys(SHIPPED, 0.0)
     peak_chunk = 0.0
@@ -146,6 +147,8 @@ def main() -> int:
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"  memory: a chunk's tests peak at {peak_chunk:.0f} MB traced, the process at {rss:.0f} MB resident "
           f"(target {TARGET_MB} MB a process)")
+    print(f"  (load average {os.getloadavg()[0]:.1f} at the end: other processes' share of the cores and caches "
+          f"slows these figures)")
     print("  the paper's R code (Urbano et al. 2019): months of computing for the same study")
     return 0
 

@@ -53,11 +53,12 @@ class SignificanceTest:
 
     ``batched``: a paired test's form over a batch of trials (:mod:`.batched_tests`):
     ``batched(d, tails)``, or for a randomised test ``batched(d, tails, permutations,
-    seed, ceiling=1.0)``, the (trials, topics) differences of one pair per trial in and a
-    (len(tails), trials) array of p-values out, each two-tailed one the function's on that
-    trial's 2-run matrix; ``tails``: the tails it gives (1: the first run better, 2:
-    either). None: the error-rate simulation calls ``function`` on each trial's 2-run
-    matrix (the same p-values, slower), two-tailed only."""
+    seed, ceiling=1.0)`` (and, if it takes them, ``settled=None, group=1``), the (trials,
+    topics) differences of one pair per trial in and a (len(tails), trials) array of
+    p-values out, each two-tailed one the function's on that trial's 2-run matrix;
+    ``tails``: the tails it gives (1: the first run better, 2: either; 2 always among
+    them). None: the error-rate simulation calls ``function`` on each trial's matrix (the
+    same p-values, slower), two-tailed only."""
 
     name: str
     title: str

@@ -113,6 +113,24 @@ def test_one_tailed_randomised_pvalues_count_each_draw(n):
     assert len(set(counts)) > 5
 
 
+def test_bootstrap_resamples_of_topics_at_the_mean_are_no_shift():
+    """d = (1, 3, 2, 2, 2, 2, 1, 3) / 8 has mean 2/8 exactly, four topics at it (c = 0): a
+    resample of those alone has s_b = Q_b = 0, t* = 0/0 := 0, below any positive bound;
+    the floor check does that, in both tails, as the registry and a draw-by-draw count."""
+    from irmeta.metaeval.stats.resampling_tests import paired_bootstrap
+
+    base = np.array([1.0, 3, 2, 2, 2, 2, 1, 3]) / 8
+    d = np.vstack([base, base + 1 / 16, -base, base * [1, 1, 1, 1, 1, 1, 1, 1.5]])
+    draws = 4000
+    resamples = bootstrap_resamples(draws, 8, 6)
+    assert ((d[0] - d[0].mean())[resamples] == 0).all(axis=1).sum() > 5  # such resamples are drawn
+    two = bt.paired_bootstrap(d, (2, 1), draws, 6)
+    expected = [paired_bootstrap(np.vstack([x, np.zeros(8)]), draws, 6).p_value[0] for x in d]
+    assert two[0].tolist() == expected
+    counts = [_direct_bootstrap_one_tailed(x, resamples) for x in d]
+    assert two[1].tolist() == [(c + 1) / (draws + 1) for c in counts]
+
+
 def test_both_tails_at_once_are_each_alone_and_follow_the_order_asked():
     a, b = _pairs(25, seed=7)
     d = a - b

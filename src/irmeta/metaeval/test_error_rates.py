@@ -15,7 +15,9 @@ no batched form). Then, at each alpha of the grid:
   p <= alpha; two-tailed: p <= alpha and mean(d) > 0, the paper's direction for every
   test, its ``d`` the mean difference);
 - ``type_3``: the same trials, p <= alpha two-tailed with mean(d) < 0 (a one-tailed test
-  only ever concludes "B better", right whenever it is significant: no type III rows);
+  only ever concludes "B better", right whenever it is significant: no type III rows).
+  The paper's published two-tailed power (its ``type_2`` tables, the share of p <= alpha)
+  counts both: it is ``power`` + ``type_3`` here;
 - ``familywise_type_1``: k runs at equal true means, simulated jointly; a family errs if
   any of its k(k - 1)/2 pairs is significant after the correction at alpha, i.e. its
   smallest adjusted p (:meth:`.stats.registry.Correction.family_smallest`) <= alpha;
@@ -243,7 +245,9 @@ def chunk_streams(seed: int, measure: str, chunk: Chunk) -> tuple[np.random.Gene
     seed_offset)``, the registry's convention, so the shipped ones share their draws."""
     key = (_text_key(measure), *chunk.job.key(), chunk.index)
     trials = np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(*key, 0))))
-    draws = int(np.random.SeedSequence(seed, spawn_key=(*key, 1)).generate_state(1, np.uint64)[0])
+    # 31 bits: plus a test's seed_offset (< 2^31) it stays a seed any generator takes, a
+    # user's test's numpy.random.seed included
+    draws = int(np.random.SeedSequence(seed, spawn_key=(*key, 1)).generate_state(1, np.uint32)[0] >> 1)
     return trials, draws
 
 

@@ -153,6 +153,12 @@ def _fit_block(pairs: np.ndarray) -> list[tuple]:
     return [_fit_bicop(np.column_stack([pobs[:, i], pobs[:, j]]), controls).to_record() for i, j in pairs]
 
 
+def library_version() -> str:
+    """pyvinecopulib's version, for the tables' provenance: selections and Kendall's tau of
+    some families moved between releases (vinecopulib fixed the tau of BB6-BB8 and Tawn)."""
+    return str(getattr(_pv(), "__version__", "unknown"))
+
+
 def default_workers() -> int:
     """The processors this process may run on."""
     try:
@@ -195,17 +201,13 @@ class VineCopula:
     copulas selected by AIC over :data:`PAIR_FAMILIES`)."""
 
     dim: int
-    json: str = field(repr=False)
-    aic: float = float("nan")
-
-    @cached_property
-    def _vine(self):
-        return _pv().Vinecop.from_json(self.json)
+    aic: float
+    _vine: object = field(repr=False)
 
     @property
     def families(self) -> list[str]:
         """The pair copulas' family names, tree by tree."""
-        return [pc.family.name for tree in self._vine.pair_copulas for pc in tree]
+        return [pc.family.name for tree in self._vine.pair_copulas for pc in tree]  # type: ignore[attr-defined]
 
     def transform(self, w: np.ndarray) -> np.ndarray:
         """(n, k) independent uniforms to (n, k) draws of the vine (its inverse Rosenblatt
@@ -215,7 +217,7 @@ class VineCopula:
             raise ValueError(f"a vine of {self.dim} runs transforms (n, {self.dim}) uniforms")
         if len(w) == 0:
             return w.copy()
-        return np.asarray(self._vine.inverse_rosenblatt(np.asfortranarray(w)))
+        return np.asarray(self._vine.inverse_rosenblatt(np.asfortranarray(w)))  # type: ignore[attr-defined]
 
     def simulate(self, n: int, seeds: Seed) -> np.ndarray:
         """(n, k) draws, the same for the same ``seeds``."""
@@ -231,7 +233,7 @@ def fit_vine_pobs(pobs: np.ndarray, *, families: Sequence[str] | None = None) ->
     controls = pv.FitControlsVinecop(family_set=_family_set(families), parametric_method="mle",
                                      selection_criterion="aic", allow_rotations=True)
     vine = pv.Vinecop.from_data(pobs, controls=controls)
-    return VineCopula(pobs.shape[1], vine.to_json(), float(vine.aic(pobs)))
+    return VineCopula(pobs.shape[1], float(vine.aic(pobs)), vine)
 
 
 def fit_vine(matrix_topics_by_k: np.ndarray, seed: Seed, *, families: Sequence[str] | None = None) -> VineCopula:

@@ -313,9 +313,8 @@ class Margin:
             cdf = _reshape(self._base_cdf, shape)
             cdf[-1] = 1.0
             return float(np.dot(self.support.unit_grid(), np.diff(cdf, prepend=0.0)))
-        # E = integral of 1 - G over [0, 1], G linear between the nodes
-        g = _reshape(self._base_cdf, shape)
-        return float(1.0 - (g[:-1] + g[1:]).sum() / (2 * NODES))
+        # the expectation of the draws: that of the reshaped quantile table
+        return _table_mean(_quantile_table(_reshape(self._base_cdf, shape)))
 
     def can_reach(self, target: float) -> bool:
         try:

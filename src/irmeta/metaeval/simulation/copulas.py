@@ -112,6 +112,14 @@ class PairCopula:
         """(n, 2) draws, the same for the same ``seeds``."""
         return self.transform(np.random.default_rng(seeds).random((n, 2)))
 
+    def __getstate__(self) -> dict:
+        state = dict(self.__dict__)
+        state.pop("_bicop", None)  # pyvinecopulib's object, rebuilt on first use
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+
     def to_record(self) -> tuple:
         return (self.family, self.rotation, self.parameters, self.aic, self.loglik, self.tau)
 

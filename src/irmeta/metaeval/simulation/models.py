@@ -15,8 +15,10 @@ alone.
 from __future__ import annotations
 
 import math
+import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 import numpy as np
@@ -130,6 +132,10 @@ def _pair_index(i: np.ndarray | int, j: np.ndarray | int, k: int) -> np.ndarray 
     return i * k - i * (i + 1) // 2 + (j - i - 1)
 
 
+#: Tag of :meth:`FittedCollection.save`'s files; changed whenever the objects change.
+_FORMAT = "irmeta.simulation.models/1"
+
+
 @dataclass(frozen=True, eq=False)
 class FittedCollection:
     """One collection's models: the kept runs' margins (in input order) and every kept pair's
@@ -192,6 +198,25 @@ class FittedCollection:
 
     def __len__(self) -> int:
         return len(self.runs)
+
+    def save(self, path: str | Path) -> None:
+        """Write the fitted models for later jobs of the same installation to read with
+        :meth:`load` (a pickle with a format tag: a cache between jobs, not an archive)."""
+        with open(path, "wb") as handle:
+            pickle.dump((_FORMAT, self), handle, protocol=pickle.HIGHEST_PROTOCOL)
+
+    @classmethod
+    def load(cls, path: str | Path) -> FittedCollection:
+        """The models :meth:`save` wrote; a ValueError naming the file if it holds
+        anything else."""
+        with open(path, "rb") as handle:
+            try:
+                tag, fitted = pickle.load(handle)
+            except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError) as error:
+                raise ValueError(f"{path}: not a file of fitted simulation models ({error})") from None
+        if tag != _FORMAT or not isinstance(fitted, cls):
+            raise ValueError(f"{path}: not a file of fitted simulation models of this version ({tag!r})")
+        return fitted
 
     @property
     def means(self) -> np.ndarray:

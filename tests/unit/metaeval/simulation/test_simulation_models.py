@@ -201,3 +201,18 @@ def test_refusals(collection):
         PooledCollections([collection]).pair_trials(10, 10, np.random.default_rng(0), 2.0)
     with pytest.raises(ValueError, match="drop_bottom"):
         SimulationProtocol(drop_bottom=1.5)
+
+
+def test_saved_models_load_and_simulate_the_same(collection, tmp_path):
+    path = tmp_path / "models.pkl"
+    collection.copulas[0].transform(np.full((2, 2), 0.5))  # a cached pyvinecopulib object is not saved
+    collection.save(path)
+    loaded = FittedCollection.load(path)
+    assert loaded.runs == collection.runs and loaded.copulas == collection.copulas
+    rng = [np.random.default_rng(5), np.random.default_rng(5)]
+    first = PooledCollections([collection]).pair_trials(15, 200, rng[0], 0.04)
+    second = PooledCollections([loaded]).pair_trials(15, 200, rng[1], 0.04)
+    assert all(x.tobytes() == y.tobytes() for x, y in zip(first, second))
+    (tmp_path / "other.pkl").write_bytes(b"not a pickle")
+    with pytest.raises(ValueError, match="other.pkl: not a file of fitted simulation models"):
+        FittedCollection.load(tmp_path / "other.pkl")

@@ -282,6 +282,9 @@ class PooledCollections:
             raise ValueError("pooling needs at least one fitted collection")
         self.collections = tuple(collections)
         self.protocol = self.collections[0].protocol
+        differing = [c.name or str(i) for i, c in enumerate(self.collections) if c.protocol != self.protocol]
+        if differing:
+            raise ValueError(f"pooled collections share one protocol; {', '.join(differing)} differ from the first's")
         self._stacks = [MarginStack.of(c.margins) for c in self.collections]
         self._shifted: dict[float, list[tuple[np.ndarray, list[np.ndarray], MarginStack | None]]] = {}
         self._vines: dict[tuple[int, tuple[int, ...]], VineCopula] = {}

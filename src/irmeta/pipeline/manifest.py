@@ -334,6 +334,21 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         on=lambda experiments, facts: (facts.alternative_judgments or facts.generated_judgments)
         and facts.paired_tests,
     ),
+    Experiment(
+        "test_error_rates", "test_error_rates", "test_error_rates.smk",
+        tables=(Output("test_error_rates", "test_error_rates", "Error rates of the paired tests",
+                       columns="irmeta.metaeval.test_error_rates:COLUMNS"),
+                Output("simulation_models", "simulation_models", "Error rates of the paired tests",
+                       columns="irmeta.metaeval.error_rate_models:MODEL_COLUMNS")),
+        figures=(Output("test_error_rates_type_1", "test_error_rates_type_1", "Error rates of the paired tests",
+                        f"{_FIGURES}.error_rates:plot_type_1"),
+                 Output("test_error_rates_power", "test_error_rates_power", "Error rates of the paired tests",
+                        f"{_FIGURES}.error_rates:plot_power"),
+                 Output("test_error_rates_familywise", "test_error_rates_familywise",
+                        "Error rates of the paired tests", f"{_FIGURES}.error_rates:plot_familywise")),
+        on=lambda experiments, facts: bool(experiments.get("test_error_rates", {}).get("enabled", False)),
+        seeds=(Seed("test_error_rates", _metaeval("test_error_rates")),),
+    ),
 )
 
 #: Rule files that belong to no one experiment: the steps every experiment reads

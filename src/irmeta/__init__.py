@@ -40,6 +40,10 @@ def __getattr__(name: str):
         from irmeta.agreement import agree
 
         return agree
+    if name == "test_errors":  # irmeta test-errors' tables (irmeta.error_rates)
+        from irmeta.error_rates import test_errors
+
+        return test_errors
     if name == "repro":  # irmeta repro's table (irmeta.reproduction)
         from irmeta.reproduction import repro
 

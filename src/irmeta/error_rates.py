@@ -207,8 +207,8 @@ def score_matrices_of(scores: Any, measure: str | None = None) -> tuple[list[Sco
             named.append((matrix.source, label))
     labels = dict.fromkeys(label for _, label in named)
     if len(labels) > 1:
-        raise ValueError(f"the score matrices pooled hold different measures ({', '.join(f'{s}: {x}' for s, x in named)}); "
-                         f"pool one measure's matrices")
+        held = ", ".join(f"{source}: {label}" for source, label in named)
+        raise ValueError(f"the score matrices pooled hold different measures ({held}); pool one measure's matrices")
     return matrices, next(iter(labels), None)
 
 

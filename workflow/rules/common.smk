@@ -421,8 +421,9 @@ def paper_inputs(wildcards):
 
 
 def claims_inputs(wildcards):
-    """Every collection's Kendall tau, discriminative power and stability tables, and the
-    reusability summary and judgment agreement of those with rankings (when on)."""
+    """Every collection's Kendall tau, discriminative power and stability tables, the
+    reusability summary and judgment agreement of those with rankings, and the test error
+    rates (each when on)."""
     from irmeta.pipeline.paper_inputs import paper_inputs
 
     inputs = paper_inputs(COLLECTIONS, ["kendall_tau", "discriminative_power", "stability"], rarity=False)
@@ -430,6 +431,8 @@ def claims_inputs(wildcards):
     inputs |= paper_inputs(assessed, ["reusability_summary"], rarity=False)
     rejudged = [name for name in RANKED if "judgment_agreement" in collection_tables(name)]
     inputs |= paper_inputs(rejudged, ["judgment_agreement"], rarity=False)
+    simulated = [name for name in COLLECTIONS if "test_error_rates" in collection_tables(name)]
+    inputs |= paper_inputs(simulated, ["test_error_rates"], rarity=False)
     return inputs
 
 

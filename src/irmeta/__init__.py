@@ -16,7 +16,8 @@ Packages by layer; each imports only the layers below it (``tests/unit/test_laye
 Beside them, importing from any layer: :mod:`irmeta.pipeline` (the workflow's config,
 steps and script helpers), :mod:`irmeta.simulate` (a synthetic campaign),
 :mod:`irmeta.api` (``irmeta.evaluate``, the Python API), :mod:`irmeta.comparison`
-(``irmeta.compare``) and :mod:`irmeta.cli` (``irmeta score``, ``irmeta compare``,
+(``irmeta.compare``), :mod:`irmeta.error_rates` (``irmeta.test_errors``) and
+:mod:`irmeta.cli` (``irmeta score``, ``irmeta compare``, ``irmeta test-errors``,
 ``irmeta simulate``).
 """
 

@@ -9,8 +9,10 @@ share between reading the scores and counting the errors
   a NaN, a score outside the measure's range, a run with one distinct score (refused, or
   dropped and reported, as the protocol's ``degenerate_runs`` says), fewer than 2 runs
   after the protocol's drops; one line naming the matrix and the run;
-- :func:`fit_models`: each matrix's :class:`~.simulation.models.FittedCollection`, the
-  pseudo-observations' ties broken from the seed, the measure and the matrix's place;
+- :func:`fit_models`: a measure's :class:`MeasureModels`, each matrix's
+  :class:`~.simulation.models.FittedCollection` (the pseudo-observations' ties broken from
+  the seed, the measure and the matrix's place) with the names of the runs it was given,
+  saved for later jobs (:meth:`MeasureModels.save`, :meth:`MeasureModels.load`);
 - :func:`checked_deltas`: every delta reached by some baseline's margin, else one line
   naming the setting;
 - :func:`rate_counts`: a shard's counts of every measure (the chunks

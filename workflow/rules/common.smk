@@ -15,6 +15,7 @@ from snakemake.utils import validate
 from irmeta.pipeline import collection_config as ircollections
 from irmeta.pipeline import config_checks as irconfig
 from irmeta.pipeline.config_schema import check_config_files, read_exponent_numbers, load_schema, schema_path
+from irmeta.pipeline import error_rate_config as irerrors
 from irmeta.pipeline import experiment_settings as irsettings
 from irmeta.pipeline import manifest as irmanifest
 from irmeta.pipeline import report_front as irfront
@@ -569,3 +570,16 @@ def family_bias_input(wildcards):
     inputs["family_shards"] = shard_files("family_bias", "parquet") if reduced else []
     inputs["rank_shards"] = shard_files("judgment_ranks", "parquet") if reduced else []
     return {**inputs, **run_families_input(wildcards)}
+
+
+# The error rates of the paired tests (test_error_rates.smk): the section, each measure's
+# models file name -> the measure as the table names it (AP@100, AP_rareness(alpha=1)@100),
+# and the shards of chunks of trials.
+ERROR_RATES = EXPERIMENTS["test_error_rates"]
+ERROR_RATE_MEASURES = irerrors.measure_files(config)
+ERROR_RATE_SHARDS = list(range(irerrors.shards(config)))
+
+
+def error_rate_models(wildcards):
+    """Every measure's models file of the collection."""
+    return expand("results/{c}/simulation/{m}.models", c=wildcards.collection, m=list(ERROR_RATE_MEASURES))

@@ -3,18 +3,6 @@
 # paired test counted in shards of chunks of simulated trials, gathered into
 # tables/test_error_rates.csv with tables/simulation_models.csv and three figures.
 
-from irmeta.pipeline import error_rate_config as irerrors
-
-ERROR_RATES = EXPERIMENTS["test_error_rates"]
-# models file name -> the measure as the table names it (AP@100, AP_rareness(alpha=1)@100)
-ERROR_RATE_MEASURES = irerrors.measure_files(config)
-ERROR_RATE_SHARDS = list(range(irerrors.shards(config)))
-
-
-def error_rate_models(wildcards):
-    """Every measure's models file of the collection."""
-    return expand("results/{c}/simulation/{m}.models", c=wildcards.collection, m=list(ERROR_RATE_MEASURES))
-
 
 rule fit_simulation_models:
     """One measure's models: the protocol's drops, every kept run's margin and every kept

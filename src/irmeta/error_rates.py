@@ -32,6 +32,7 @@ import gzip
 import io
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -45,7 +46,6 @@ from irmeta.metaeval.error_rate_models import (
     fit_models,
     models_table,
     rate_counts,
-    simulation_upper,
 )
 from irmeta.metaeval.simulation.margins import Support, support_from_kind, support_of_measure
 from irmeta.metaeval.simulation.models import SimulationProtocol
@@ -213,18 +213,25 @@ def score_matrices_of(scores: Any, measure: str | None = None) -> tuple[list[Sco
 
 
 def _support(label: str, measure_kind: str | None, matrices: Sequence[ScoreMatrix], known: bool) -> Support:
-    """The matrices' support: ``measure_kind`` (with the measure's upper bound when irmeta
-    knows it), else the measure's own (irmeta's name)."""
-    from irmeta.measures.names import parse_measure
-
-    upper = simulation_upper(label) if known else 1.0
-    if measure_kind is not None:
-        scores = np.concatenate([m.values.ravel() for m in matrices])
-        return support_from_kind(measure_kind, scores, upper=upper)
-    if not known:
+    """The matrices' support: the measure's own (its declared range and grid,
+    :func:`~irmeta.metaeval.simulation.margins.support_of_measure`), or ``measure_kind``
+    on the measure's range when irmeta knows the measure, on [0, 1] otherwise."""
+    if known:
+        own = support_of_measure(label)
+        if measure_kind is None:
+            return own
+        upper, declared = own.upper, own.declared
+    elif measure_kind is None:
         raise ValueError(f"{matrices[0].source}: say where the scores lie: --measure-kind continuous, discrete or "
                          f"discrete:K (measure_kind=), or name an irmeta measure (--measure P@10)")
-    return support_of_measure(parse_measure(label), upper=upper)
+    else:
+        upper, declared = 1.0, False
+    for m in matrices:  # in range before a grid is looked for (a NaN is named later, with its topic)
+        for run, row in zip(m.runs, m.values):
+            if np.isfinite(row).any():
+                Support(upper, declared=declared).check(row[np.isfinite(row)], f"{m.source}: {label}: run {run}")
+    scores = np.concatenate([m.values.ravel() for m in matrices])
+    return replace(support_from_kind(measure_kind, scores, upper=upper), declared=declared)
 
 
 def _known(measure: str) -> bool:

@@ -109,7 +109,11 @@ def test_irmetas_own_per_topic_output_is_read_and_names_the_measure(capsys, shar
     ("a,b\n0.1,0.2\n0.3\n", [], r"bad\.csv:3: 1 fields, the header has 2"),
     ("a,b,c\n0.15,0.2,0.3\n0.3,0.2,0.1\n", ["--measure", "P@10"],
      r"bad\.csv: P@10: run a: score 0\.15 \(on the unit scale\) is not on the measure's grid of 11 values"),
-    ("a,b,c\n0.1,0.2,1.3\n0.3,0.2,0.1\n", [], r"bad\.csv: bad: run c: score 1\.3 lies outside the measure's range"),
+    ("a,b,c\n0.1,0.2,1.3\n0.3,0.2,0.1\n", [], r"bad\.csv: bad: run c: score 1\.3 lies outside \[0, 1\] and the measure declares no range"),
+    ("a,b,c\n0.1,0.2,1.3\n0.3,0.2,0.1\n", ["--measure", "AP@100"],
+     r"bad\.csv: AP@100: run c: score 1\.3 lies outside the measure's range \[0, 1\]"),
+    ("a,b,c\n0.1,0.2,1.3\n0.3,0.2,0.1\n", ["--measure", "DCG@10"],
+     r"DCG@10: its scores lie in \[0, inf\); simulation needs a range \[0, high\]"),
     ("a,b,c\n0.1,0.2,0.3\n0.3,0.25,0.3\n0.2,0.1,0.3\n", [],
      r"bad\.csv: bad: run c scores 0\.3 on every topic: there is no margin to fit \(drop such runs with "
      r"--degenerate-runs drop\)"),
@@ -202,3 +206,26 @@ def test_the_api_gives_dataframes_and_pools_matrices(matrix_csv):
     assert render(from_long.rates) == render(from_wide.rates.assign(measure="AP"))
     with pytest.raises(ValueError, match="alphas: 2 is outside"):
         irmeta.test_errors(frame, measure_kind="continuous", alphas=[2])
+
+
+def test_power_pairs_are_the_papers_by_default_and_first_run_on_request(capsys, matrix_csv):
+    from typing import get_args, get_type_hints
+
+    from irmeta.cli_test_errors import POWER_MARGINS
+    from irmeta.metaeval.simulation.models import SimulationProtocol
+
+    assert set(POWER_MARGINS) == set(get_args(get_type_hints(SimulationProtocol)["power_margin"]))
+    assert POWER_MARGINS[0] == SimulationProtocol().power_margin == "nearest_runs"
+    argv = ["test-errors", "--scores", str(matrix_csv), "--measure-kind", "continuous", "--topics", "10", "--trials",
+            "200", "--alpha", "0.05,0.1", "--delta", "0.05", "--test", "paired_t", "--no-familywise"]
+    runs = {margin: run_cli(capsys, *argv, *([] if margin is None else ["--power-margin", margin]))
+            for margin in (None, "nearest_runs", "first_run")}
+    assert all(code == 0 for code, _, _ in runs.values()), runs
+    tables = {margin: pd.read_csv(io.StringIO(out), sep="\t") for margin, (_, out, _) in runs.items()}
+    assert runs[None][1] == runs["nearest_runs"][1]  # the default, byte for byte
+    type_1 = {margin: t[t["kind"] == "type_1"].reset_index(drop=True) for margin, t in tables.items()}
+    pd.testing.assert_frame_equal(type_1["nearest_runs"], type_1["first_run"])  # type I does not move
+    power = {margin: t[t["kind"] == "power"]["rate"].tolist() for margin, t in tables.items()}
+    assert power["nearest_runs"] != power["first_run"]
+    code, _, err = run_cli(capsys, *argv, "--power-margin", "own")
+    assert code == 2 and "--power-margin" in err and "invalid choice" in err

@@ -3,8 +3,8 @@ SIGIR 2019): what the pipeline's rules, ``irmeta test-errors`` and ``irmeta.test
 share between reading the scores and counting the errors
 (:mod:`irmeta.metaeval.test_error_rates`).
 
-- :func:`simulation_support`: where a measure's scores lie (its range's upper bound and,
-  for P@k, RR@k and Success@k, the grid);
+- where a measure's scores lie, its declared range and grid:
+  :func:`~.simulation.margins.support_of_measure`;
 - :func:`checked_matrices`: every refusal a score matrix can meet, before any fitting:
   a NaN, a score outside the measure's range, a run with one distinct score (refused, or
   dropped and reported, as the protocol's ``degenerate_runs`` says), fewer than 2 runs
@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from irmeta.metaeval import test_error_rates as ter
-from irmeta.metaeval.simulation.margins import Support, UnreachableMean, support_of_measure
+from irmeta.metaeval.simulation.margins import Support, UnreachableMean
 from irmeta.metaeval.simulation.models import FittedCollection, PooledCollections, SimulationProtocol, select_runs
 
 #: The columns of ``simulation_models.csv``: per measure and collection, one row per kept
@@ -47,36 +47,6 @@ MODEL_COLUMNS = ("measure", "collection", "model", "run", "other_run", "family",
 
 #: The kinds of row of :data:`MODEL_COLUMNS`, in their order.
 MODEL_KINDS = ("margin", "copula", "dropped")
-
-
-# TODO(h40c): replace with irmeta.measures.ranges.measure_range(measure).high once the
-# measure registry declares each measure's range; until then this is the one place the
-# error-rate experiment knows it.
-def simulation_upper(measure: str) -> float:
-    """The upper bound of a measure's range, which margins are fitted below: 1 + alpha for
-    the rareness forms weighted by alpha (eq. 1 and 3 of Türkmen et al., Rel (1 + alpha R),
-    R <= 1; alpha ``1/R`` is at most 1), 1 for every other measure (the [0, 1] forms of
-    eq. 4 included). A measure whose scores leave [0, upper] is refused for simulation,
-    naming it (:meth:`~.simulation.margins.Support.check`)."""
-    from irmeta.measures.alpha import PER_TOPIC_ALPHA
-    from irmeta.measures.names import parse_measure
-
-    m = parse_measure(measure)
-    if not m.uses_alpha or m.family.endswith("_norm"):
-        return 1.0
-    if m.alpha is None:
-        raise ValueError(f"{measure}: name the rarity weight it was scored with ({m.family}(alpha=1)@...): its "
-                         "range, [0, 1 + alpha], depends on it")
-    return 2.0 if m.alpha == PER_TOPIC_ALPHA else 1.0 + float(m.alpha)
-
-
-def simulation_support(measure: str, scores: np.ndarray | None = None) -> Support:
-    """The support of a measure named as irmeta names it (``P@10``, ``AP_rareness(alpha=1)@100``):
-    its grid from the name (P@k, RR@k, Success@k), its upper bound
-    :func:`simulation_upper`; with ``scores``, checked against them."""
-    from irmeta.measures.names import parse_measure
-
-    return support_of_measure(parse_measure(measure), scores, upper=simulation_upper(measure))
 
 
 @dataclass(frozen=True)

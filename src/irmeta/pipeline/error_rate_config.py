@@ -104,6 +104,7 @@ def check_error_rates(config: Mapping[str, Any], source: str = "config") -> None
                               f"({', '.join(sorted(alphas, key=alpha_sort_key))}): scores.npz holds those only")
     files: dict[str, str] = {}
     for label in error_rate_measures(config):
+        _check_range(label, source)
         other = files.setdefault(measure_file(label), label)
         if other != label:
             raise ConfigError(f"{source}: key '{KEY}.measures': {other} and {label} share the models file name "
@@ -123,6 +124,19 @@ def check_error_rates(config: Mapping[str, Any], source: str = "config") -> None
         raise ConfigError(f"{source}: key '{which}': {shards(config)} shards of {total} chunks of trials "
                           f"({KEY}: trials / chunk per topic-set size and job) would leave a shard without a chunk; "
                           f"give at most {total}")
+
+
+def _check_range(label: str, source: str) -> None:
+    """A measure simulated needs a range [0, high], high finite, to fit its margins on
+    (:func:`irmeta.metaeval.simulation.margins.support_of_measure` says the same in the
+    jobs); a measure that declares none is checked against [0, 1] on its scores."""
+    from irmeta.measures.ranges import measure_range
+    from irmeta.pipeline.config_schema import ConfigError
+
+    found = measure_range(label)
+    if found is not None and not (found.bounded and found.low == 0):
+        raise ConfigError(f"{source}: key '{KEY}.measures': {label}'s scores lie in {found}; simulation needs a "
+                          f"range [0, high] with a finite high to fit margins on")
 
 
 def error_rate_settings(section: Mapping[str, Any]):

@@ -19,7 +19,8 @@ def fit_step(scores_path: str | Path, measure: str, collection: str, section: Ma
     """One measure's models (:func:`irmeta.metaeval.error_rate_models.fit_models`) of a
     collection's ``scores.npz``, every delta checked reachable (one line naming
     ``experiments.test_error_rates.deltas`` otherwise), saved to ``out``."""
-    from irmeta.metaeval.error_rate_models import ScoreMatrix, checked_deltas, fit_models, simulation_support
+    from irmeta.metaeval.error_rate_models import ScoreMatrix, checked_deltas, fit_models
+    from irmeta.metaeval.simulation.margins import support_of_measure
     from irmeta.pipeline.stored_scores import load_scores
 
     name, alpha = scored_block(measure)
@@ -30,7 +31,7 @@ def fit_step(scores_path: str | Path, measure: str, collection: str, section: Ma
                          scores.per_topic[0], name=collection)
     protocol = simulation_protocol(section)
     try:
-        support = simulation_support(measure)
+        support = support_of_measure(measure)
     except ValueError as exc:
         raise ValueError(f"{KEY}.measures: {exc}") from None
     models = fit_models([matrix], support, protocol, seed, measure, workers=workers,

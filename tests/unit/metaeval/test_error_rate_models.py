@@ -12,7 +12,8 @@ from scipy import special
 
 from irmeta.metaeval import error_rate_models as erm
 from irmeta.metaeval import test_error_rates as ter
-from irmeta.metaeval.simulation.margins import Support
+from irmeta.measures.ranges import measure_range
+from irmeta.metaeval.simulation.margins import Support, support_of_measure
 from irmeta.metaeval.simulation.models import SimulationProtocol
 
 SMALL = ter.ErrorRateSettings(tests=("paired_t", "sign", "randomisation"), n_topics=(10,), trials=40,
@@ -38,15 +39,48 @@ def models() -> erm.MeasureModels:
                           Support.continuous(), SimulationProtocol(), seed=11, measure="AP", workers=1)
 
 
-def test_the_upper_bound_is_one_or_one_plus_alpha():
-    assert erm.simulation_upper("P@10") == erm.simulation_upper("AP_rareness_norm(alpha=1)@100") == 1.0
-    assert erm.simulation_upper("AP_rareness(alpha=0.5)@100") == 1.5
-    assert erm.simulation_upper("P_rareness(alpha=1/R)@100") == 2.0
-    with pytest.raises(ValueError, match="name the rarity weight"):
-        erm.simulation_upper("P_rareness@100")
-    support = erm.simulation_support("P@10")
-    assert support.discrete and len(support.grid) == 11
-    assert erm.simulation_support("AP_rareness(alpha=1)@100").upper == 2.0
+def test_the_support_is_the_measures_declared_range_and_grid():
+    assert support_of_measure("P@10").upper == support_of_measure("AP_rareness_norm(alpha=1)@100").upper == 1.0
+    assert support_of_measure("AP_rareness(alpha=0.5)@100").upper == 1.5
+    assert support_of_measure("P_rareness(alpha=1/R)@100").upper == 2.0
+    with pytest.raises(ValueError, match=r"P_rareness@100: name the rarity weight"):
+        support_of_measure("P_rareness@100")
+    with pytest.raises(ValueError, match=r"DCG@10: its scores lie in \[0, inf\)"):
+        support_of_measure("DCG@10")
+    support = support_of_measure("P@10")
+    assert support.discrete and len(support.grid) == 11 and support.declared
+    for name in ("P@10", "RR@5", "Success@10", "AP@1000", "AP_rareness(alpha=1)@100", "nDCG@10"):
+        declared = measure_range(name)
+        assert support_of_measure(name).upper == declared.high, name
+        assert support_of_measure(name).discrete == (declared.grid is not None), name
+
+
+@pytest.fixture
+def measures_restored():
+    """Measures a test registers are gone after it."""
+    from irmeta.measures.registry import MEASURES
+
+    before = dict(MEASURES)
+    yield
+    MEASURES.clear()
+    MEASURES.update(before)
+
+
+def test_a_measure_without_a_declared_range_leaving_the_unit_interval_is_refused_naming_it(measures_restored):
+    from irmeta.measures.plugins import register_measure
+
+    name = "MySum"
+    register_measure(name, lambda grades, n_relevant: float(sum(grades)), per_list=True)
+    support = support_of_measure(name)
+    assert not support.declared and support.upper == 1.0
+    values = ap_like(6, 10, seed=4)
+    assert not erm.checked_matrices([matrix(values)], support, SimulationProtocol(), name)
+    values[3, 2] = 2.5
+    with pytest.raises(ValueError, match=rf"m\.csv: {name}: run r3: score 2\.5 lies outside \[0, 1\] and the "
+                                         r"measure declares no range"):
+        erm.checked_matrices([matrix(values)], support, SimulationProtocol(), name)
+    register_measure("MyBoundedSum", lambda grades, n_relevant: 0.0, per_list=True, value_range=(0, 3))
+    assert support_of_measure("MyBoundedSum").upper == 3.0 and support_of_measure("MyBoundedSum").declared
 
 
 @pytest.mark.parametrize("change, message", [

@@ -59,6 +59,9 @@ def test_the_measures_default_to_the_comparisons_at_the_largest_alpha(tmp_path):
     ({"measures": ["nDCG@10"]}, {}, r"key 'experiments\.test_error_rates\.measures\.0': 'nDCG@10' is not in measures"),
     ({"measures": ["AP_rareness(alpha=0.3)@100"]}, {},
      r"key 'experiments\.test_error_rates\.measures\.0': alpha 0\.3 is not in alphas"),
+    ({"measures": ["DCG@10"]}, {"measures": ["P@100", "AP@100", "P_rareness@100", "AP_rareness@100",
+                                             "P_rareness_norm@100", "AP_rareness_norm@100", "DCG@10"]},
+     r"key 'experiments\.test_error_rates\.measures': DCG@10's scores lie in \[0, inf\); simulation needs a range"),
     ({"tests": ["nope"]}, {}, r"key 'experiments\.test_error_rates\.tests\.0': unknown test 'nope'"),
     ({"tests": ["tukey_hsd"]}, {}, r"tests\.0': tukey_hsd is not a paired test"),
     ({"tests": []}, {}, r"key 'experiments\.test_error_rates\.tests': no test"),
@@ -94,7 +97,7 @@ def registry():
 SECTION = {"enabled": True, "measures": None, "tests": None, "n_topics": [10, 20], "trials": 30, "chunk": 10,
            "alphas": [0.05, 0.1], "deltas": [0.05], "runs_at_once": [3], "permutations": 40, "shards": None,
            "protocol": {"duplicate_tolerance": 1e-5, "drop_bottom": 0.1, "degenerate_runs": "refuse",
-                        "baseline_drop_top": 0.25, "power_margin": "first_run", "nearest_runs": 10,
+                        "baseline_drop_top": 0.25, "power_margin": "nearest_runs", "nearest_runs": 10,
                         "trials_per_group": 500, "margin_families": None, "copula_families": None}}
 
 

@@ -38,6 +38,9 @@ from typing import Literal
 import numpy as np
 from scipy import optimize, special
 
+from irmeta.measures.names import Measure, parse_measure
+from irmeta.measures.ranges import measure_range
+
 #: Candidate families by support kind, in the order ties on AIC are broken.
 CONTINUOUS_FAMILIES = ("norm", "beta", "nks", "bks")
 DISCRETE_FAMILIES = ("bbinom", "dks")
@@ -75,10 +78,12 @@ class UnreachableMean(ValueError):
 @dataclass(frozen=True)
 class Support:
     """Where a measure's scores lie: [0, upper], continuous, or a finite grid of values in
-    [0, upper] (``grid``, increasing, on the measure's scale)."""
+    [0, upper] (``grid``, increasing, on the measure's scale). ``declared``: the range is
+    the measure's own (False: [0, 1] assumed for a measure that declares none)."""
 
     upper: float = 1.0
     grid: tuple[float, ...] | None = None
+    declared: bool = True
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.upper) and self.upper > 0):
@@ -133,8 +138,10 @@ class Support:
         unit = scores / self.upper
         bad = (unit < -TOLERANCE) | (unit > 1 + TOLERANCE)
         if bad.any():
-            raise ValueError(f"{name}: score {scores[bad][0]:g} lies outside the measure's range [0, {self.upper:g}]; "
-                             "declare the measure's range for simulation")
+            if not self.declared:
+                raise ValueError(f"{name}: score {scores[bad][0]:g} lies outside [0, 1] and the measure declares no "
+                                 "range (its MeasureDefinition's value_range): it cannot be simulated")
+            raise ValueError(f"{name}: score {scores[bad][0]:g} lies outside the measure's range [0, {self.upper:g}]")
         unit = np.clip(unit, 0.0, 1.0)
         if self.grid is not None:
             _grid_indices(unit, self.unit_grid(), name)
@@ -183,26 +190,36 @@ def support_from_kind(kind: str, scores: np.ndarray | None = None, *, upper: flo
     raise ValueError(f"measure kind {kind!r}: expected continuous, discrete or discrete:K")
 
 
-def support_of_measure(measure: object, scores: np.ndarray | None = None, *, upper: float = 1.0,
-                       depth: int = 1000) -> Support:
-    """A measure's support from its name: P@k on {0, 1/k, ..., 1}, RR@k on {0} U {1/r},
-    Success@k on {0, 1} (without a cutoff, ``depth`` stands for k); every other family
-    continuous on [0, upper]. With ``scores``, they are checked against it."""
-    from irmeta.measures.names import parse_measure
-
-    parsed = parse_measure(str(measure)) if not hasattr(measure, "family") else measure
-    k = parsed.cutoff if parsed.cutoff is not None else depth  # type: ignore[attr-defined]
-    family = parsed.family  # type: ignore[attr-defined]
-    if family == "P":
-        support = Support.equispaced(k, upper)
-    elif family == "RR":
-        support = Support.reciprocal_ranks(k, upper)
-    elif family == "Success":
-        support = Support.equispaced(1, upper)
+def support_of_measure(measure: str | Measure, scores: np.ndarray | None = None, *, depth: int = 1000) -> Support:
+    """A measure's support from the range it declares
+    (:func:`irmeta.measures.ranges.measure_range`): [0, high] (the rareness forms' 1 +
+    alpha, the normalised forms' 1), on the grid its per-topic scores lie on (P@k's
+    multiples of 1/k, Success@k's 0 or 1, RR@k's reciprocal ranks; ``depth`` stands for
+    RR's k without a cutoff), else continuous. A measure that declares no range (a
+    user's may not) is taken on [0, 1], and scores leaving it are refused naming it
+    (:meth:`Support.check`). One ValueError line naming the measure: a rareness form
+    without its alpha, a range unbounded above (DCG) or not starting at 0. With
+    ``scores``, they are checked against it."""
+    parsed = measure if isinstance(measure, Measure) else parse_measure(str(measure))
+    name = str(parsed)
+    declared = parsed.definition.value_range
+    value_range = measure_range(parsed)
+    if declared is None or value_range is None:
+        support = Support(1.0, declared=False)
+    elif declared.per_alpha and parsed.alpha is None:
+        raise ValueError(f"{name}: name the rarity weight it was scored with ({parsed.family}(alpha=1)@...): its "
+                         f"range, [0, 1 + alpha], depends on it")
+    elif not (value_range.low == 0 and math.isfinite(value_range.high) and value_range.high > 0):
+        raise ValueError(f"{name}: its scores lie in {value_range}; simulation needs a range [0, high] with a finite "
+                         f"high to fit margins on")
+    elif value_range.grid is None:
+        support = Support.continuous(value_range.high)
+    elif value_range.grid.kind == "multiples":
+        support = Support.equispaced(int(value_range.grid.n or 1), value_range.high)
     else:
-        support = Support.continuous(upper)
+        support = Support.reciprocal_ranks(value_range.grid.n or depth, value_range.high)
     if scores is not None:
-        support.check(np.asarray(scores, dtype=float).ravel(), str(parsed))
+        support.check(np.asarray(scores, dtype=float).ravel(), name)
     return support
 
 

@@ -55,9 +55,10 @@ class SimulationProtocol:
     * ``baseline_drop_top``: power and type III trials draw their first run (the baseline)
       outside this top share of runs by expected value (the paper's baselines: the bottom
       75%);
-    * ``power_margin``: the second run's scores in power trials: ``first_run``, the first
-      run's margin moved to its mean + delta; ``nearest_runs``, as the paper, the margin of
-      one of the ``nearest_runs`` runs whose means are nearest mean + delta, moved to it;
+    * ``power_margin``: the second run's scores in power trials: ``nearest_runs`` (the
+      default, the paper's), the margin of one of the ``nearest_runs`` runs whose means are
+      nearest the first run's mean + delta, moved to it; ``first_run``, the first run's own
+      margin moved there;
     * ``trials_per_group``: group trials draw one group of runs (and fit its vine) per this
       many trials.
     """
@@ -68,7 +69,7 @@ class SimulationProtocol:
     margin_families: tuple[str, ...] | None = None
     copula_families: tuple[str, ...] | None = None
     baseline_drop_top: float = 0.25
-    power_margin: Literal["first_run", "nearest_runs"] = "first_run"
+    power_margin: Literal["first_run", "nearest_runs"] = "nearest_runs"
     nearest_runs: int = 10
     trials_per_group: int = 500
 

@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 from scipy import special
 
+from irmeta.measures.ranges import measure_range
 from irmeta.metaeval import error_rate_models as erm
 from irmeta.metaeval import test_error_rates as ter
-from irmeta.measures.ranges import measure_range
 from irmeta.metaeval.simulation.margins import Support, support_of_measure
 from irmeta.metaeval.simulation.models import SimulationProtocol
 

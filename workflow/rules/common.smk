@@ -124,6 +124,7 @@ FACTS = {
         paired_tests=bool(PAIRED_TESTS),
         reproductions=c.reproductions is not None,
         run_families=c.run_families is not None,
+        name=name,
     )
     for name, c in COLLECTIONS.items()
 }
@@ -578,6 +579,9 @@ def family_bias_input(wildcards):
 ERROR_RATES = EXPERIMENTS["test_error_rates"]
 ERROR_RATE_MEASURES = irerrors.measure_files(config)
 ERROR_RATE_SHARDS = list(range(irerrors.shards(config)))
+if irerrors.active(config):
+    for line in irerrors.unsimulated_measures(config):
+        logger.warning(f"irmeta: experiments.test_error_rates: {line}; not simulated")
 
 
 def error_rate_models(wildcards):

@@ -10,13 +10,17 @@ no numpy-heavy module.
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from irmeta.measures.alpha import alpha_label, alpha_sort_key, alpha_value
 from irmeta.measures.names import measure_label, parse_measure
+
+log = logging.getLogger("irmeta")
 
 SECTION = "test_error_rates"
 KEY = f"experiments.{SECTION}"
@@ -24,6 +28,24 @@ KEY = f"experiments.{SECTION}"
 
 def enabled(config: Mapping[str, Any]) -> bool:
     return bool(config["experiments"][SECTION]["enabled"])
+
+
+def simulates(section: Mapping[str, Any], collection: str) -> bool:
+    """Whether the experiment runs on ``collection`` (its name): on, and the section's
+    ``collections`` null or naming it."""
+    names = section.get("collections")
+    return bool(section.get("enabled")) and (names is None or collection in names)
+
+
+def _processed_names(config: Mapping[str, Any]) -> set[str]:
+    """The names the config's collections go by (a path's file stem)."""
+    return {Path(str(c)).stem for c in config.get("collections") or []}
+
+
+def active(config: Mapping[str, Any]) -> bool:
+    """Whether the experiment runs on some collection the config processes."""
+    section = config["experiments"][SECTION]
+    return any(simulates(section, name) for name in _processed_names(config))
 
 
 def _largest_alpha(alphas: list[Any]) -> str:
@@ -40,14 +62,40 @@ def error_rate_measures(config: Mapping[str, Any]) -> list[str]:
     the largest numeric alpha of ``alphas``."""
     experiments = config["experiments"]
     names = experiments[SECTION]["measures"]
-    if names is None:
+    default = names is None
+    if default:
         names = list(dict.fromkeys(c[k] for c in experiments["comparisons"] for k in ("baseline", "measure")))
     out = []
     for name in names:
         m = parse_measure(name)
-        out.append(measure_label(m, _largest_alpha(list(config["alphas"]))) if m.uses_alpha and m.alpha is None
-                   else str(m))
+        label = measure_label(m, _largest_alpha(list(config["alphas"]))) if m.uses_alpha and m.alpha is None else str(m)
+        if default and range_fault(label) is not None:
+            continue
+        out.append(label)
     return list(dict.fromkeys(out))
+
+
+def unsimulated_measures(config: Mapping[str, Any]) -> list[str]:
+    """The comparisons' measures the default ``measures`` leaves out, with why (the log
+    says them): each one whose range cannot be simulated."""
+    if config["experiments"][SECTION]["measures"] is not None:
+        return []
+    names = dict.fromkeys(c[k] for c in config["experiments"]["comparisons"] for k in ("baseline", "measure"))
+    return [f"{name}: {fault}" for name in names if (fault := range_fault(name)) is not None]
+
+
+def range_fault(label: str) -> str | None:
+    """Why a measure cannot be simulated from its declared range, None if it can: margins
+    are fitted on [0, high], high finite
+    (:func:`irmeta.metaeval.simulation.margins.support_of_measure` says the same in the
+    jobs); a measure that declares no range is checked against [0, 1] on its scores. A
+    rareness measure's range is that of the alpha its label names."""
+    from irmeta.measures.ranges import measure_range
+
+    found = measure_range(label)
+    if found is not None and not (found.bounded and found.low == 0):
+        return f"its scores lie in {found}; simulation needs a range [0, high] with a finite high to fit margins on"
+    return None
 
 
 def measure_file(label: str) -> str:
@@ -88,6 +136,17 @@ def check_error_rates(config: Mapping[str, Any], source: str = "config") -> None
     from irmeta.pipeline.config_schema import ConfigError
 
     section = config["experiments"][SECTION]
+    for i, name in enumerate(section["tests"] or []):
+        key = f"key '{KEY}.tests.{i}'"
+        if name not in TESTS:
+            raise ConfigError(f"{source}: {key}: {unknown_test(name)}")
+        if not TESTS[name].paired:
+            raise ConfigError(f"{source}: {key}: {name} is not a paired test: it decides every pair from all runs "
+                              f"at once")
+    if section["tests"] == []:
+        raise ConfigError(f"{source}: key '{KEY}.tests': no test (null: every paired test of the registry)")
+    if not active(config):  # its measures are checked where it runs: they may be another config's
+        return
     scored = {str(parse_measure(m)) for m in config["measures"]}
     alphas = {alpha_label(a) for a in config["alphas"]}
     for i, name in enumerate(section["measures"] or []):
@@ -103,40 +162,24 @@ def check_error_rates(config: Mapping[str, Any], source: str = "config") -> None
             raise ConfigError(f"{source}: {key}: alpha {alpha_label(m.alpha)} is not in alphas "
                               f"({', '.join(sorted(alphas, key=alpha_sort_key))}): scores.npz holds those only")
     files: dict[str, str] = {}
-    for label in error_rate_measures(config):
-        _check_range(label, source)
+    labels = error_rate_measures(config)
+    for label in labels:
+        fault = range_fault(label)
+        if fault is not None:
+            raise ConfigError(f"{source}: key '{KEY}.measures': {label}'s {fault.removeprefix('its ')}")
         other = files.setdefault(measure_file(label), label)
         if other != label:
             raise ConfigError(f"{source}: key '{KEY}.measures': {other} and {label} share the models file name "
                               f"{measure_file(label)!r}; simulate one of them in another run")
-    for i, name in enumerate(section["tests"] or []):
-        key = f"key '{KEY}.tests.{i}'"
-        if name not in TESTS:
-            raise ConfigError(f"{source}: {key}: {unknown_test(name)}")
-        if not TESTS[name].paired:
-            raise ConfigError(f"{source}: {key}: {name} is not a paired test: it decides every pair from all runs "
-                              f"at once")
-    if section["tests"] == []:
-        raise ConfigError(f"{source}: key '{KEY}.tests': no test (null: every paired test of the registry)")
+    if not labels:
+        raise ConfigError(f"{source}: key '{KEY}.measures': no measure of experiments.comparisons can be simulated "
+                          f"({'; '.join(unsimulated_measures(config))}); name the measures to simulate")
     total = chunk_count(section)
-    if enabled(config) and shards(config) > total:
+    if shards(config) > total:
         which = f"{KEY}.shards" if section["shards"] is not None else "experiments.shards"
         raise ConfigError(f"{source}: key '{which}': {shards(config)} shards of {total} chunks of trials "
                           f"({KEY}: trials / chunk per topic-set size and job) would leave a shard without a chunk; "
                           f"give at most {total}")
-
-
-def _check_range(label: str, source: str) -> None:
-    """A measure simulated needs a range [0, high], high finite, to fit its margins on
-    (:func:`irmeta.metaeval.simulation.margins.support_of_measure` says the same in the
-    jobs); a measure that declares none is checked against [0, 1] on its scores."""
-    from irmeta.measures.ranges import measure_range
-    from irmeta.pipeline.config_schema import ConfigError
-
-    found = measure_range(label)
-    if found is not None and not (found.bounded and found.low == 0):
-        raise ConfigError(f"{source}: key '{KEY}.measures': {label}'s scores lie in {found}; simulation needs a "
-                          f"range [0, high] with a finite high to fit margins on")
 
 
 def error_rate_settings(section: Mapping[str, Any]):

@@ -43,6 +43,7 @@ class Facts:
     paired_tests: bool  #: discriminative power's methods include paired tests
     reproductions: bool = False  #: the collection names its reproductions (key reproductions)
     run_families: bool = False  #: the collection names its runs' families (key run_families)
+    name: str = ""  #: the collection's name (an experiment may run on some collections only)
 
 
 #: A condition on ``config["experiments"]`` and a collection's :class:`Facts`.
@@ -164,6 +165,12 @@ def _metaeval(name: str) -> str:
 
 
 _FIGURES = "irmeta.artefacts.figures"
+
+
+def _simulates(section: Mapping[str, Any], collection: str) -> bool:
+    from irmeta.pipeline.error_rate_config import simulates
+
+    return simulates(section, collection)
 
 
 def _has_families(experiments: Mapping[str, Any], facts: Facts) -> bool:
@@ -346,7 +353,8 @@ EXPERIMENTS: tuple[Experiment, ...] = (
                         f"{_FIGURES}.error_rates:plot_power"),
                  Output("test_error_rates_familywise", "test_error_rates_familywise",
                         "Error rates of the paired tests", f"{_FIGURES}.error_rates:plot_familywise")),
-        on=lambda experiments, facts: bool(experiments.get("test_error_rates", {}).get("enabled", False)),
+        # on the section's collections only (null: every one)
+        on=lambda experiments, facts: _simulates(experiments.get("test_error_rates", {}), facts.name),
         seeds=(Seed("test_error_rates", _metaeval("test_error_rates")),),
     ),
 )

@@ -28,9 +28,10 @@ from irmeta.pipeline.error_rate_steps import fit_step, shard_step, tabulate_step
 from irmeta.pipeline.stored_scores import read_table, write_scores
 
 
-def _config(tmp_path: Path, section: dict, **top) -> dict:
+def _config(tmp_path: Path, section: dict, experiments_extra: dict | None = None, **top) -> dict:
     path = tmp_path / "config.yaml"
-    path.write_text(yaml.safe_dump({**top, "experiments": {"test_error_rates": {"enabled": True, **section}}}))
+    experiments = {**(experiments_extra or {}), "test_error_rates": {"enabled": True, **section}}
+    path.write_text(yaml.safe_dump({**top, "experiments": experiments}))
     return load_config(path)
 
 
@@ -53,6 +54,42 @@ def test_the_measures_default_to_the_comparisons_at_the_largest_alpha(tmp_path):
                                          "AP_rareness_alpha_1_100": "AP_rareness(alpha=1)@100"}
     assert erc.scored_block("AP_rareness(alpha=0.5)@100") == ("AP_rareness@100", "0.5")
     assert erc.shards(config) == 2 and erc.chunk_count(config["experiments"]["test_error_rates"]) == 3 * 13 * 50
+
+
+MEASURES_YAML = ["P@100", "AP@100", "ASL", "DCG@10"]
+
+
+def _only(comparisons: list[dict]) -> dict:
+    """Experiments that read these comparisons' measures alone."""
+    return {"comparisons": comparisons, "swap": {"measures": []}}
+
+
+def test_the_default_measures_leave_out_those_that_cannot_be_simulated_and_say_so(tmp_path):
+    comparisons = [{"measure": "ASL", "baseline": "AP@100"}, {"measure": "DCG@10", "baseline": "P@100"}]
+    config = _config(tmp_path, {}, measures=MEASURES_YAML, experiments_extra=_only(comparisons))
+    assert erc.error_rate_measures(config) == ["AP@100", "P@100"]
+    assert [line.split(":")[0] for line in erc.unsimulated_measures(config)] == ["ASL", "DCG@10"]
+    assert "[0, inf)" in erc.unsimulated_measures(config)[0]
+    with pytest.raises(ConfigError, match=r"key 'experiments\.test_error_rates\.measures': ASL's scores lie in "
+                                          r"\[0, inf\)"):
+        _config(tmp_path, {"measures": ["ASL"]}, measures=MEASURES_YAML, experiments_extra=_only(comparisons))
+    with pytest.raises(ConfigError, match="no measure of experiments.comparisons can be simulated"):
+        _config(tmp_path, {}, measures=MEASURES_YAML,
+                experiments_extra=_only([{"measure": "ASL", "baseline": "DCG@10"}]))
+
+
+def test_the_experiment_runs_on_the_sections_collections_and_checks_only_where_it_runs(tmp_path):
+    section = {"enabled": True, "collections": ["demo"]}
+    assert erc.simulates(section, "demo") and not erc.simulates(section, "trec8")
+    assert erc.simulates({"enabled": True, "collections": None}, "trec8")
+    assert not erc.simulates({"enabled": False, "collections": None}, "demo")
+    # a measure this config does not score: refused where the experiment runs, not elsewhere
+    with pytest.raises(ConfigError, match="'nDCG@10' is not in measures"):
+        _config(tmp_path, {"collections": ["demo"], "measures": ["nDCG@10"]}, collections=["demo"])
+    config = _config(tmp_path, {"collections": ["demo"], "measures": ["nDCG@10"]}, collections=["trec8"])
+    assert not erc.active(config)
+    with pytest.raises(ConfigError, match="unknown test 'nope'"):  # the tests are checked everywhere
+        _config(tmp_path, {"collections": ["demo"], "tests": ["nope"]}, collections=["trec8"])
 
 
 @pytest.mark.parametrize("section, top, message", [

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -142,6 +143,11 @@ def test_what_a_collection_runs_follows_its_facts_and_the_settings():
     # family_bias.csv only with the collection's run_families; the rank figure either way
     assert "family_bias" not in manifest.collection_tables(EVERYTHING_ON, judged)
     assert "family_ranks" in manifest.collection_figures(EVERYTHING_ON, judged)
+    # the error rates on the section's collections only
+    some = {**EVERYTHING_ON, "test_error_rates": {"enabled": True, "collections": ["demo"]}}
+    assert "test_error_rates" in manifest.collection_tables(some, replace(RANKED, name="demo"))
+    assert not {"test_error_rates", "simulation_models"} & set(manifest.collection_tables(some, RANKED))
+    assert "test_error_rates_power" not in manifest.collection_figures(some, replace(RANKED, name="trec8"))
     assert manifest.collection_tables(EVERYTHING_ON, RANKED, paper=True) == [
         "kendall_tau", "discriminative_power", "stability", "swap_sensitivity", "system_subsampling",
         "synthetic_rare_common", "rarity_listing"]

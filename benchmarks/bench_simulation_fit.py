@@ -20,6 +20,7 @@ import resource
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -85,12 +86,14 @@ def bench_trials(measure: str, names: list[str], scores: np.ndarray) -> None:
     support = support_of_measure(measure, scores)
     fitted = FittedCollection.fit(scores[:30], names[:30], support, seed=1, protocol=SimulationProtocol(), workers=2)
     pool = PooledCollections([fitted])
+    # common random numbers across deltas move the first run's own margin (first_run)
+    shared = PooledCollections([replace(fitted, protocol=replace(fitted.protocol, power_margin="first_run"))])
     rng = np.random.default_rng(1)
     pool.pair_trials(50, 10, rng, 0.05)  # the reshaped margins, once
     for label, work, count in (
             ("pair trials, type I", lambda: pool.pair_trials(50, 5000, rng, None), 5000),
             ("pair trials, delta 0.05", lambda: pool.pair_trials(50, 5000, rng, 0.05), 5000),
-            ("pair trials, 10 deltas at once", lambda: pool.pair_trials_by_delta(
+            ("pair trials, 10 deltas at once", lambda: shared.pair_trials_by_delta(
                 50, 5000, rng, [d / 100 for d in range(1, 11)]), 5000),
             ("group trials, k = 5", lambda: pool.group_trials(5, 50, 1000, rng), 1000)):
         start = time.perf_counter()

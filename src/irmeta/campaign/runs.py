@@ -101,10 +101,17 @@ def _general_columns(path: Path, data: bytes) -> RunColumns:
                        parse_numbers(path, lines, 4, "score", NUMBER, np.float64), tag, lines.number)
 
 
+def run_columns(path: Path, data: bytes, *, numbered: bool = False) -> RunColumns:
+    """The columns of a run's lines (``data``: a whole file, or whole lines of one), by
+    Arrow's reader when they are plain, else (or when ``numbered``: each row's line
+    wanted) by the tokeniser, which words any error."""
+    return (None if numbered else _fast_columns(data)) or _general_columns(path, data)
+
+
 def read_run_file(path: Path, run_name: RunNameSource, depth: int | None,
                    duplicates: DuplicatePolicy, score_precision: ScorePrecision = "double") -> RunFile:
     data = without_bom(path, read_bytes(path))
-    columns = _fast_columns(data) or _general_columns(path, data)
+    columns = run_columns(path, data)
     name = columns.tag if run_name == "tag" else run_name_from_path(path)
 
     def line_numbers() -> np.ndarray:

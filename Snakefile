@@ -38,6 +38,7 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/collection_properties.smk"
 include: "workflow/rules/reproducibility.smk"
 include: "workflow/rules/conclusion_agreement.smk"
+include: "workflow/rules/test_error_rates.smk"
 
 
 localrules:

@@ -90,7 +90,8 @@ def parse_stage(config: Any, source: str, workdir: Path) -> dict:
     for collection in collections.values():
         check_set_names(collection.alternative_qrels, generated, f"{collection.source}: alternative_qrels")
         facts = manifest.Facts(has_runs=collection.has_runs, alternative_judgments=bool(collection.alternative_qrels),
-                               generated_judgments=bool(generated), paired_tests=bool(paired))
+                               generated_judgments=bool(generated), paired_tests=bool(paired),
+                               name=collection.name)
         manifest.skipped(config["experiments"], facts)
         manifest.collection_tables(config["experiments"], facts)
         manifest.collection_figures(config["experiments"], facts)

@@ -16,7 +16,8 @@ Packages by layer; each imports only the layers below it (``tests/unit/test_laye
 Beside them, importing from any layer: :mod:`irmeta.pipeline` (the workflow's config,
 steps and script helpers), :mod:`irmeta.simulate` (a synthetic campaign),
 :mod:`irmeta.api` (``irmeta.evaluate``, the Python API), :mod:`irmeta.comparison`
-(``irmeta.compare``) and :mod:`irmeta.cli` (``irmeta score``, ``irmeta compare``,
+(``irmeta.compare``), :mod:`irmeta.error_rates` (``irmeta.test_errors``) and
+:mod:`irmeta.cli` (``irmeta score``, ``irmeta compare``, ``irmeta test-errors``,
 ``irmeta simulate``).
 """
 
@@ -32,6 +33,7 @@ _LAZY = {
     "compare": "irmeta.comparison",  # irmeta compare's table
     "agree": "irmeta.agreement",  # irmeta agree's tables
     "repro": "irmeta.reproduction",  # irmeta repro's table
+    "test_errors": "irmeta.error_rates",  # irmeta test-errors' tables
     "register_measure": "irmeta.measures.plugins",
     "register_imported_measure": "irmeta.measures.plugins",
     "register_test": "irmeta.metaeval.stats.own_tests",  # a paired significance test of one's own

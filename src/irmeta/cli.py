@@ -2,6 +2,7 @@
 
     irmeta score --qrels QRELS --runs RUN_OR_DIR... --measure P@100 --measure AP@100
     irmeta compare --qrels QRELS --runs RUN_OR_DIR... --measure AP@100 --test paired_t
+    irmeta test-errors --scores MATRIX.csv --measure-kind continuous --trials 1000
     irmeta simulate --out DIR --seed 42
 
 ``score`` prints TSV (run, measure, qid, value), or with ``--format trec_eval`` what
@@ -53,6 +54,7 @@ from irmeta.cli_args import (
 )
 from irmeta.cli_compare import add_compare_parser
 from irmeta.cli_repro import add_repro_parser
+from irmeta.cli_test_errors import add_test_errors_parser
 from irmeta.comparison import TooFewDrawsWarning
 from irmeta.measures.averaging import AVERAGING_NAMES, Scores
 from irmeta.measures.counts import SUMMED
@@ -259,6 +261,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_compare_parser(sub)
     add_repro_parser(sub)
     add_agree_parser(sub)
+    add_test_errors_parser(sub)
 
     sim = sub.add_parser("simulate", help="write a synthetic campaign (qrels and runs)")
     sim.add_argument("--out", action=Once, type=output_folder, required=True,

@@ -1,5 +1,5 @@
 """What ``irmeta``'s subcommands share (:mod:`irmeta.cli`, :mod:`irmeta.cli_compare`,
-:mod:`irmeta.cli_agree`, :mod:`irmeta.cli_repro`): argument types and actions (an option
+:mod:`irmeta.cli_agree`, :mod:`irmeta.cli_repro`, :mod:`irmeta.cli_test_errors`): argument types and actions (an option
 given twice refused, bounded integers), the path options declared as inputs or outputs
 and the one check that no output is an input (:func:`check_paths`), the reading options
 declared once (:data:`READING_OPTIONS`), outputs written atomically or, as ``-``, to

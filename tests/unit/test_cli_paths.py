@@ -22,14 +22,19 @@ from irmeta.cli_args import PATH_ROLES, STDOUT, command_parser, input_path, outp
 QRELS = "1 0 a 2\n1 0 b 0\n1 0 c 1\n2 0 a 1\n2 0 f 2\n"
 RUNS = {"r1": "1 Q0 a 1 3 r1\n1 Q0 b 2 2 r1\n2 Q0 f 1 1 r1\n", "r2": "1 Q0 c 1 3 r2\n2 Q0 a 1 2 r2\n",
         "r3": "1 Q0 b 1 3 r3\n1 Q0 a 2 2 r3\n2 Q0 a 1 1 r3\n", "r4": "1 Q0 c 1 3 r4\n2 Q0 f 1 5 r4\n"}
-COMMANDS = ("score", "compare", "agree", "repro", "simulate")
+COMMANDS = ("score", "compare", "agree", "repro", "simulate", "test-errors")
 # What each command needs beside its path options to do its work.
 EXTRA = {"score": ["--per-topic"], "compare": ["--format", "tsv"], "agree": ["--format", "tsv", "--family-permutations",
          "10"], "repro": ["--format", "tsv"], "simulate": ["--runs", "2", "--topics", "2", "--depth", "2",
-                                                           "--pool-size", "4"]}
+                                                           "--pool-size", "4"],
+         "test-errors": ["--measure-kind", "continuous", "--topics", "5", "--trials", "6", "--alpha", "0.05", "--delta",
+                         "0.05", "--no-familywise", "--permutations", "9", "--test", "paired_t"]}
 # Options taking free text that is no path: a new option taking text must be declared a
 # path (input_path, output_path, output_folder) or named here.
-NOT_PATHS = {"--measure", "--baseline", "--test", "--alpha", "--gains"}
+NOT_PATHS = {"--measure", "--baseline", "--test", "--alpha", "--gains", "--measure-kind"}
+# A score matrix of test-errors: a column per run, a row per topic.
+MATRIX = "a,b,c,d,e\n" + "".join(",".join(f"{(7 * r + 3 * t) % 10 / 10 + 0.05:g}" for r in range(5)) + "\n"
+                                  for t in range(8))
 
 
 @pytest.fixture()
@@ -42,6 +47,7 @@ def campaign(tmp_path) -> Path:
     (tmp_path / "llm.txt").write_text(QRELS.replace("1 0 a 2", "1 0 a 0"))
     (tmp_path / "families.tsv").write_text("run\tfamily\nr1\tx\nr2\tx\nr3\ty\nr4\ty\n")
     (tmp_path / "plugin.py").write_text("# registers nothing\n")
+    (tmp_path / "matrix.csv").write_text(MATRIX)
     (tmp_path / "out").mkdir()
     return tmp_path
 
@@ -56,6 +62,8 @@ def path_values(command: str, root: Path) -> dict[str, list[str]]:
     if command == "agree":
         return {**common, "--runs": [str(runs)], "--judgments": [str(root / "llm.txt")],
                 "--families": [str(root / "families.tsv")]}
+    if command == "test-errors":
+        return {"--scores": [str(root / "matrix.csv")], "--plugin": common["--plugin"], "--output": common["--output"]}
     if command == "repro":
         roles = ("--original-baseline", "--original-advanced", "--reproduced-baseline", "--reproduced-advanced")
         return {**common, **{role: [str(runs / r)] for role, r in zip(roles, RUNS)},

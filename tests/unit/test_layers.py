@@ -18,7 +18,8 @@ ROOT = Path(irmeta.__file__).parent
 RANK = {"support": 0, "campaign": 1, "measures": 2, "metaeval": 3, "artefacts": 4,
         "pipeline": None, "simulate": None, "api": None, "cli": None, "comparison": None, "cli_compare": None,
         "settings": None, "cli_args": None,
-        "reproduction": None, "cli_repro": None, "agreement": None, "cli_agree": None}
+        "reproduction": None, "cli_repro": None, "agreement": None, "cli_agree": None,
+        "error_rates": None, "cli_test_errors": None}
 
 
 def _modules() -> list[tuple[str, Path]]:

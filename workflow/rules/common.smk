@@ -15,6 +15,7 @@ from snakemake.utils import validate
 from irmeta.pipeline import collection_config as ircollections
 from irmeta.pipeline import config_checks as irconfig
 from irmeta.pipeline.config_schema import check_config_files, read_exponent_numbers, load_schema, schema_path
+from irmeta.pipeline import error_rate_config as irerrors
 from irmeta.pipeline import experiment_settings as irsettings
 from irmeta.pipeline import manifest as irmanifest
 from irmeta.pipeline import report_front as irfront
@@ -123,6 +124,7 @@ FACTS = {
         paired_tests=bool(PAIRED_TESTS),
         reproductions=c.reproductions is not None,
         run_families=c.run_families is not None,
+        name=name,
     )
     for name, c in COLLECTIONS.items()
 }
@@ -453,8 +455,9 @@ def paper_inputs(wildcards):
 
 
 def claims_inputs(wildcards):
-    """Every collection's Kendall tau, discriminative power and stability tables, and the
-    reusability summary and judgment agreement of those with rankings (when on)."""
+    """Every collection's Kendall tau, discriminative power and stability tables, the
+    reusability summary and judgment agreement of those with rankings, and the test error
+    rates (each when on)."""
     from irmeta.pipeline.paper_inputs import paper_inputs
 
     inputs = paper_inputs(COLLECTIONS, ["kendall_tau", "discriminative_power", "stability"], rarity=False)
@@ -462,6 +465,8 @@ def claims_inputs(wildcards):
     inputs |= paper_inputs(assessed, ["reusability_summary"], rarity=False)
     rejudged = [name for name in RANKED if "judgment_agreement" in collection_tables(name)]
     inputs |= paper_inputs(rejudged, ["judgment_agreement"], rarity=False)
+    simulated = [name for name in COLLECTIONS if "test_error_rates" in collection_tables(name)]
+    inputs |= paper_inputs(simulated, ["test_error_rates"], rarity=False)
     return inputs
 
 
@@ -598,3 +603,19 @@ def family_bias_input(wildcards):
     inputs["family_shards"] = shard_files("family_bias", "parquet") if reduced else []
     inputs["rank_shards"] = shard_files("judgment_ranks", "parquet") if reduced else []
     return {**inputs, **run_families_input(wildcards)}
+
+
+# The error rates of the paired tests (test_error_rates.smk): the section, each measure's
+# models file name -> the measure as the table names it (AP@100, AP_rareness(alpha=1)@100),
+# and the shards of chunks of trials.
+ERROR_RATES = EXPERIMENTS["test_error_rates"]
+ERROR_RATE_MEASURES = irerrors.measure_files(config)
+ERROR_RATE_SHARDS = list(range(irerrors.shards(config)))
+if irerrors.active(config):
+    for line in irerrors.unsimulated_measures(config):
+        logger.warning(f"irmeta: experiments.test_error_rates: {line}; not simulated")
+
+
+def error_rate_models(wildcards):
+    """Every measure's models file of the collection."""
+    return expand("results/{c}/simulation/{m}.models", c=wildcards.collection, m=list(ERROR_RATE_MEASURES))

@@ -30,7 +30,11 @@ alternatives the pipeline computes:
   assessor error rate, :mod:`irmeta.artefacts.claims_judgments`); holds when the
   measure's tau is not lower than the baseline's by more than
   :data:`~irmeta.artefacts.claims_judgments.JUDGMENTS_TOLERANCE`. Only for collections
-  whose tables include it.
+  whose tables include it;
+- ``nominal_level``, ``type_1_error``, ``power``: which paired test keeps its type I error
+  on each measure, and the measure's type I rate and power beside its baseline's, on
+  simulated collections (``test_error_rates``, :mod:`irmeta.artefacts.claims_error_rates`).
+  Only for collections whose tables include it.
 
 Inputs are the per-collection experiment tables as the pipeline writes them (read back
 from CSV, alpha as text, empty for a baseline) or as :mod:`irmeta.api` returns them.
@@ -47,17 +51,18 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from irmeta.artefacts import claims_judgments
+from irmeta.artefacts import claims_error_rates, claims_judgments
 from irmeta.artefacts.paper.tables import select_rows, single_value, with_keys
 from irmeta.artefacts.tables import is_missing, table_texts
 from irmeta.measures.alpha import alpha_sort_key, alpha_value
 from irmeta.metaeval.discriminative_power import attainable_rows
-from irmeta.metaeval.stats.registry import claims_methods
+from irmeta.metaeval.stats.registry import claims_methods, name_order, name_title
 from irmeta.support.atomic import atomic_write_text
 from irmeta.support.formats import refuse_infinite_cells
 
 #: The claims, in the order they are listed.
-CLAIMS = ("rank_agreement", "discriminative_power", "stability", "reusability", claims_judgments.OTHER_JUDGMENTS)
+CLAIMS = ("rank_agreement", "discriminative_power", "stability", "reusability", claims_judgments.OTHER_JUDGMENTS,
+          *claims_error_rates.ERROR_RATE_CLAIMS)
 
 #: The experiment tables each collection needs, and the columns read from each.
 TABLES = {
@@ -71,7 +76,8 @@ SHARE_COLUMN = "total_pairs"
 
 #: Tables a collection may lack (scores only, or the experiment off), with the columns read.
 OPTIONAL_TABLES = {"reusability_summary": ("measure", "alpha", "rarity", "kendall_tau"),
-                   "judgment_agreement": claims_judgments.JUDGMENT_COLUMNS}
+                   "judgment_agreement": claims_judgments.JUDGMENT_COLUMNS,
+                   "test_error_rates": claims_error_rates.ERROR_RATE_COLUMNS}
 
 #: How far below its baseline's the rareness measure's leave-one-out tau may fall.
 REUSABILITY_TOLERANCE = 0.01
@@ -142,7 +148,21 @@ def claims_table(
             for key in _alpha_keys(frames, measure, alphas):
                 for row in _collection_rows(frames, measure, baseline, key, level, tau_threshold):
                     rows.append({**row, "collection": label, "_comparison": index})
+    rows += _nominal_level_rows(tables, level, len(comparisons))
     return _ordered(rows, list(tables))
+
+
+def _nominal_level_rows(tables: Mapping[str, Mapping[str, pd.DataFrame]], level: float, after: int) -> list[dict]:
+    """The ``nominal_level`` rows of every collection with a ``test_error_rates`` table,
+    their measures numbered after the comparisons in the order first met."""
+    rows, measures = [], {}
+    for label, frames in tables.items():
+        if frames.get("test_error_rates") is None:
+            continue
+        for row in claims_error_rates.nominal_level_rows(frames["test_error_rates"], level):
+            index = measures.setdefault((row["measure"], row["alpha"]), after + len(measures))
+            rows.append({**row, "collection": label, "_comparison": index})
+    return rows
 
 
 def _check_tables(label: str, frames: Mapping[str, pd.DataFrame]) -> None:
@@ -189,6 +209,8 @@ def _collection_rows(frames: Mapping[str, pd.DataFrame], measure: str, baseline:
         yield from _reusability(frames["reusability_summary"], measure, baseline, key)
     if frames.get("judgment_agreement") is not None:
         yield from _other_judgments(frames["judgment_agreement"], measure, baseline, key)
+    if frames.get("test_error_rates") is not None:
+        yield from claims_error_rates.comparison_rows(frames["test_error_rates"], measure, baseline, key, level)
 
 
 def _other_judgments(frame: pd.DataFrame, measure: str, baseline: str, key: str) -> Iterator[dict]:
@@ -281,8 +303,13 @@ def _row(claim: str, protocol: str, measure: str, baseline: str, key: str, value
 def _ordered(rows: list[dict], collections: list[str]) -> pd.DataFrame:
     """Rows sorted by claim, comparison, protocol (first seen), alpha, collection (given order)."""
     frame = pd.DataFrame(rows, columns=[*COLUMNS, "_comparison"])
-    protocols = {p: i for i, p in enumerate(dict.fromkeys(frame["protocol"]))}
-    frame = frame.assign(_claim=frame["claim"].map(CLAIMS.index), _protocol=frame["protocol"].map(protocols),
+    # protocols as the tables list them; the error-rate claims' (tests) in the registry's order
+    simulated = frame["claim"].isin(claims_error_rates.ERROR_RATE_CLAIMS)
+    protocols = {p: i for i, p in enumerate(dict.fromkeys(frame.loc[~simulated, "protocol"]))}
+    tests = {p: len(protocols) + i for i, p in enumerate(sorted(set(frame.loc[simulated, "protocol"]),
+                                                               key=name_order))}
+    ranks = [tests[p] if s else protocols[p] for p, s in zip(frame["protocol"], simulated)]
+    frame = frame.assign(_claim=frame["claim"].map(CLAIMS.index), _protocol=ranks,
                          _alpha=frame["alpha"].map(alpha_sort_key),
                          _collection=frame["collection"].map(collections.index))
     frame = frame.sort_values(["_claim", "_comparison", "_protocol", "_alpha", "_collection"], kind="stable")
@@ -308,8 +335,14 @@ def claims_wide(table: pd.DataFrame, collections: Sequence[str] | None = None) -
     order = list(dict.fromkeys(table["collection"])) if collections is None else list(collections)
     cells: dict[tuple, dict[str, str]] = {}
     for row in table.itertuples(index=False):
-        key = (row.claim, row.protocol, f"{row.measure} vs {row.baseline}", row.alpha, row.criterion)
-        cells.setdefault(key, {})[row.collection] = _cell(row.claim, row.value, row.holds, row.pairs_share)
+        compared = f"{row.measure} vs {row.baseline}" if row.baseline else str(row.measure)
+        key = (row.claim, row.protocol, compared, row.alpha, row.criterion)
+        if row.claim in claims_error_rates.ERROR_RATE_CLAIMS:
+            cell = claims_error_rates.error_rate_cell(row.claim, row.value, row.measure_value, row.baseline_value,
+                                                      row.holds)
+        else:
+            cell = _cell(row.claim, row.value, row.holds, row.pairs_share)
+        cells.setdefault(key, {})[row.collection] = cell
     out = pd.DataFrame([list(key) for key in cells], columns=WIDE_KEYS)
     for collection in order:
         out[collection] = [by_collection.get(collection, "") for by_collection in cells.values()]
@@ -354,12 +387,15 @@ def claims_caption(table: pd.DataFrame) -> str:
              "other_judgments": "Other judgments: Kendall's tau-b between the runs' means under a judgment set "
                                 "and under the qrels, the measure's minus its baseline's (error_<q>: generated "
                                 "assessors flipping each judgment with probability q, the mean over their "
-                                "trials)"}
+                                "trials)",
+             **claims_error_rates.INTRO}
     for claim in CLAIMS:
         rows = table[table["claim"] == claim]
         if rows.empty:
             continue
         notes = {**claims_methods(), **_PROTOCOL_NOTES}
+        if claim in claims_error_rates.ERROR_RATE_CLAIMS:
+            notes = {p: name_title(p) for p in rows["protocol"]}
         protocols = [p + (f" ({notes[p]})" if p in notes else "") for p in dict.fromkeys(rows["protocol"])]
         criteria = " or ".join(dict.fromkeys(rows["criterion"]))
         parts.append(f"{intro[claim]}, by {', '.join(protocols)}; holds if {criteria}.")

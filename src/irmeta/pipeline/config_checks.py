@@ -15,6 +15,7 @@ from irmeta.measures.names import parse_measure
 from irmeta.metaeval.stats.own_tests import load_plugins
 from irmeta.metaeval.stats.registry import TESTS, correction_names, registered_tests, unknown_test
 from irmeta.pipeline.config_schema import CONFIG_SCHEMA, ConfigError, read_yaml, validate
+from irmeta.pipeline.error_rate_config import check_error_rates
 
 
 def register_imported_measures(imported: Mapping[str, str], source: str | Path = "config") -> None:
@@ -218,6 +219,7 @@ def check_config(config: Mapping[str, Any], source: str | Path = "config") -> di
     check_topic_set_size(config, source)
     check_generated_sets(config, source)
     check_shards(named, source)
+    check_error_rates(named, source)
     return named
 
 
@@ -242,6 +244,8 @@ def with_measure_options(config: Mapping[str, Any]) -> dict:
         experiments["swap"]["measures"] = [name(m) for m in experiments["swap"]["measures"]]
     if "reproducibility" in experiments:
         experiments["reproducibility"]["measures"] = [name(m) for m in experiments["reproducibility"]["measures"]]
+    if (experiments.get("test_error_rates") or {}).get("measures"):
+        experiments["test_error_rates"]["measures"] = [name(m) for m in experiments["test_error_rates"]["measures"]]
     return out
 
 

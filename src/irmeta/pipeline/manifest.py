@@ -43,6 +43,7 @@ class Facts:
     paired_tests: bool  #: discriminative power's methods include paired tests
     reproductions: bool = False  #: the collection names its reproductions (key reproductions)
     run_families: bool = False  #: the collection names its runs' families (key run_families)
+    name: str = ""  #: the collection's name (an experiment may run on some collections only)
 
 
 #: A condition on ``config["experiments"]`` and a collection's :class:`Facts`.
@@ -164,6 +165,12 @@ def _metaeval(name: str) -> str:
 
 
 _FIGURES = "irmeta.artefacts.figures"
+
+
+def _simulates(section: Mapping[str, Any], collection: str) -> bool:
+    from irmeta.pipeline.error_rate_config import simulates
+
+    return simulates(section, collection)
 
 
 def _has_families(experiments: Mapping[str, Any], facts: Facts) -> bool:
@@ -333,6 +340,22 @@ EXPERIMENTS: tuple[Experiment, ...] = (
         # generated sets alone (too costly to test, ~0.3 s a matrix each) the header only
         on=lambda experiments, facts: (facts.alternative_judgments or facts.generated_judgments)
         and facts.paired_tests,
+    ),
+    Experiment(
+        "test_error_rates", "test_error_rates", "test_error_rates.smk",
+        tables=(Output("test_error_rates", "test_error_rates", "Error rates of the paired tests",
+                       columns="irmeta.metaeval.test_error_rates:COLUMNS"),
+                Output("simulation_models", "simulation_models", "Error rates of the paired tests",
+                       columns="irmeta.metaeval.error_rate_models:MODEL_COLUMNS")),
+        figures=(Output("test_error_rates_type_1", "test_error_rates_type_1", "Error rates of the paired tests",
+                        f"{_FIGURES}.error_rates:plot_type_1"),
+                 Output("test_error_rates_power", "test_error_rates_power", "Error rates of the paired tests",
+                        f"{_FIGURES}.error_rates:plot_power"),
+                 Output("test_error_rates_familywise", "test_error_rates_familywise",
+                        "Error rates of the paired tests", f"{_FIGURES}.error_rates:plot_familywise")),
+        # on the section's collections only (null: every one)
+        on=lambda experiments, facts: _simulates(experiments.get("test_error_rates", {}), facts.name),
+        seeds=(Seed("test_error_rates", _metaeval("test_error_rates")),),
     ),
 )
 

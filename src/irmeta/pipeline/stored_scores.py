@@ -129,9 +129,10 @@ def write_table_in_blocks(blocks, out: str | Path, settings: dict, schema: pa.Sc
 
 
 # Read as text: alpha labels as the scores wrote them ("1/R"; "1" and "1.0" must not merge)
-# and topic ids ("051" is not 51). Figure 1's alpha is a grid of plain numbers.
+# and topic ids ("051" is not 51). Figure 1's alpha is a grid of plain numbers, the error
+# rates' a significance level (their measure names carry the rarity weight).
 _TEXT_COLUMNS = {"alpha": str, "topic": str, "qid": str}
-_TEXT_COLUMNS_OF = {"synthetic_rare_common": {"topic": str}}
+_TEXT_COLUMNS_OF = {"synthetic_rare_common": {"topic": str}, "test_error_rates": {}}
 
 
 def read_table(path: str | Path, table: str | None = None) -> pd.DataFrame:

@@ -100,6 +100,7 @@ def claims_step(inputs: Any, *, collections: Mapping[str, str], comparisons: Seq
     tables = read_collection_tables(inputs, collections, ["kendall_tau", "discriminative_power", "stability"])
     tables = add_reusability_summaries(tables, given, collections)
     tables = add_collection_tables(tables, given, collections, "judgment_agreement")
+    tables = add_collection_tables(tables, given, collections, "test_error_rates")
     table = claims_table(tables, list(comparisons), tau_threshold=tau_threshold)
     labels = list(collections.values())
     write_claims(table, Path(csv_out).with_suffix(""), collections=labels,

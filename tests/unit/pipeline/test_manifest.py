@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -18,7 +19,7 @@ from irmeta.pipeline.manifest import EXPERIMENTS, INFRASTRUCTURE_RULE_FILES, Fac
 RULES = REPO / "workflow" / "rules"
 REPORT = REPO / "workflow" / "report"
 EVERYTHING_ON = {"swap": {"measures": ["P@100"]}, "asl": {"enabled": True}, "reusability": {"enabled": True},
-                 "reproducibility": {"degradations": {"enabled": True}}}
+                 "reproducibility": {"degradations": {"enabled": True}}, "test_error_rates": {"enabled": True}}
 RANKED = Facts(has_runs=True, alternative_judgments=False, generated_judgments=True, paired_tests=True,
                reproductions=True, run_families=True)
 SCORES_ONLY = Facts(has_runs=False, alternative_judgments=False, generated_judgments=True, paired_tests=True,
@@ -124,7 +125,7 @@ def test_what_a_collection_runs_follows_its_facts_and_the_settings():
     assert skipped["asl"] == "scores only: it reads the rank of every relevant document"
     assert manifest.collection_tables(EVERYTHING_ON, SCORES_ONLY) == [
         "kendall_tau", "discriminative_power", "stability", "swap_sensitivity",
-        "anova", "topic_set_size", "minimum_detectable_difference"]
+        "anova", "topic_set_size", "minimum_detectable_difference", "test_error_rates", "simulation_models"]
 
     # switched off: not run, and not skipped either
     off = {"swap": {"measures": []}, "asl": {"enabled": False}, "reusability": {"enabled": False}}
@@ -142,6 +143,11 @@ def test_what_a_collection_runs_follows_its_facts_and_the_settings():
     # family_bias.csv only with the collection's run_families; the rank figure either way
     assert "family_bias" not in manifest.collection_tables(EVERYTHING_ON, judged)
     assert "family_ranks" in manifest.collection_figures(EVERYTHING_ON, judged)
+    # the error rates on the section's collections only
+    some = {**EVERYTHING_ON, "test_error_rates": {"enabled": True, "collections": ["demo"]}}
+    assert "test_error_rates" in manifest.collection_tables(some, replace(RANKED, name="demo"))
+    assert not {"test_error_rates", "simulation_models"} & set(manifest.collection_tables(some, RANKED))
+    assert "test_error_rates_power" not in manifest.collection_figures(some, replace(RANKED, name="trec8"))
     assert manifest.collection_tables(EVERYTHING_ON, RANKED, paper=True) == [
         "kendall_tau", "discriminative_power", "stability", "swap_sensitivity", "system_subsampling",
         "synthetic_rare_common", "rarity_listing"]

@@ -66,10 +66,11 @@ def plot_claims(table: pd.DataFrame, png: str | Path, pdf: str | Path | None = N
     pdf = png.with_suffix(".pdf") if pdf is None else Path(pdf)
     if png.suffix != ".png" or pdf != png.with_suffix(".pdf"):
         raise ValueError(f"plot_claims writes <stem>.png and <stem>.pdf, not {png} and {pdf}")
-    frame = _largest_alpha(table)
+    # the error-rate claims (their own figures are the experiment's) are left out
+    frame = _largest_alpha(table[table["claim"].isin(CLAIM_TITLES)])
     order = list(dict.fromkeys(frame["collection"])) if collections is None else list(collections)
     comparisons = list(dict.fromkeys(zip(frame["measure"], frame["baseline"])))
-    claims = [c for c in CLAIMS if (frame["claim"] == c).any()] or list(CLAIMS)
+    claims = [c for c in CLAIMS if (frame["claim"] == c).any()] or list(CLAIM_TITLES)
     protocols = list(dict.fromkeys(frame["protocol"]))
     colours = {p: _PALETTE[i % len(_PALETTE)] for i, p in enumerate(protocols)}
 

@@ -53,6 +53,29 @@ def benjamini_hochberg(pvalues: np.ndarray) -> np.ndarray:
     return out
 
 
+def _as_families(pvalues: np.ndarray) -> np.ndarray:
+    p = np.asarray(pvalues, dtype=np.float64)
+    if p.ndim != 2 or p.shape[1] < 1:
+        raise ValueError(f"p-values of families must be (families, tests), not of shape {p.shape}")
+    return p
+
+
+def smallest_scaled(pvalues: np.ndarray) -> np.ndarray:
+    """Each row's smallest Holm or Bonferroni adjusted p-value, min(1, m p_(1)) (Holm's
+    first step is the smallest of its running maxima), the very product :func:`holm`
+    and :func:`bonferroni` form."""
+    p = _as_families(pvalues)
+    return np.minimum(p.min(axis=1) * float(p.shape[1]), 1.0)
+
+
+def smallest_benjamini_hochberg(pvalues: np.ndarray) -> np.ndarray:
+    """Each row's smallest Benjamini-Hochberg adjusted p-value, min(1, min_j p_(j) / (j /
+    m)) (the step-up's first running minimum), divided as :func:`benjamini_hochberg` does."""
+    p = np.sort(_as_families(pvalues), axis=1)
+    m = p.shape[1]
+    return np.minimum((p / (np.arange(1, m + 1) / float(m))).min(axis=1), 1.0)
+
+
 def adjusted_pvalue_columns(pvalues: np.ndarray) -> dict[str, np.ndarray]:
     """``p_adjusted_<correction>`` of one family, for each correction of the registry
     (:data:`.registry.CORRECTIONS`: ``holm``, ``bh``, ``bonferroni``)."""

@@ -49,7 +49,16 @@ class SignificanceTest:
     it, None: not among the claims' protocols, and ``claims_note`` what that protocol is
     in the claims' caption (default: from the description and the correction); ``short``: its name in the end-of-run
     summary's headline (none: not there); ``source``: the plugin's file, "" for a
-    shipped test."""
+    shipped test.
+
+    ``batched``: a paired test's form over a batch of trials (:mod:`.batched_tests`):
+    ``batched(d, tails)``, or for a randomised test ``batched(d, tails, permutations,
+    seed, ceiling=1.0)`` (and, if it takes them, ``settled=None, group=1``), the (trials,
+    topics) differences of one pair per trial in and a (len(tails), trials) array of
+    p-values out, each two-tailed one the function's on that trial's 2-run matrix;
+    ``tails``: the tails it gives (1: the first run better, 2: either; 2 always among
+    them). None: the error-rate simulation calls ``function`` on each trial's matrix (the
+    same p-values, slower), two-tailed only."""
 
     name: str
     title: str
@@ -66,6 +75,8 @@ class SignificanceTest:
     source: str = ""
     plus_one: bool = False
     form_of: str = ""
+    batched: str | Callable[..., Any] | None = None
+    tails: tuple[int, ...] = (2,)
 
     @property
     def paired(self) -> bool:
@@ -93,6 +104,9 @@ class Correction:
     ``caption`` in reports, ``function(p) -> adjusted p``; its adjusted p-values are the
     column ``p_adjusted_<name>`` of the pairwise tests.
 
+    ``smallest``: ``module:function`` giving each family's smallest adjusted p-value from
+    a (families, m) matrix (:meth:`family_smallest`).
+
     ``scales_smallest``: its smallest adjusted p of a family of m is m times the smallest
     raw p, min(1, m p_(1)) (Holm's first step, Bonferroni's every step), so a pair passes
     at a level only if its p < level / m; False: the smallest raw p itself (Benjamini and
@@ -104,6 +118,7 @@ class Correction:
     caption: str
     function: str
     scales_smallest: bool = True
+    smallest: str = ""
 
     @property
     def column(self) -> str:
@@ -111,6 +126,18 @@ class Correction:
 
     def adjust(self, pvalues: Any) -> Any:
         return resolve(self.function)(pvalues)
+
+    def family_smallest(self, pvalues: Any) -> Any:
+        """The smallest adjusted p-value of each family, a row of the (families, m)
+        ``pvalues``: a family has a pair significant at a level iff it is <= the level.
+        ``smallest`` (``module:function``) computes them for all rows at once; without
+        it, :meth:`adjust` each row."""
+        import numpy as np
+
+        p = np.asarray(pvalues, dtype=np.float64)
+        if self.smallest:
+            return resolve(self.smallest)(p)
+        return np.array([np.min(self.adjust(row)) for row in p], dtype=np.float64).reshape(len(p))
 
     def smallest_adjusted(self, smallest: float, pairs: int) -> float:
         """The smallest adjusted p any pair of a family of ``pairs`` can get when no raw p
@@ -129,6 +156,8 @@ def resolve(function: str | Callable[..., Any]) -> Callable[..., Any]:
 
 _STATS = "irmeta.metaeval.stats"
 _POWER = "irmeta.metaeval.discriminative_power"
+_BATCHED = f"{_STATS}.batched_tests"
+_BOTH_TAILS = (1, 2)
 
 #: The tests irmeta ships, in their order in figures and reports (plugins follow, in the
 #: order they register).
@@ -146,25 +175,29 @@ SHIPPED = (
                      short="randomised HSD", claims_note="its permutation form"),
     SignificanceTest("paired_t", "paired t-test", "the two-sided paired t-test",
                      f"{_STATS}.paired_tests:paired_t", claims="holm",
-                     claims_note="the paired t-test on each pair, Holm-corrected over all pairs"),
+                     claims_note="the paired t-test on each pair, Holm-corrected over all pairs",
+                     batched=f"{_BATCHED}:paired_t", tails=_BOTH_TAILS),
     SignificanceTest("wilcoxon", "Wilcoxon signed-rank test", "Wilcoxon's two-sided signed-rank test",
-                     f"{_STATS}.signed_rank:wilcoxon"),
-    SignificanceTest("sign", "sign test", "the two-sided sign test", f"{_STATS}.paired_tests:sign"),
+                     f"{_STATS}.signed_rank:wilcoxon", batched=f"{_BATCHED}:wilcoxon", tails=_BOTH_TAILS),
+    SignificanceTest("sign", "sign test", "the two-sided sign test", f"{_STATS}.paired_tests:sign",
+                     batched=f"{_BATCHED}:sign", tails=_BOTH_TAILS),
     SignificanceTest("randomisation", "paired randomisation test",
                      "Fisher's paired randomisation test on the mean difference",
                      f"{_STATS}.resampling_tests:randomisation", randomised=True, claims="holm", plus_one=True,
+                     batched=f"{_BATCHED}:randomisation", tails=_BOTH_TAILS,
                      claims_note="Fisher's paired randomisation test, Holm-corrected over all pairs"),
     SignificanceTest("paired_bootstrap", "paired bootstrap test", "Sakai's studentised paired bootstrap test",
-                     f"{_STATS}.resampling_tests:paired_bootstrap", randomised=True, claims="none", plus_one=True),
+                     f"{_STATS}.resampling_tests:paired_bootstrap", randomised=True, claims="none", plus_one=True,
+                     batched=f"{_BATCHED}:paired_bootstrap", tails=_BOTH_TAILS),
     # the count forms b / B of the same draws, by name only (Smucker et al. 2007, Sakai 2006 state them so)
     SignificanceTest("randomisation_count", "paired randomisation test (b/B)",
                      "Fisher's paired randomisation test on the mean difference, p = b / B",
                      f"{_STATS}.resampling_tests:randomisation_count", randomised=True, default=False,
-                     form_of="randomisation"),
+                     form_of="randomisation", batched=f"{_BATCHED}:randomisation_count", tails=_BOTH_TAILS),
     SignificanceTest("paired_bootstrap_count", "paired bootstrap test (b/B)",
                      "Sakai's studentised paired bootstrap test, p = b / B",
                      f"{_STATS}.resampling_tests:paired_bootstrap_count", randomised=True, default=False,
-                     form_of="paired_bootstrap"),
+                     form_of="paired_bootstrap", batched=f"{_BATCHED}:paired_bootstrap_count", tails=_BOTH_TAILS),
 )
 
 #: Every known test by name: the shipped ones, then those plugins register.
@@ -172,10 +205,12 @@ TESTS: dict[str, SignificanceTest] = {t.name: t for t in SHIPPED}
 
 #: The corrections, in their order in tables and figures.
 CORRECTIONS: dict[str, Correction] = {c.name: c for c in (
-    Correction("holm", "Holm", "Holm's correction", f"{_STATS}.multiple_testing:holm"),
+    Correction("holm", "Holm", "Holm's correction", f"{_STATS}.multiple_testing:holm",
+               smallest=f"{_STATS}.multiple_testing:smallest_scaled"),
     Correction("bh", "BH", "Benjamini-Hochberg correction", f"{_STATS}.multiple_testing:benjamini_hochberg",
-               scales_smallest=False),
-    Correction("bonferroni", "Bonferroni", "Bonferroni correction", f"{_STATS}.multiple_testing:bonferroni"),
+               scales_smallest=False, smallest=f"{_STATS}.multiple_testing:smallest_benjamini_hochberg"),
+    Correction("bonferroni", "Bonferroni", "Bonferroni correction", f"{_STATS}.multiple_testing:bonferroni",
+               smallest=f"{_STATS}.multiple_testing:smallest_scaled"),
 )}
 
 #: A paired test's raw p-values, as ``experiments.discriminative_power.corrections`` names them.

@@ -86,6 +86,15 @@ def wilcoxon_enumerated(d: np.ndarray) -> PairTest:
     with g = 100 eps R+. scipy evaluates R+ once per flip (seconds a pair); here R+* for
     every flip is one product of the midranks with the (n, 2^n) matrix of 0/1 patterns,
     exact as the ranks are halves. Zero differences have rank 0: their flips change nothing."""
+    n = d.shape[1]
+    r_plus, r_minus, less, greater = enumerated_counts(d)
+    return PairTest(np.minimum(r_plus, r_minus), np.minimum(2.0 * np.minimum(less, greater) / 2**n, 1.0))
+
+
+def enumerated_counts(d: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(R+, R-, #{R+* <= R+ + g}, #{R+* >= R+ - g}) of each row over all 2^n sign flips,
+    g = 100 eps R+, as :func:`wilcoxon_enumerated` counts them (its one-tailed form,
+    scipy's ``alternative='greater'``, is the last over 2^n)."""
     from scipy import stats  # here, not at the top: it adds a second to every job's start
 
     n = d.shape[1]
@@ -96,7 +105,7 @@ def wilcoxon_enumerated(d: np.ndarray) -> PairTest:
     slack = (np.finfo(np.float64).eps * 100 * np.abs(r_plus))[:, None]
     less = (null <= r_plus[:, None] + slack).sum(axis=1)
     greater = (null >= r_plus[:, None] - slack).sum(axis=1)
-    return PairTest(np.minimum(r_plus, r_minus), np.minimum(2.0 * np.minimum(less, greater) / 2**n, 1.0))
+    return r_plus, r_minus, less, greater
 
 
 @lru_cache(maxsize=64)

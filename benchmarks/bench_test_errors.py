@@ -17,8 +17,9 @@ trials (the power trials of every delta at once, on common random numbers; the g
 runs of the familywise jobs drawn alike for every size, so each group's vine is fitted
 at the first size only, as in the experiment) and each test's p-values, in CPU seconds
 of this process with single-threaded BLAS (the fastest of ``--repeat`` calls: other
-processes on a shared machine only ever slow a call down), and prints each test's trials
-per second. Then, per source, the projected time of one measure at the default settings
+processes on a shared machine only ever slow a call down; memory traced in a call of its
+own, as tracing slows numpy's allocations 2-3x), and prints each test's trials per
+second. Then, per source, the projected time of one measure at the default settings
 (every figure scaled to 100,000 trials), on one core and on 2 (two shards), and the peak
 memory of a chunk (traced numpy allocations) and of the process.
 
@@ -198,20 +199,19 @@ def bench_source(label: str, source, args, sizes: list[int]) -> dict[str, float]
         for topics in job.topic_sizes:  # each size counted on the first topics of the same trials
             rates = []
             for test in tests:
-                tracemalloc.start()
                 if pairs is None:
                     fewer = np.ascontiguousarray(runs[:, :, :topics])
-                    seconds, _ = cpu_seconds(partial(familywise, test, fewer, args.permutations, settings.alphas),
-                                             args.repeat)
+                    calls = [partial(familywise, test, fewer, args.permutations, settings.alphas)]
                 else:
-                    seconds = 0.0
-                    for _, (first, second) in pairs:
-                        part, _ = cpu_seconds(partial(ter.pair_pvalues, test, second[:, :topics], first[:, :topics],
-                                                      ter.reported_tails(test), args.permutations, draws, ceiling),
-                                              args.repeat)
-                        seconds += part
-                peak_chunk = max(peak_chunk, tracemalloc.get_traced_memory()[1] / 2**20)
-                tracemalloc.stop()
+                    calls = [partial(ter.pair_pvalues, test, second[:, :topics], first[:, :topics],
+                                     ter.reported_tails(test), args.permutations, draws, ceiling)
+                             for _, (first, second) in pairs]
+                seconds = sum(cpu_seconds(call, args.repeat)[0] for call in calls)
+                if topics == job.topic_sizes[-1]:  # memory apart: tracing slows numpy's allocations 2-3x
+                    tracemalloc.start()
+                    calls[-1]()
+                    peak_chunk = max(peak_chunk, tracemalloc.get_traced_memory()[1] / 2**20)
+                    tracemalloc.stop()
                 rates.append(len(pairs or [None]) * args.trials / max(seconds, 1e-9))
                 projected[test.name] += seconds * scale
                 if job.kind == "type_1":

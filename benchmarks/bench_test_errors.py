@@ -13,9 +13,9 @@ Sources: the simulation models fitted to TREC-8 ad hoc (129 runs, 50 topics, the
 protocol's drops), scored with irmeta's API from ``--data`` (AP@1000 and P@10), and a
 stand-in (beta margins, a Gaussian copula) that needs no data. For each source, topic-set
 size and job it times one chunk of ``--trials`` trials as the engine runs it: drawing the
-trials (the power trials of every delta at once, on common random numbers; the groups of
-runs of the familywise jobs drawn alike for every size, so each group's vine is fitted
-at the first size only, as in the experiment) and each test's p-values, in CPU seconds
+trials once at the largest size (the power trials of every delta at once, on common
+random numbers; each familywise group's vine fitted once), then each test's p-values at
+each size on the first topics of those trials, as the experiment runs them, in CPU seconds
 of this process with single-threaded BLAS (the fastest of ``--repeat`` calls: other
 processes on a shared machine only ever slow a call down; memory traced in a call of its
 own, as tracing slows numpy's allocations 2-3x), and prints each test's trials per

@@ -1,48 +1,64 @@
-"""Benchmark: the error-rate simulation's tests (irmeta.metaeval.test_error_rates).
+"""Benchmark: the error-rate simulation (irmeta.metaeval.test_error_rates) on real models.
 
 Target (issue 41): one measure at 3 topic-set sizes x 100,000 trials x the five shipped
 paired tests (10,000 draws for the randomised ones) in at most 15 minutes on 2 cores,
-memory at most 2 GB. Urbano, Lima and Hanjalic's R code for the same study (SIGIR 2019,
-1,000,000 draws, one trial at a time) needs, in their words, months of computing.
+memory at most 2 GB, read as the experiment's whole default job set for one measure:
+type I, power at the 10 default deltas (whose trials give type III too), and the
+familywise error at k = 5 and 10 with the three corrections. Urbano, Lima and Hanjalic's
+R code for their study (SIGIR 2019: 1,667,000 type I trials per measure and size and
+167,000 per delta, 10^6 draws for the randomised tests, one trial at a time) needs, in
+their README's words, months of computing.
 
-Prints, for each topic-set size and job (type I; power at each delta, whose trials also
-give type III; the familywise error at each k), each test's trials per second over one
-chunk of simulated trials (CPU seconds of this process, single-threaded BLAS, the fastest
-of ``--repeat`` calls: other processes on a shared machine only slow a call down), then
-the projected time of one measure: the type I trials alone (3 sizes x 100,000 trials x 5
-tests) and every job of the default settings, on one core and on 2 (two processes, each
-half the chunks: shards), and the peak memory of a chunk (traced numpy allocations) and
-of the process.
+Sources: the simulation models fitted to TREC-8 ad hoc (129 runs, 50 topics, the
+protocol's drops), scored with irmeta's API from ``--data`` (AP@1000 and P@10), and a
+stand-in (beta margins, a Gaussian copula) that needs no data. For each source, topic-set
+size and job it times one chunk of ``--trials`` trials as the engine runs it: drawing the
+trials once at the largest size (the power trials of every delta at once, on common
+random numbers; each familywise group's vine fitted once), then each test's p-values at
+each size on the first topics of those trials, as the experiment runs them, in CPU seconds
+of this process with single-threaded BLAS (the fastest of ``--repeat`` calls: other
+processes on a shared machine only ever slow a call down; memory traced in a call of its
+own, as tracing slows numpy's allocations 2-3x), and prints each test's trials per
+second. Then, per source, the projected time of one measure at the default settings
+(every figure scaled to 100,000 trials), on one core and on 2 (two shards), and the peak
+memory of a chunk (traced numpy allocations) and of the process.
 
-The trials come from a stand-in for the fitted models (irmeta.metaeval.simulation):
-AP-like runs with beta margins (means 0.1 to 0.4) and a Gaussian copula (rho 0.6); what a
-test costs depends on its p-values (a randomised test stops drawing for a trial once its
-p is above the largest alpha), so on trials like a real collection's.
+``--full MEASURE`` also runs the whole default job set of that TREC-8 measure through the
+engine (:func:`~irmeta.metaeval.test_error_rates.error_rate_counts`), in two processes of
+half the chunks each (shards), and prints the wall time, the CPU time of each, their
+peak resident memory and whether the table is the same as one process gives (it is not
+run: too long; the two shards summed are the table).
 
-    python benchmarks/bench_test_errors.py [--trials 1000] [--permutations 10000] [--topics 25,50,100]
-                                           [--deltas all|0.05] [--repeat 2]
+    python benchmarks/bench_test_errors.py [--data ../shared/data] [--sources trec8,standin]
+        [--measures AP@1000,P@10] [--trials 1000] [--permutations 10000] [--topics 25,50,100]
+        [--repeat 1] [--models DIR] [--full AP@1000]
 """
 
 from __future__ import annotations
 
-import argparse
 import os
-import resource
-import sys
-import time
-import tracemalloc
-from functools import partial
 
 for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_variable, "1")  # before numpy: one core a process, as a shard runs
+
+import argparse  # noqa: E402
+import multiprocessing  # noqa: E402
+import resource  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+import tracemalloc  # noqa: E402
+from functools import partial  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 from irmeta.metaeval import test_error_rates as ter  # noqa: E402
 from irmeta.metaeval.stats.registry import CORRECTIONS, significance_test  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[1]
 TARGET_SECONDS, TARGET_MB, CORES = 15 * 60, 2048, 2
 SHIPPED = ("paired_t", "wilcoxon", "sign", "randomisation", "paired_bootstrap")
+SEED = 2019
 
 
 class BetaGaussianSource:
@@ -77,16 +93,49 @@ class BetaGaussianSource:
         return self._quantile(ndtr(z), mean)
 
 
-def familywise(test, runs: np.ndarray, permutations: int, alphas) -> list[np.ndarray]:
-    """Each correction's smallest adjusted p of each family: what a familywise chunk computes."""
-    p = ter.family_pvalues(test, runs, permutations, 7, alphas)
-    return [c.family_smallest(p) for c in CORRECTIONS.values()]
+def trec8_sources(data: Path, measures: list[str], models: Path | None, workers: int) -> dict[str, object]:
+    """The pooled models of TREC-8 for each measure: scored with ``irmeta.score``, fitted
+    with the default protocol (or read from ``models``, where they are saved)."""
+    import irmeta
+    from irmeta.metaeval.simulation.margins import support_of_measure
+    from irmeta.metaeval.simulation.models import FittedCollection, PooledCollections
+
+    out: dict[str, object] = {}
+    scored = None
+    for measure in measures:
+        path = None if models is None else models / f"trec8_{measure.replace('@', '_at_')}.pkl"
+        if path is not None and path.exists():
+            fitted = FittedCollection.load(path)
+            print(f"TREC-8 {measure}: models read from {path}")
+        else:
+            if scored is None:
+                folder = data / "trec8_adhoc"
+                start = time.perf_counter()
+                scored = irmeta.score(folder / "qrels.txt", folder / "runs", measures, depth=1000).scores
+                print(f"TREC-8: {len(scored.runs)} runs x {len(scored.topics)} topics scored with irmeta.score "
+                      f"in {time.perf_counter() - start:.0f} s wall")
+            values = scored.per_topic[list(scored.measures).index(measure)]
+            start, cpu = time.perf_counter(), _cpu_with_children()
+            fitted = FittedCollection.fit(values, scored.runs, support_of_measure(measure, values), seed=SEED,
+                                          name="trec8", workers=workers)
+            print(f"TREC-8 {measure}: {len(fitted)} runs kept, {len(fitted.copulas):,} pair copulas fitted in "
+                  f"{time.perf_counter() - start:.0f} s wall, {_cpu_with_children() - cpu:.0f} s CPU ({workers} "
+                  "processes)")
+            if path is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fitted.save(path)
+        out[f"TREC-8 {measure}"] = PooledCollections([fitted])
+    return out
+
+
+def _cpu_with_children() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def cpu_seconds(work, repeat: int = 1) -> tuple[float, object]:
-    """The fewest CPU seconds of ``repeat`` calls (other processes on the machine only
-    ever slow a call down), and the last call's result."""
-    best = float("inf")
+    """The fewest CPU seconds of ``repeat`` calls, and the last call's result."""
+    best, out = float("inf"), None
     for _ in range(repeat):
         start = time.process_time()
         out = work()
@@ -94,70 +143,159 @@ def cpu_seconds(work, repeat: int = 1) -> tuple[float, object]:
     return best, out
 
 
+def prepare(source, deltas) -> None:
+    """What the fitted models build on first use, once per run of the experiment."""
+    for collection in source.collections:
+        for copula in collection.copulas:
+            copula.transform(np.full((1, 2), 0.5))
+    for delta in deltas:
+        source._power_models(delta)
+
+
+def familywise(test, runs: np.ndarray, permutations: int, alphas) -> list[np.ndarray]:
+    """Each correction's smallest adjusted p of each family: what a familywise chunk computes."""
+    p = ter.family_pvalues(test, runs, permutations, 7, alphas)
+    return [c.family_smallest(p) for c in CORRECTIONS.values()]
+
+
+def bench_source(label: str, source, args, sizes: list[int]) -> dict[str, float]:
+    """Time one chunk of every job of the default settings; return the projected CPU
+    seconds of one measure by part ("trials" and each test)."""
+    settings = ter.ErrorRateSettings(tests=SHIPPED, n_topics=tuple(sizes), trials=args.trials,
+                                     permutations=args.permutations, chunk=args.trials)
+    tests = [significance_test(name) for name in SHIPPED]
+    ceiling = max(settings.alphas)
+    scale = args.full_trials / args.trials
+    projected = dict.fromkeys(("trials", *SHIPPED, "type I"), 0.0)
+    peak_chunk = 0.0
+    print(f"\n{label}: {args.trials} trials a job, {args.permutations} draws, deltas {list(settings.deltas)}")
+    if hasattr(source, "collections"):  # the fitted models' one-time work, before the steady rates
+        setup, _ = cpu_seconds(partial(prepare, source, settings.deltas))
+        projected["trials"] += setup
+        print(f"  setup (each pair copula's pyvinecopulib object, each baseline's margin moved to each delta): "
+              f"{setup:.1f} s, once")
+    for job in ter.jobs(settings):
+        chunk = ter.Chunk(job, 0, args.trials)
+        rng, draws = ter.chunk_streams(SEED, label, chunk)
+        n = job.n_topics
+        if job.kind == "familywise_type_1":
+            extra = {"groups": ter.group_stream(SEED, label, chunk)} if ter._takes(source.group_trials, "groups") \
+                else {}
+            generating, grouped = cpu_seconds(partial(source.group_trials, job.runs, n, args.trials, rng, **extra))
+            runs = np.ascontiguousarray(grouped.transpose(0, 2, 1))
+            pairs = None
+            name = f"familywise k={job.runs}"
+        else:
+            if job.kind == "type_1":
+                generating, pair = cpu_seconds(partial(source.pair_trials, n, args.trials, rng, None))
+                pairs = [(None, pair)]
+                name = "type I"
+            else:
+                generating, pairs = cpu_seconds(
+                    partial(ter._power_trials, source, n, args.trials, rng, job.deltas(settings)))
+                name = f"power, {len(settings.deltas)} deltas"
+        projected["trials"] += generating * scale
+        print(f"  {'':>3}  {name:<20} drawn at {n} topics: {args.trials / max(generating, 1e-9):>9,.0f} trials/s")
+        for topics in job.topic_sizes:  # each size counted on the first topics of the same trials
+            rates = []
+            for test in tests:
+                if pairs is None:
+                    fewer = np.ascontiguousarray(runs[:, :, :topics])
+                    calls = [partial(familywise, test, fewer, args.permutations, settings.alphas)]
+                else:
+                    calls = [partial(ter.pair_pvalues, test, second[:, :topics], first[:, :topics],
+                                     ter.reported_tails(test), args.permutations, draws, ceiling)
+                             for _, (first, second) in pairs]
+                seconds = sum(cpu_seconds(call, args.repeat)[0] for call in calls)
+                if topics == job.topic_sizes[-1]:  # memory apart: tracing slows numpy's allocations 2-3x
+                    tracemalloc.start()
+                    calls[-1]()
+                    peak_chunk = max(peak_chunk, tracemalloc.get_traced_memory()[1] / 2**20)
+                    tracemalloc.stop()
+                rates.append(len(pairs or [None]) * args.trials / max(seconds, 1e-9))
+                projected[test.name] += seconds * scale
+                if job.kind == "type_1":
+                    projected["type I"] += seconds * scale
+            print(f"  {topics:>3} topics  {name:<18}"
+                  + "".join(f"  {t.name} {r:>8,.0f}/s" for t, r in zip(tests, rates)))
+            sys.stdout.flush()
+    total = sum(projected[k] for k in ("trials", *SHIPPED))
+    print(f"  projected, one measure, {len(sizes)} sizes x {args.full_trials:,} trials (CPU seconds on one core): "
+          + ", ".join(f"{k} {projected[k]:.0f}" for k in ("trials", *SHIPPED)))
+    verdict = "within" if total / CORES <= TARGET_SECONDS else "beyond"
+    print(f"  the type I tests alone: {projected['type I'] / CORES / 60:.1f} min on {CORES} cores; every job: "
+          f"{total:.0f} s on one core, {total / CORES / 60:.1f} min on {CORES} cores, {verdict} the target of "
+          f"{TARGET_SECONDS // 60} min")
+    print(f"  memory: a chunk's tests peak at {peak_chunk:.0f} MB traced")
+    return projected
+
+
+def _shard(source, measure: str, settings, shard: int, shards: int, queue) -> None:
+    start = time.process_time()
+    counts = ter.error_rate_counts(source, measure, settings, SEED, ter.shard_chunks(settings, shard, shards))
+    queue.put((shard, counts, time.process_time() - start,
+               resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+
+
+def full_run(label: str, source, shards: int = CORES) -> None:
+    """The whole default job set of one measure, in ``shards`` processes."""
+    settings = ter.ErrorRateSettings(tests=SHIPPED)
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    start = time.perf_counter()
+    workers = [context.Process(target=_shard, args=(source, label, settings, s, shards, queue)) for s in range(shards)]
+    for worker in workers:
+        worker.start()
+    results = sorted(queue.get() for _ in workers)
+    for worker in workers:
+        worker.join()
+    wall = time.perf_counter() - start
+    table = ter.error_rate_table([r[1] for r in results], settings.trials)
+    cpu = [r[2] for r in results]
+    print(f"\nfull default run of {label}: {len(ter.chunk_plan(settings))} chunks in {shards} shards, "
+          f"{wall / 60:.1f} min wall, CPU {' + '.join(f'{c / 60:.1f}' for c in cpu)} min "
+          f"({sum(cpu) / shards / 60:.1f} min on {shards} cores), peak resident "
+          f"{' / '.join(f'{r[3]:.0f}' for r in results)} MB, {len(table):,} rates")
+    at = table[(table["kind"] == "type_1") & (table["tails"] == 2) & (table["alpha"] == 0.05)]
+    print("  type I at alpha 0.05, two-tailed: " + "; ".join(
+        f"{row.n_topics} topics {row.test} {row.rate:.4f}" for row in at.itertuples()))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
+    parser.add_argument("--sources", default="trec8,standin", help="trec8 and/or standin")
+    parser.add_argument("--measures", default="AP@1000,P@10")
     parser.add_argument("--trials", type=int, default=1000, help="trials a job measured (one chunk)")
     parser.add_argument("--permutations", type=int, default=ter.DEFAULT_PERMUTATIONS)
     parser.add_argument("--topics", default=",".join(map(str, ter.DEFAULT_TOPICS)))
-    parser.add_argument("--deltas", default="all", help="'all' (the default grid) or a list to measure")
     parser.add_argument("--full-trials", type=int, default=ter.DEFAULT_TRIALS, help="trials the projection is for")
-    parser.add_argument("--repeat", type=int, default=2, help="calls a measurement, the fastest counted")
+    parser.add_argument("--repeat", type=int, default=1, help="calls a measurement, the fastest counted")
+    parser.add_argument("--models", default=None, help="folder to save the fitted models in and read them from")
+    parser.add_argument("--workers", type=int, default=CORES, help="processes fitting the pair copulas")
+    parser.add_argument("--full", default=None, help="a TREC-8 measure to run the whole default job set of")
     args = parser.parse_args()
     sizes = [int(x) for x in args.topics.split(",")]
-    deltas = ter.DEFAULT_DELTAS if args.deltas == "all" else tuple(float(x) for x in args.deltas.split(","))
-    settings = ter.ErrorRateSettings(tests=SHIPPED, n_topics=tuple(sizes), trials=args.trials,
-                                     permutations=args.permutations, chunk=args.trials)
-    source = BetaGaussianSource()
-    ceiling = max(settings.alphas)
-    tests = [significance_test(name) for name in SHIPPED]
-    print(f"error-rate tests: {args.trials} trials a job, {args.permutations} draws, topics {sizes}, "
-          f"deltas {list(deltas)}, single-threaded BLAS (CPU seconds; load average "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start)")
-    type_1 = dict.fromkeys(SHIPPED, 0.0)
-    full = dict.fromkeys(SHIPPED, 0.0)
-    peak_chunk = 0.0
-    scale = args.full_trials / args.trials
-    for n in sizes:
-        jobs = [("type I", None, 2)] + [(f"power d={d:g}", d, 2) for d in deltas]
-        jobs += [(f"familywise k={k}", None, k) for k in ter.DEFAULT_RUNS_AT_ONCE]
-        for label, delta, k in jobs:
-            rng = np.random.default_rng([n, k, 0 if delta is None else int(delta * 1000)])
-            if k == 2:
-                first, second = source.pair_trials(n, args.trials, rng, delta)
-            else:
-                runs = np.ascontiguousarray(source.group_trials(k, n, args.trials, rng).transpose(0, 2, 1))
-            rates = []
-            for test in tests:
-                tracemalloc.start()
-                if k == 2:
-                    seconds, _ = cpu_seconds(partial(ter.pair_pvalues, test, second, first, ter.reported_tails(test),
-                                                     args.permutations, 7, ceiling), args.repeat)
-                else:
-                    seconds, _ = cpu_seconds(partial(familywise, test, runs, args.permutations, settings.alphas),
-                                             args.repeat)
-                peak_chunk = max(peak_chunk, tracemalloc.get_traced_memory()[1] / 2**20)
-                tracemalloc.stop()
-                rates.append(args.trials / max(seconds, 1e-9))
-                full[test.name] += seconds * scale * (len(ter.DEFAULT_DELTAS) / len(deltas) if delta else 1.0)
-                if label == "type I":
-                    type_1[test.name] += seconds * scale
-            print(f"  {n:>3} topics  {label:<17}" + "".join(f" {t.name} {r:>9,.0f}/s" for t, r in zip(tests, rates)))
-            sys.stdout.flush()
-    print(f"\nprojected, one measure, {len(sizes)} sizes x {args.full_trials:,} trials (CPU seconds, one core):")
-    for name in SHIPPED:
-        print(f"  {name:<17} type I {type_1[name]:8.1f} s   all jobs {full[name]:8.1f} s")
-    one, every = sum(type_1.values()), sum(full.values())
-    verdict = "within" if every / CORES <= TARGET_SECONDS else "beyond"
-    print(f"  type I alone: {one:.0f} s on one core, {one / CORES / 60:.1f} min on {CORES} cores")
-    print(f"  every job (type I, power at {len(ter.DEFAULT_DELTAS)} deltas, familywise k = "
-          f"{', '.join(map(str, ter.DEFAULT_RUNS_AT_ONCE))}): {every:.0f} s on one core, {every / CORES / 60:.1f} min "
-          f"on {CORES} cores, {verdict} the target of {TARGET_SECONDS // 60} min")
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"  memory: a chunk's tests peak at {peak_chunk:.0f} MB traced, the process at {rss:.0f} MB resident "
-          f"(target {TARGET_MB} MB a process)")
-    print(f"  (load average {os.getloadavg()[0]:.1f} at the end: other processes' share of the cores and caches "
-          f"slows these figures)")
-    print("  the paper's R code (Urbano et al. 2019): months of computing for the same study")
+    wanted = [s.strip() for s in args.sources.split(",") if s.strip()]
+    measures = [m for m in args.measures.split(",") if m]
+    print(f"error-rate simulation: load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores at the start; "
+          "CPU seconds, single-threaded BLAS")
+    sources: dict[str, object] = {}
+    if "trec8" in wanted:
+        sources.update(trec8_sources(Path(args.data), sorted(set(measures) | ({args.full} - {None})),
+                                     None if args.models is None else Path(args.models), args.workers))
+    if "standin" in wanted:
+        sources["stand-in (beta margins, Gaussian copula)"] = BetaGaussianSource()
+    for label, source in sources.items():
+        if label.startswith("TREC-8 ") and label.removeprefix("TREC-8 ") not in measures:
+            continue
+        bench_source(label, source, args, sizes)
+    print(f"\nprocess: peak resident {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB "
+          f"(target {TARGET_MB} MB a process); load average {os.getloadavg()[0]:.1f} at the end (other processes' "
+          "share of the cores and caches slows these figures)")
+    print("Urbano, Lima and Hanjalic's R code (SIGIR 2019), the same study: months of computing (their README)")
+    if args.full:
+        full_run(f"TREC-8 {args.full}", sources[f"TREC-8 {args.full}"])
     return 0
 
 

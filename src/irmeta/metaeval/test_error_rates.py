@@ -38,10 +38,24 @@ p above the largest alpha; a family's decisions at every alpha, :func:`family_se
 which changes no count: 2 to 3 times fewer draws than B a trial under the null.
 
 Trials run in chunks of a fixed size, each with its own generators, spawned from the
-seed, the measure, the topic-set size, the job (type I, power at delta, k runs) and the
-chunk's index (:func:`chunk_streams`), so memory stays bounded and any split of the
-chunks into shards (:func:`shard_chunks`) gives the same counts: :func:`error_rate_counts`
-counts a range of chunks, :func:`error_rate_table` sums shards into the table.
+seed, the measure, the job (type I, power, k runs) and the chunk's index
+(:func:`chunk_streams`), so memory stays bounded and any split of the chunks into shards
+(:func:`shard_chunks`) gives the same counts: :func:`error_rate_counts` counts a range of
+chunks, :func:`error_rate_table` sums shards into the table. Common random numbers where
+they cost nothing and sharpen comparisons:
+
+- across topic-set sizes: a job's trials have as many topics as the largest size, and
+  each smaller size is counted on the first topics of the same trials, so the trials
+  are drawn once (the simulation's dearest part: a 10-run vine's draws) and the rates'
+  change with the number of topics carries no trial-to-trial noise. The fitted models
+  draw topic by topic, so a size's rates do not depend on the other sizes asked;
+- across deltas: the power trials of every delta are one job, the same pairs and copula
+  draws moved by each delta (a source's ``pair_trials_by_delta``), so the power curve of
+  a test is smooth in delta;
+- across tests: every test gets the same trials and the randomised tests the same draws.
+
+Each rate still comes from ``trials`` independent trials (its ``mc_se``); only rates of
+one job, at different sizes or deltas, are correlated.
 """
 
 from __future__ import annotations
@@ -177,23 +191,38 @@ class ErrorRateSettings:
 
 @dataclass(frozen=True)
 class Job:
-    """Trials of one kind at one topic-set size: ``type_1`` (2 runs, equal true means),
-    ``power`` (2 runs, B better by ``delta``; its trials count type III too) or
-    ``familywise_type_1`` (``runs`` runs at equal true means)."""
+    """Trials of one kind: ``type_1`` (2 runs, equal true means), ``power`` (2 runs, B
+    better by each delta of the settings, on common random numbers, or by ``delta`` alone
+    when given; its trials count type III too) or ``familywise_type_1`` (``runs`` runs at
+    equal true means). Its trials have ``n_topics`` topics; ``sizes`` (none: ``n_topics``
+    alone) are the topic-set sizes it counts, each from the first that many topics of
+    every trial."""
 
     n_topics: int
     kind: JobKind
     delta: float | None = None
     runs: int = 2
+    sizes: tuple[int, ...] = ()
+
+    @property
+    def topic_sizes(self) -> tuple[int, ...]:
+        """The sizes counted, ascending."""
+        return self.sizes or (self.n_topics,)
 
     def key(self) -> tuple[int, int, int]:
-        """The job's part of a chunk's spawn key: the size, the kind and its parameter
-        (delta's IEEE bits, or k)."""
+        """The job's part of a chunk's spawn key: the size (0 for a job of several sizes:
+        its streams are the same whatever the sizes), the kind and its parameter (delta's
+        IEEE bits, or k)."""
+        size = 0 if self.sizes else self.n_topics
         if self.kind == "type_1":
-            return self.n_topics, 0, 0
+            return size, 0, 0
         if self.kind == "power":
-            return self.n_topics, 1, int(np.float64(self.delta).view(np.uint64))
-        return self.n_topics, 2, self.runs
+            return size, 1, 0 if self.delta is None else int(np.float64(self.delta).view(np.uint64))
+        return size, 2, self.runs
+
+    def deltas(self, settings: ErrorRateSettings) -> tuple[float, ...]:
+        """The effect sizes a power job's trials are moved by: its own, else the settings'."""
+        return (float(self.delta),) if self.delta is not None else settings.deltas
 
 
 @dataclass(frozen=True)
@@ -206,13 +235,14 @@ class Chunk:
 
 
 def jobs(settings: ErrorRateSettings) -> list[Job]:
-    """Every job, in order: for each topic-set size, type I, power at each delta, then
-    the familywise error at each k."""
-    out: list[Job] = []
-    for n in settings.n_topics:
-        out.append(Job(n, "type_1"))
-        out += [Job(n, "power", delta=delta) for delta in settings.deltas]
-        out += [Job(n, "familywise_type_1", runs=k) for k in settings.runs_at_once]
+    """Every job, in order: type I, power (every delta at once, when there are deltas),
+    then the familywise error at each k; each for every topic-set size at once, its
+    trials of the largest size and each smaller size counted on their first topics."""
+    sizes = tuple(sorted(settings.n_topics))
+    out = [Job(sizes[-1], "type_1", sizes=sizes)]
+    if settings.deltas:
+        out.append(Job(sizes[-1], "power", sizes=sizes))
+    out += [Job(sizes[-1], "familywise_type_1", runs=k, sizes=sizes) for k in settings.runs_at_once]
     return out
 
 
@@ -249,6 +279,15 @@ def chunk_streams(seed: int, measure: str, chunk: Chunk) -> tuple[np.random.Gene
     # user's test's numpy.random.seed included
     draws = int(np.random.SeedSequence(seed, spawn_key=(*key, 1)).generate_state(1, np.uint32)[0] >> 1)
     return trials, draws
+
+
+def group_stream(seed: int, measure: str, chunk: Chunk) -> np.random.Generator:
+    """The generator a familywise chunk draws its groups of runs from: spawned from
+    ``SeedSequence(seed, spawn_key=(measure, 0, 2, k, chunk, 2))``, the topic-set size
+    left out (0 is no size), so chunk c draws the same groups whatever the sizes (and a
+    job of one size the same groups as any other)."""
+    key = (_text_key(measure), 0, 2, chunk.job.runs, chunk.index, 2)
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=key)))
 
 
 # ------------------------------------------------------------------ p-values of a chunk
@@ -369,20 +408,22 @@ def _at_most(p: np.ndarray, alphas: np.ndarray) -> np.ndarray:
 
 def job_keys(job: Job, tests: Sequence[SignificanceTest], settings: ErrorRateSettings) -> list[tuple]:
     """The rows a job counts, in the order :func:`_chunk_errors` fills them: each a
-    (test, tails, correction, runs, alpha, delta, kind)."""
-    delta = math.nan if job.delta is None else float(job.delta)
+    (n_topics, test, tails, correction, runs, alpha, delta, kind); size by size, a power
+    job's delta by delta."""
     rows = []
-    if job.kind == "familywise_type_1":
-        for test in tests:
-            rows += [(test.name, 2, c, job.runs, alpha, delta, job.kind) for c in CORRECTIONS
-                     for alpha in settings.alphas]
-        return rows
-    for test in tests:
-        rows += [(test.name, tail, NO_CORRECTION, 2, alpha, delta, job.kind) for tail in reported_tails(test)
-                 for alpha in settings.alphas]
-    if job.kind == "power":
-        for test in tests:
-            rows += [(test.name, 2, NO_CORRECTION, 2, alpha, delta, "type_3") for alpha in settings.alphas]
+    for n in job.topic_sizes:
+        if job.kind == "familywise_type_1":
+            for test in tests:
+                rows += [(n, test.name, 2, c, job.runs, alpha, math.nan, job.kind) for c in CORRECTIONS
+                         for alpha in settings.alphas]
+            continue
+        for delta in (job.deltas(settings) if job.kind == "power" else (math.nan,)):
+            for test in tests:
+                rows += [(n, test.name, tail, NO_CORRECTION, 2, alpha, delta, job.kind)
+                         for tail in reported_tails(test) for alpha in settings.alphas]
+            if job.kind == "power":
+                for test in tests:
+                    rows += [(n, test.name, 2, NO_CORRECTION, 2, alpha, delta, "type_3") for alpha in settings.alphas]
     return rows
 
 
@@ -404,27 +445,51 @@ def _chunk_errors(source: TrialSource, measure: str, chunk: Chunk, tests: Sequen
     ceiling = float(alphas.max())
     out: list[np.ndarray] = []
     if job.kind == "familywise_type_1":
-        grouped = source.group_trials(job.runs, n, size, rng)
-        runs = np.ascontiguousarray(_checked_trials(measure, chunk, grouped, (size, n, job.runs)).transpose(0, 2, 1))
-        for test in tests:
-            p = family_pvalues(test, runs, settings.permutations, draws, settings.alphas)
-            out += [_at_most(c.family_smallest(p), alphas) for c in CORRECTIONS.values()]
+        extra = {"groups": group_stream(seed, measure, chunk)} if _takes(source.group_trials, "groups") else {}
+        grouped = source.group_trials(job.runs, n, size, rng, **extra)
+        every = _checked_trials(measure, chunk, grouped, (size, n, job.runs))
+        for topics in job.topic_sizes:
+            runs = np.ascontiguousarray(every[:, :topics].transpose(0, 2, 1))
+            for test in tests:
+                p = family_pvalues(test, runs, settings.permutations, draws, settings.alphas)
+                out += [_at_most(c.family_smallest(p), alphas) for c in CORRECTIONS.values()]
         return np.concatenate(out)
-    pair = source.pair_trials(n, size, rng, job.delta)
-    first_run, second_run = (_checked_trials(measure, chunk, x, (size, n)) for x in pair)
-    # d = B - A: one tail is "B better", the right direction when B is better by delta
-    gain = (second_run - first_run).sum(axis=1)
-    better, worse = gain > 0, gain < 0
-    type_3 = []
-    for test in tests:
-        tails = reported_tails(test)
-        p = pair_pvalues(test, second_run, first_run, tails, settings.permutations, draws, ceiling)
-        for tail, row in zip(tails, p):
-            out.append(_at_most(row if job.kind == "type_1" or tail == 1 else row[better], alphas))
-        type_3.append(_at_most(p[tails.index(2)][worse], alphas))
-    if job.kind == "power":
-        out += type_3
+    trials = [(None, source.pair_trials(n, size, rng, None))] if job.kind == "type_1" else \
+        _power_trials(source, n, size, rng, job.deltas(settings))
+    trials = [(delta, [_checked_trials(measure, chunk, x, (size, n)) for x in pair]) for delta, pair in trials]
+    for topics in job.topic_sizes:
+        for _, (first, second) in trials:
+            first_run, second_run = first[:, :topics], second[:, :topics]
+            # d = B - A: one tail is "B better", the right direction when B is better by delta
+            gain = (second_run - first_run).sum(axis=1)
+            better, worse = gain > 0, gain < 0
+            type_3 = []
+            for test in tests:
+                tails = reported_tails(test)
+                p = pair_pvalues(test, second_run, first_run, tails, settings.permutations, draws, ceiling)
+                for tail, row in zip(tails, p):
+                    out.append(_at_most(row if job.kind == "type_1" or tail == 1 else row[better], alphas))
+                type_3.append(_at_most(p[tails.index(2)][worse], alphas))
+            if job.kind == "power":
+                out += type_3
     return np.concatenate(out)
+
+
+def _power_trials(source: TrialSource, n_topics: int, n_trials: int, rng: np.random.Generator,
+                  deltas: Sequence[float]) -> list[tuple[float, tuple[np.ndarray, np.ndarray]]]:
+    """Each delta's (A, B) power trials on common random numbers: the source's
+    ``pair_trials_by_delta`` when it offers them (``common_deltas``), else its
+    ``pair_trials`` from a copy of the same Generator state for each delta."""
+    if getattr(source, "common_deltas", False):
+        first, seconds = source.pair_trials_by_delta(n_topics, n_trials, rng, deltas)  # type: ignore[attr-defined]
+        return [(d, (first, seconds[d])) for d in deltas]
+    state = rng.bit_generator.state
+    out = []
+    for delta in deltas:
+        copy = np.random.Generator(type(rng.bit_generator)())
+        copy.bit_generator.state = state
+        out.append((delta, source.pair_trials(n_topics, n_trials, copy, delta)))
+    return out
 
 
 def error_rate_counts(source: TrialSource, measure: str, settings: ErrorRateSettings, seed: int,
@@ -451,8 +516,8 @@ def error_rate_counts(source: TrialSource, measure: str, settings: ErrorRateSett
     frames = []
     for job, (errors, trials) in counts.items():
         keys = job_keys(job, tests, settings)
-        frame = pd.DataFrame(keys, columns=["test", "tails", "correction", "runs", "alpha", "delta", "kind"])
-        frame.insert(0, "n_topics", job.n_topics)
+        frame = pd.DataFrame(keys, columns=["n_topics", "test", "tails", "correction", "runs", "alpha", "delta",
+                                            "kind"])
         frame.insert(0, "measure", measure)
         frame["errors"], frame["trials"] = errors, trials[0]
         frames.append(frame[list(COUNT_COLUMNS)])

@@ -201,3 +201,58 @@ def test_each_families_smallest_adjusted_pvalue_is_its_adjusted_minimum(correcti
     known = CORRECTIONS[correction]
     expected = [float(np.min(known.adjust(row))) for row in p]
     assert known.family_smallest(p).tolist() == expected
+
+
+def _simulated_differences(n: int, kind: str, rows: int, seed: int) -> np.ndarray:
+    """Rows of differences like the simulation's: AP-like, P@10-like (a 0.1 grid: exact
+    ties with the observed statistic), a strong effect, or many zero differences."""
+    rng = np.random.default_rng(seed)
+    if kind == "grid":
+        a = rng.integers(0, 11, (rows, n)) / 10
+        return np.clip(a + rng.integers(-3, 4, (rows, n)) / 10, 0, 1) - a
+    a = rng.beta(0.7, 2.5, (rows, n))
+    if kind == "effect":
+        return np.clip(a + 0.08 + rng.normal(0, 0.05, (rows, n)), 0, 1) - a
+    b = np.clip(a + rng.normal(0, 0.12, (rows, n)), 0, 1)
+    if kind == "zeros":
+        b = np.where(rng.random((rows, n)) < 0.6, a, b)
+    return b - a
+
+
+@pytest.mark.parametrize("n", [5, 25, 100])
+@pytest.mark.parametrize("function", [bt.randomisation, bt.paired_bootstrap, bt.randomisation_count,
+                                      bt.paired_bootstrap_count])
+def test_single_precision_products_count_as_double_precision_ones(function, n):
+    """The single-precision path decides each draw as the double-precision path would, or
+    counts the row again in double precision: the same p-values, whatever the data, for
+    single pairs and for families that stop drawing together."""
+    for kind in ("continuous", "grid", "effect", "zeros"):
+        d = _simulated_differences(n, kind, 96, seed=n)
+        fast = function(d, (1, 2), 1200, 5, ceiling=0.1, single=True)
+        assert fast.tolist() == function(d, (1, 2), 1200, 5, ceiling=0.1, single=False).tolist(), kind
+        settle = family_settle_for_test()
+        fast = function(d, (2,), 1200, 5, ceiling=0.1, settled=settle, group=4, single=True)
+        assert fast.tolist() == function(d, (2,), 1200, 5, ceiling=0.1, settled=settle, group=4,
+                                         single=False).tolist(), kind
+
+
+def family_settle_for_test():
+    from irmeta.metaeval.test_error_rates import DEFAULT_ALPHAS, family_settle
+
+    return family_settle(DEFAULT_ALPHAS)
+
+
+@pytest.mark.parametrize("n", [5, 50, 400])
+def test_the_single_precision_slack_bounds_the_products_difference(n):
+    """|single - double product| <= _product_slack(n) x sum_j |w_j x_j| for sign flips and
+    resample counts, the bound the single-precision path rests on; it is not loose by
+    orders of magnitude."""
+    rng = np.random.default_rng(n)
+    x = rng.normal(size=(64, n)) * rng.uniform(0.01, 1, (64, 1))
+    for weights in (1.0 - 2.0 * rng.integers(0, 2, (n, 512)), rng.multinomial(n, np.full(n, 1 / n), 512).T * 1.0):
+        double = x @ weights
+        single = (x.astype(np.float32) @ weights.astype(np.float32)).astype(np.float64)
+        scale = np.abs(x) @ np.abs(weights)
+        ratio = np.abs(single - double) / scale
+        assert ratio.max() <= bt._product_slack(n)
+        assert ratio.max() > bt._product_slack(n) / (10 * n)

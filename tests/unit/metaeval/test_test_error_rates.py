@@ -22,7 +22,9 @@ from irmeta.metaeval.stats.registry import CORRECTIONS, TESTS
 class GaussianSource:
     """Runs with normal margins N(mu_r, sigma_r) and a Gaussian copula of correlation rho
     between any two runs (exchangeable among k). A trial draws a run r uniformly; type I
-    passes both through r's margin, power moves B's by +delta."""
+    passes both through r's margin, power moves B's by +delta. Topics are drawn topic by
+    topic, as the fitted models draw them: trials of fewer topics are the first topics of
+    trials of more."""
 
     def __init__(self, runs: int = 8, rho: float = 0.5, seed: int = 0):
         rng = np.random.default_rng(seed)
@@ -30,15 +32,15 @@ class GaussianSource:
 
     def pair_trials(self, n_topics, n_trials, rng, delta):
         r = rng.integers(0, len(self.mu), n_trials)[:, None]
-        z = rng.standard_normal((n_trials, n_topics))
-        w = self.rho * z + np.sqrt(1 - self.rho**2) * rng.standard_normal((n_trials, n_topics))
+        e = rng.standard_normal((n_topics, n_trials, 2)).transpose(1, 0, 2)
+        z, w = e[..., 0], self.rho * e[..., 0] + np.sqrt(1 - self.rho**2) * e[..., 1]
         a, b = self.mu[r] + self.sigma[r] * z, self.mu[r] + self.sigma[r] * w
         return a, b if delta is None else b + delta
 
     def group_trials(self, k, n_topics, n_trials, rng):
         r = rng.integers(0, len(self.mu), n_trials)[:, None, None]
-        z = np.sqrt(self.rho) * rng.standard_normal((n_trials, n_topics, 1))
-        z = z + np.sqrt(1 - self.rho) * rng.standard_normal((n_trials, n_topics, k))
+        e = rng.standard_normal((n_topics, n_trials, k + 1)).transpose(1, 0, 2)
+        z = np.sqrt(self.rho) * e[..., :1] + np.sqrt(1 - self.rho) * e[..., 1:]
         return self.mu[r] + self.sigma[r] * z
 
 
@@ -91,6 +93,32 @@ def test_power_grows_with_delta_and_type_3_stays_small():
         at_01 = _rates(type_3, delta=0.01, alpha=0.1)["rate"].iloc[0]
         assert 0 < at_01 < 0.05  # at the smallest effect some trials are significant the wrong way
     assert set(table["kind"]) == {"type_1", "power", "type_3"}
+
+
+def test_a_sizes_rates_do_not_depend_on_the_other_sizes_asked():
+    """Every size is counted on the first topics of one set of trials, drawn topic by
+    topic: asking for 12 topics alone or beside 30 gives the same rates at 12."""
+    tables = []
+    for sizes in ((12,), (12, 30)):
+        settings = ter.ErrorRateSettings(tests=("paired_t", "randomisation"), n_topics=sizes, trials=300,
+                                         deltas=(0.05,), runs_at_once=(3,), permutations=99, chunk=150)
+        table = ter.error_rates(GaussianSource(), "AP", settings, seed=13)
+        tables.append(table[table["n_topics"] == 12].reset_index(drop=True))
+    pd.testing.assert_frame_equal(tables[0], tables[1])
+    assert 0 < tables[0]["rate"].max() < 1
+
+
+def test_every_delta_moves_the_same_trials():
+    """Common random numbers across deltas: B is the same draws moved by each delta (B +
+    delta here), so a trial the t-test finds significant the right way stays so at a
+    larger delta, and the power of two nearly equal deltas is ordered at every alpha
+    (with independent trials, their Monte Carlo errors would swamp the difference)."""
+    settings = ter.ErrorRateSettings(tests=("paired_t",), n_topics=(20,), trials=3_000, deltas=(0.02, 0.0202),
+                                     runs_at_once=(), chunk=1_000)
+    table = ter.error_rates(GaussianSource(), "AP", settings, seed=12)
+    power = _rates(table, kind="power").pivot_table(index=["tails", "alpha"], columns="delta", values="rate")
+    gain = np.diff(power.to_numpy(), axis=1)
+    assert (gain >= 0).all() and gain.max() < 0.01
 
 
 def test_a_test_that_never_rejects_has_no_error_and_no_power_and_enters_every_table(registry):
@@ -176,7 +204,7 @@ def test_any_split_into_shards_gives_the_same_bytes():
                                      permutations=60, chunk=100)
     source = GaussianSource()
     plan = ter.chunk_plan(settings)
-    assert len(plan) == 2 * 3 * 3 and [c.trials for c in plan[:3]] == [100, 100, 50]
+    assert len(plan) == 3 * 3 and [c.trials for c in plan[:3]] == [100, 100, 50]  # (type I, power, k = 3) x chunks
     texts = []
     for shards in (1, 2, 3):
         counts = [ter.error_rate_counts(source, "nDCG@20", settings, 6, ter.shard_chunks(settings, s, shards))
@@ -213,13 +241,23 @@ def test_the_table_reads_as_the_issue_states_it():
 
 def test_chunks_draw_from_their_own_streams():
     """A chunk's trials depend on the seed, the measure, the size, the job and its index,
-    not on which shard runs it."""
-    settings = ter.ErrorRateSettings(n_topics=(10, 20), trials=4, deltas=(0.01, 0.02), runs_at_once=(3,), chunk=2)
+    not on which shard runs it; a power chunk serves every delta (one stream, whatever the
+    deltas), and a familywise chunk's groups of runs do not depend on the size."""
+    settings = ter.ErrorRateSettings(n_topics=(10, 20), trials=4, deltas=(0.01, 0.02), runs_at_once=(3, 4), chunk=2)
     firsts = {}
     for chunk in ter.chunk_plan(settings):
         rng, draws = ter.chunk_streams(11, "AP", chunk)
         firsts[(chunk.job, chunk.index)] = (rng.integers(0, 2**62), draws)
-    assert len(set(firsts.values())) == len(firsts) == 2 * 4 * 2
+    assert len(set(firsts.values())) == len(firsts) == 4 * 2  # (type I, power, k = 3, 4) x chunks, every size
+    assert {c.job.topic_sizes for c in ter.chunk_plan(settings)} == {(10, 20)}
+    other = ter.chunk_plan(ter.ErrorRateSettings(n_topics=(30,), trials=4, deltas=(0.05,), runs_at_once=(3,),
+                                                 chunk=2))
+    assert {(c.job.kind, c.index): ter.chunk_streams(11, "AP", c)[1] for c in other} == {
+        (c.job.kind, c.index): ter.chunk_streams(11, "AP", c)[1] for c in ter.chunk_plan(settings)
+        if c.job.runs in (2, 3)}  # the streams depend on neither the sizes nor the deltas
+    groups = {(c.job.runs, c.index): ter.group_stream(11, "AP", c).integers(0, 2**62)
+              for c in ter.chunk_plan(settings) if c.job.kind == "familywise_type_1"}
+    assert len(set(groups.values())) == 4
     chunk = ter.chunk_plan(settings)[0]
     assert ter.chunk_streams(11, "AP", chunk)[1] == ter.chunk_streams(11, "AP", chunk)[1]
     assert ter.chunk_streams(11, "P@10", chunk)[1] != ter.chunk_streams(11, "AP", chunk)[1]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import pickle
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -361,7 +361,7 @@ class PooledCollections:
             counts = np.array([len(e) for e, _, _ in power], dtype=float)
         which = _draw_collections(rng, counts, n_trials)
         pick_first, pick_second = rng.random(n_trials), rng.random(n_trials)
-        w = rng.random((n_trials, n_topics, 2))
+        w = _topic_uniforms(rng, n_trials, n_topics, 2)
         a = np.empty((n_trials, n_topics))
         b = np.empty((n_trials, n_topics))
         first = np.empty(n_trials, dtype=np.intp)
@@ -399,6 +399,12 @@ class PooledCollections:
             first[rows], second[rows] = f, s
         return PairTrials(a, b, which, first, second)
 
+    @property
+    def common_deltas(self) -> bool:
+        """Whether :meth:`pair_trials_by_delta` can draw every delta's power trials from the
+        same pairs and copula draws (the protocol's ``power_margin`` is ``first_run``)."""
+        return self.protocol.power_margin == "first_run"
+
     def pair_trials_by_delta(self, n_topics: int, n_trials: int, rng: np.random.Generator,
                              deltas: Sequence[float]) -> tuple[np.ndarray, dict[float, np.ndarray]]:
         """Power trials for several deltas on common random numbers: the same pairs and
@@ -422,7 +428,7 @@ class PooledCollections:
             raise UnreachableMean(f"no baseline run's margin can be reshaped to its mean + each of {deltas}")
         which = _draw_collections(rng, counts, n_trials)
         pick_first, pick_second = rng.random(n_trials), rng.random(n_trials)
-        w = rng.random((n_trials, n_topics, 2))
+        w = _topic_uniforms(rng, n_trials, n_topics, 2)
         a = np.empty((n_trials, n_topics))
         bs = {d: np.empty((n_trials, n_topics)) for d in deltas}
         for ci, c in enumerate(self.collections):
@@ -440,12 +446,18 @@ class PooledCollections:
                 bs[d][rows] = stack.ppf(u_second, slot[:, None])  # type: ignore[union-attr]
         return a, bs
 
-    def group_trials(self, k: int, n_topics: int, n_trials: int, rng: np.random.Generator) -> np.ndarray:
+    def group_trials(self, k: int, n_topics: int, n_trials: int, rng: np.random.Generator,
+                     groups: np.random.Generator | None = None) -> np.ndarray:
         """(n_trials, n_topics, k): k runs of one collection at equal true means. Trials come
         in groups of the protocol's ``trials_per_group``: each group draws a collection
         (with probability proportional to its kept runs, among those with at least k), k
         distinct runs uniformly, and its trials from the vine copula fitted to those runs'
-        pseudo-observations, every column through the first drawn run's margin."""
+        pseudo-observations, every column through the first drawn run's margin.
+
+        ``groups``: the Generator the groups (collections and runs) are drawn from, the
+        topics' uniforms then coming from ``rng`` alone (None: both from ``rng``, groups
+        first). A caller that draws the groups of every topic-set size from one stream gets
+        the same groups, and so fits each group's vine once (:meth:`_vine` caches them)."""
         _check_sizes(n_topics, n_trials)
         if int(k) != k or k < 2:
             raise ValueError(f"group trials need k >= 2 runs, not {k}")
@@ -455,16 +467,16 @@ class PooledCollections:
             raise ValueError(f"no collection keeps {k} runs for group trials")
         per = self.protocol.trials_per_group
         n_groups = -(-n_trials // per)
-        which = _draw_collections(rng, counts, n_groups)
-        groups = [rng.choice(len(self.collections[ci]), size=k, replace=False) for ci in which]
-        w = rng.random((n_trials, n_topics, k))
+        chooser = rng if groups is None else groups
+        which = _draw_collections(chooser, counts, n_groups)
+        members = [chooser.choice(len(self.collections[ci]), size=k, replace=False) for ci in which]
+        w = _topic_uniforms(rng, n_trials, n_topics, k)
         out = np.empty((n_trials, n_topics, k))
-        for g, (ci, group) in enumerate(zip(which, groups)):
+        for g, (ci, group) in enumerate(zip(which, members)):
             rows = slice(g * per, min((g + 1) * per, n_trials))
             canonical = tuple(sorted(int(r) for r in group))
             vine = self._vine(int(ci), canonical)
-            count = rows.stop - rows.start
-            u = vine.transform(w[rows].reshape(-1, k)).reshape(count, n_topics, k)
+            u = _transform_by_topic(vine.transform, w[rows])
             first = int(group[0])
             out[rows] = self._stacks[ci].ppf(u, np.full(u.shape, first))
         return out
@@ -489,10 +501,9 @@ class PooledCollections:
         bounds = np.flatnonzero(np.diff(key[order])) + 1
         u_lo = np.empty(w.shape[:2])
         u_hi = np.empty(w.shape[:2])
-        n_topics = w.shape[1]
         for rows in np.split(order, bounds):
             copula = c.copulas[int(key[rows[0]])]
-            u = copula.transform(w[rows].reshape(-1, 2)).reshape(len(rows), n_topics, 2)
+            u = _transform_by_topic(copula.transform, w[rows])
             u_lo[rows], u_hi[rows] = u[..., 0], u[..., 1]
         swapped = (first > second)[:, None]
         return np.where(swapped, u_hi, u_lo), np.where(swapped, u_lo, u_hi)
@@ -508,6 +519,35 @@ def _check_sizes(n_topics: int, n_trials: int) -> None:
     if int(n_topics) != n_topics or n_topics < 1 or int(n_trials) != n_trials or n_trials < 0:
         raise ValueError(f"trials need a positive number of topics and a number of trials >= 0, "
                          f"not {n_topics} and {n_trials}")
+
+
+def _topic_uniforms(rng: np.random.Generator, n_trials: int, n_topics: int, width: int) -> np.ndarray:
+    """(n_trials, n_topics, width) independent uniforms, drawn topic by topic: the first t
+    topics of every trial are the same whatever n_topics >= t, so trials of fewer topics
+    are the first topics of trials of more (the experiment counts every topic-set size on
+    one set of trials)."""
+    return rng.random((n_topics, n_trials, width)).transpose(1, 0, 2)
+
+
+# pyvinecopulib evaluates some families (Clayton's h-inverse among them) in SIMD lanes of
+# up to 8 doubles and the remainder one by one, which can differ in the last bit: an
+# input padded to a multiple of this many rows puts every uniform through the lanes.
+_LANES = 8
+
+
+def _transform_by_topic(transform: Callable[[np.ndarray], np.ndarray], w: np.ndarray) -> np.ndarray:
+    """``transform`` ((rows, width) uniforms to copula draws, row by row) applied to w
+    (trials, topics, width), topic by topic and padded to a multiple of :data:`_LANES`
+    rows: each uniform's position in the call, and so its draw to the last bit, is the same
+    whatever the number of topics, so trials of fewer topics are the first topics of trials
+    of more (:func:`_topic_uniforms`)."""
+    trials, topics, width = w.shape
+    flat = w.transpose(1, 0, 2).reshape(-1, width)
+    n = len(flat)
+    pad = -n % _LANES
+    if pad:
+        flat = np.concatenate([flat, np.full((pad, width), 0.5)])
+    return transform(flat)[:n].reshape(topics, trials, width).transpose(1, 0, 2)
 
 
 def _draw_collections(rng: np.random.Generator, counts: np.ndarray, n: int) -> np.ndarray:

@@ -4,6 +4,14 @@ to score matrices; a test may bring its own, e.g. Gaussian).
 
 Every random number comes from the Generator passed, so a chunk of trials drawn from the
 same Generator state is the same bit for bit whatever else ran before or beside it.
+
+Two optional capabilities the error-rate experiment uses when a source has them: a
+``groups`` keyword of ``group_trials`` (a second Generator the groups of runs are drawn
+from, so that every topic-set size gets the same groups and each group's vine is fitted
+once), and ``common_deltas`` (True) with ``pair_trials_by_delta(n_topics, n_trials, rng,
+deltas) -> (A, {delta: B})``, every delta's power trials from the same pairs and copula
+draws. Without the latter, each delta's trials come from a copy of the same Generator
+state (common random numbers as far as the source's draws do not depend on delta).
 """
 
 from __future__ import annotations

@@ -66,6 +66,9 @@ TAILS = (1, 2)
 # full speed.
 _DRAW_BLOCK = 512
 _ROW_BLOCK = 128
+# Unit roundoffs of single and double precision.
+_U32 = 2.0**-24
+_U64 = 2.0**-53
 
 
 def checked_differences(d: np.ndarray) -> np.ndarray:
@@ -195,6 +198,41 @@ def largest_count(ceiling: float, draws: int, plus_one: bool = True) -> int:
     return b
 
 
+def _up32(x: np.ndarray) -> np.ndarray:
+    """Single-precision values >= the double-precision ``x`` (rounded up)."""
+    x = np.asarray(x, dtype=np.float64)
+    out = x.astype(np.float32)
+    low = out.astype(np.float64) < x
+    out[low] = np.nextafter(out[low], np.float32(np.inf))
+    return out
+
+
+def _down32(x: np.ndarray) -> np.ndarray:
+    """Single-precision values <= the double-precision ``x`` (rounded down)."""
+    return -_up32(-np.asarray(x, dtype=np.float64))
+
+
+def _product_slack(n: int) -> float:
+    """A bound, as a share of sum_j |w_j x_j|, on how far a weighted sum over n topics
+    computed in single precision (x rounded to single, w exact in it) lies from the same
+    sum computed in double precision: each is within gamma_(n-1) sum_j |w_j x_j| of the
+    exact sum, gamma_k = k u / (1 - k u), whatever the order of the additions (Higham,
+    Accuracy and Stability of Numerical Algorithms, 2nd ed., 2002, eq. 3.5), and
+    rounding x to single adds u_32 sum_j |w_j x_j|; 2% over, for the gammas' denominators."""
+    return 1.02 * ((n + 1) * _U32 + n * _U64)
+
+
+def _sure_counts(values: np.ndarray, sure: np.ndarray, possible: np.ndarray, below: bool = False
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the entries of ``values`` that surely pass a threshold (>= ``sure``, or
+    <= it when ``below``) and those that possibly do (>= ``possible``, or <= it): where
+    the two counts differ, an entry lies in the band where single precision cannot
+    decide."""
+    if below:
+        return _count(values <= sure), _count(values <= possible)
+    return _count(values >= sure), _count(values >= possible)
+
+
 Counter = Callable[[np.ndarray, slice, np.ndarray], np.ndarray]
 #: ``settled(lower, upper)``: given the bounds of each p-value of a block of groups of
 #: rows, (tails, groups, group) arrays, which groups need no more draws ((groups,) bool).
@@ -256,7 +294,7 @@ def _count(mask: np.ndarray) -> np.ndarray:
 
 def randomisation(d: np.ndarray, tails: Sequence[int] = (2,), permutations: int = 1000, seed: int = 0, *,
                   ceiling: float = 1.0, settled: Settle | None = None, group: int = 1,
-                  plus_one: bool = True) -> np.ndarray:
+                  plus_one: bool = True, single: bool = True) -> np.ndarray:
     """Fisher's paired randomisation test of each row (:func:`.resampling_tests.randomisation`)
     with B = ``permutations`` sign vectors s_b drawn from ``seed``, shared by all rows:
 
@@ -266,16 +304,63 @@ def randomisation(d: np.ndarray, tails: Sequence[int] = (2,), permutations: int 
     b / B with ``plus_one=False``. The flipped sums of a block of rows and draws are one
     (rows, topics) x (topics, draws) product in double precision; with T = |sum d| - band
     > 0, b2 counts s_b.d >= T and s_b.d <= -T (disjoint), the first b1 when sum d >= 0;
-    ``ceiling``: see the module's docstring."""
+    ``ceiling``: see the module's docstring.
+
+    ``single`` (the default): the product in single precision, about twice as fast, and
+    the same counts: a draw's single and double product lie within m =
+    :func:`_product_slack` x sum |d| of each other, so a single-precision sum at least
+    T + m (below T - m) is one whose double-precision sum reaches T (falls short), and a
+    row with a sum in between is counted again in double precision."""
     d, tails = checked_differences(d), checked_tails(tails)
     flips = np.ascontiguousarray(random_signs(permutations, d.shape[1], seed).T)  # (topics, B)
     observed = d.sum(axis=1)
-    band = TIE_TOLERANCE * np.abs(d).sum(axis=1)
+    scale = np.abs(d).sum(axis=1)
+    band = TIE_TOLERANCE * scale
     both = np.abs(observed) - band
     one = observed - band
     where = {tail: i for i, tail in enumerate(tails)}
+    if single:
+        d32, flips32 = d.astype(np.float32), flips.astype(np.float32)  # the signs are exact in single
+        # m, padded for the rounding of T +- m in double precision
+        slack = _product_slack(d.shape[1]) * scale * (1 + 2.0**-40) + np.abs(observed) * 2.0**-50
+        sure = {"both": _up32(both + slack), "one": _up32(one + slack)}
+        maybe = {"both": _down32(both - slack), "one": _down32(one - slack)}
+
+    def counted_single(rows: np.ndarray, draws: slice, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`counted_double`'s counts from a single-precision product, and the rows
+        it cannot decide."""
+        flipped = d32[rows] @ flips32[:, draws]
+        width = flipped.shape[1]
+        out = np.zeros((len(tails), len(rows)), dtype=np.int64)
+        unsure = np.zeros(len(rows), dtype=bool)
+        above, above_maybe = _sure_counts(flipped, sure["both"][rows, None], maybe["both"][rows, None])
+        if 2 in where:
+            positive = both[rows] > 0
+            below, below_maybe = _sure_counts(flipped, -sure["both"][rows, None], -maybe["both"][rows, None], True)
+            out[where[2]] = np.where(positive, above + below, width)
+            unsure |= wanted[where[2]] & positive & ((above != above_maybe) | (below != below_maybe))
+        if 1 in where:
+            out[where[1]] = above
+            asked = wanted[where[1]]
+            unsure |= asked & (observed[rows] >= 0) & (above != above_maybe)
+            negative = np.flatnonzero((observed[rows] < 0) & asked)
+            if len(negative):
+                r = rows[negative]
+                hits, hits_maybe = _sure_counts(flipped[negative], sure["one"][r, None], maybe["one"][r, None])
+                out[where[1], negative] = hits
+                unsure[negative] |= hits != hits_maybe
+        return out, unsure
 
     def counted(rows: np.ndarray, draws: slice, wanted: np.ndarray) -> np.ndarray:
+        if not single:
+            return counted_double(rows, draws, wanted)
+        out, unsure = counted_single(rows, draws, wanted)
+        again = np.flatnonzero(unsure)
+        if len(again):
+            out[:, again] = counted_double(rows[again], draws, wanted[:, again])
+        return out
+
+    def counted_double(rows: np.ndarray, draws: slice, wanted: np.ndarray) -> np.ndarray:
         flipped = d[rows] @ flips[:, draws]
         width = flipped.shape[1]
         threshold = both[rows, None]
@@ -299,7 +384,7 @@ def randomisation(d: np.ndarray, tails: Sequence[int] = (2,), permutations: int 
 
 def paired_bootstrap(d: np.ndarray, tails: Sequence[int] = (2,), permutations: int = 1000, seed: int = 0, *,
                      ceiling: float = 1.0, settled: Settle | None = None, group: int = 1,
-                     plus_one: bool = True) -> np.ndarray:
+                     plus_one: bool = True, single: bool = True) -> np.ndarray:
     """Sakai's studentised paired bootstrap test of each row
     (:func:`.resampling_tests.paired_bootstrap`) with B = ``permutations`` topic
     resamples drawn from ``seed``, shared by all rows: with c = d - mean(d) (0 where all
@@ -316,7 +401,17 @@ def paired_bootstrap(d: np.ndarray, tails: Sequence[int] = (2,), permutations: i
     (t*_b >= L) and s_b <= -r. Q_b >= n min c^2, so a row whose n min c^2 is above F^2 / k
     (four times over, for rounding) has r > 2F and is not checked against the floor.
     t = 0 counts every draw in both tails, t = +inf none, t = -inf every draw in one tail;
-    ``ceiling``: see the module's docstring."""
+    ``ceiling``: see the module's docstring.
+
+    ``single`` (the default): both products in single precision, and the same counts.
+    The single and double s_b lie within e = :func:`_product_slack` x n max |c| of each
+    other (the weights sum to n); Q_b, a sum of non-negative terms, is within
+    (n + 1) u of itself, relatively, in either precision, so the single and double
+    r = sqrt(k Q_b) are within a relative rho = (n + 6) u_32 / 2 + (n + 5) u_64 / 2
+    (and 8 u_32 more for rounding r (1 +- rho) +- e): a single-precision s_b at least
+    r (1 + rho) + e (below r (1 - rho) - e) is one whose double-precision s_b reaches
+    the double-precision r (falls short), and likewise for -r. A row with a draw in
+    between, or near the floor, is counted again in double precision."""
     d, tails = checked_differences(d), checked_tails(tails)
     n = d.shape[1]
     weights = np.ascontiguousarray(resample_counts(bootstrap_resamples(permutations, n, seed), n).T)  # (n, B)
@@ -336,8 +431,66 @@ def paired_bootstrap(d: np.ndarray, tails: Sequence[int] = (2,), permutations: i
     fixed = {2: np.where(both <= 0, permutations, 0), 1: np.where(one == -np.inf, permutations, 0)}
     drawn = {2: (both > 0) & np.isfinite(both), 1: np.isfinite(one)}
     where = {tail: i for i, tail in enumerate(tails)}
+    if single:
+        centred32, squares32 = centred.astype(np.float32), squares.astype(np.float32)
+        weights32 = weights.astype(np.float32)  # draw counts <= n: exact in single
+        shift_slack = _up32(_product_slack(n) * n * np.abs(centred).max(axis=1) * (1 + 8 * _U32))
+        rho = 1.02 * ((n + 6) * _U32 + (n + 5) * _U64) / 2 + 8 * _U32
+        grow, shrink = _up32(np.array([1.0 + rho]))[0], _down32(np.array([1.0 - rho]))[0]
+        with np.errstate(over="ignore"):
+            k_both, k_one = scale_both.astype(np.float32), scale_one.astype(np.float32)
+
+    def counted_single(rows: np.ndarray, draws: slice, wanted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:func:`counted_double`'s counts from single-precision products, for rows away
+        from the floor, and the rows it cannot decide."""
+        s = centred32[rows] @ weights32[:, draws]
+        q = squares32[rows] @ weights32[:, draws]
+        width = s.shape[1]
+        e = shift_slack[rows, None]
+        out = np.zeros((len(tails), len(rows)), dtype=np.int64)
+        unsure = np.zeros(len(rows), dtype=bool)
+        if 1 in where:
+            lower = np.flatnonzero(~upper[rows] & wanted[where[1]])
+            if len(lower):
+                reach = np.sqrt(q[lower] * k_one[rows[lower], None])
+                sure, maybe = reach * grow + e[lower], reach * shrink - e[lower]
+                beyond, beyond_maybe = _sure_counts(s[lower], -sure, -maybe, True)
+                out[where[1], lower] = width - beyond
+                # s_b < -r strictly: the entries at the bounds themselves are undecided too
+                unsure[lower] |= (beyond != beyond_maybe) | (_count(s[lower] == -sure) > 0)
+        np.multiply(q, k_both[rows, None], out=q)
+        np.sqrt(q, out=q)
+        sure = q * grow
+        np.add(sure, e, out=sure)
+        np.multiply(q, shrink, out=q)
+        np.subtract(q, e, out=q)
+        above, above_maybe = _sure_counts(s, sure, q)
+        np.negative(sure, out=sure)
+        np.negative(q, out=q)
+        below, below_maybe = _sure_counts(s, sure, q, True)
+        if 2 in where:
+            out[where[2]] = above + below
+            unsure |= wanted[where[2]] & ((above != above_maybe) | (below != below_maybe))
+        if 1 in where:
+            up = upper[rows]
+            out[where[1]] = np.where(up, above, out[where[1]])
+            unsure |= wanted[where[1]] & up & (above != above_maybe)
+        return out, unsure
 
     def counted(rows: np.ndarray, draws: slice, wanted: np.ndarray) -> np.ndarray:
+        if not single:
+            return counted_double(rows, draws, wanted)
+        out = np.zeros((len(tails), len(rows)), dtype=np.int64)
+        again = near_floor[rows].copy()
+        away = np.flatnonzero(~again)
+        if len(away):
+            out[:, away], again[away] = counted_single(rows[away], draws, wanted[:, away])
+        again = np.flatnonzero(again)
+        if len(again):
+            out[:, again] = counted_double(rows[again], draws, wanted[:, again])
+        return out
+
+    def counted_double(rows: np.ndarray, draws: slice, wanted: np.ndarray) -> np.ndarray:
         s = centred[rows] @ weights[:, draws]
         q = squares[rows] @ weights[:, draws]
         out = np.zeros((len(tails), len(rows)), dtype=np.int64)
@@ -372,14 +525,16 @@ def paired_bootstrap(d: np.ndarray, tails: Sequence[int] = (2,), permutations: i
 
 
 def randomisation_count(d: np.ndarray, tails: Sequence[int] = (2,), permutations: int = 1000, seed: int = 0, *,
-                        ceiling: float = 1.0, settled: Settle | None = None, group: int = 1) -> np.ndarray:
+                        ceiling: float = 1.0, settled: Settle | None = None, group: int = 1,
+                        single: bool = True) -> np.ndarray:
     """:func:`randomisation` in its count form, p = b / B (``randomisation_count``)."""
     return randomisation(d, tails, permutations, seed, ceiling=ceiling, settled=settled, group=group,
-                         plus_one=False)
+                         plus_one=False, single=single)
 
 
 def paired_bootstrap_count(d: np.ndarray, tails: Sequence[int] = (2,), permutations: int = 1000, seed: int = 0, *,
-                           ceiling: float = 1.0, settled: Settle | None = None, group: int = 1) -> np.ndarray:
+                           ceiling: float = 1.0, settled: Settle | None = None, group: int = 1,
+                           single: bool = True) -> np.ndarray:
     """:func:`paired_bootstrap` in its count form, p = b / B (``paired_bootstrap_count``)."""
     return paired_bootstrap(d, tails, permutations, seed, ceiling=ceiling, settled=settled, group=group,
-                            plus_one=False)
+                            plus_one=False, single=single)

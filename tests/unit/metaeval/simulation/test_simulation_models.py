@@ -12,11 +12,13 @@ import numpy as np
 import pytest
 from scipy import special
 
+from irmeta.metaeval.simulation.copulas import PairCopula
 from irmeta.metaeval.simulation.margins import DegenerateScores, Support, UnreachableMean
 from irmeta.metaeval.simulation.models import (
     FittedCollection,
     PooledCollections,
     SimulationProtocol,
+    _transform_by_topic,
     select_runs,
 )
 from irmeta.metaeval.simulation.trials import TrialSource
@@ -171,6 +173,37 @@ def test_the_same_generator_state_gives_the_same_trials_whatever_ran_before(coll
     assert a1.tobytes() == a2.tobytes() and b1.tobytes() == b2.tobytes()
     t1 = fresh.pair_trials(20, 400, np.random.default_rng([1, 3]), None)
     assert not np.array_equal(t1[0], a1)
+
+
+def test_trials_of_fewer_topics_are_the_first_topics_of_trials_of_more(collection):
+    """Topics are drawn topic by topic, so the same Generator state gives a trial whose
+    first t topics are the same whatever the number of topics asked."""
+    pool = PooledCollections([collection])
+    for delta in (None, 0.04):
+        short = pool.pair_trials(7, 50, np.random.default_rng(21), delta)
+        long = pool.pair_trials(19, 50, np.random.default_rng(21), delta)
+        assert all(np.array_equal(s, x[:, :7]) for s, x in zip(short, long))
+    a, bs = pool.pair_trials_by_delta(7, 50, np.random.default_rng(22), [0.02, 0.06])
+    a2, bs2 = pool.pair_trials_by_delta(19, 50, np.random.default_rng(22), [0.02, 0.06])
+    assert np.array_equal(a, a2[:, :7]) and all(np.array_equal(bs[d], bs2[d][:, :7]) for d in bs)
+    group = pool.group_trials(3, 7, 60, np.random.default_rng(23))
+    assert np.array_equal(group, pool.group_trials(3, 19, 60, np.random.default_rng(23))[:, :7])
+    groups = [pool.group_trials(3, 7, 60, np.random.default_rng(24), groups=np.random.default_rng(s))
+              for s in (1, 1, 2)]
+    assert np.array_equal(groups[0], groups[1]) and not np.array_equal(groups[0], groups[2])
+
+
+def test_a_clayton_copulas_draws_do_not_depend_on_the_number_of_topics():
+    """pyvinecopulib's Clayton h-inverse differs in the last bit between its SIMD lanes and
+    its one-by-one remainder; drawn topic by topic and padded, a uniform's draw is the same
+    whatever the number of topics."""
+    clayton = PairCopula("clayton", 0, (5.3,), 0.0, 0.0, 0.73)
+    w = np.random.default_rng(5).random((37, 101, 2))
+    full = _transform_by_topic(clayton.transform, w)
+    plain = clayton.transform(w.reshape(-1, 2)).reshape(w.shape)
+    assert np.array_equal(full[..., 0], w[..., 0]) and np.allclose(full, plain, rtol=1e-12, atol=0)
+    for topics in (1, 2, 3, 5, 7, 13, 50, 99):
+        assert np.array_equal(_transform_by_topic(clayton.transform, w[:, :topics]), full[:, :topics])
 
 
 def test_pooled_collections_are_drawn_in_proportion_to_their_kept_runs(collection, discrete_collection):

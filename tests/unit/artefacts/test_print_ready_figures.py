@@ -14,6 +14,7 @@ the report's tests read too, so the suite runs each once).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -177,7 +178,7 @@ def pipeline_figures(demo_workflow, paper_workflow) -> dict:
 def test_the_runs_draw_every_figure_of_the_manifest_each_with_its_facts(pipeline_figures):
     """The demo and TREC-8's paper config between them draw every figure the manifest
     declares, the claims figure and Figure 2; each wrote its facts."""
-    stems = {key.rsplit("/", 1)[-1][:-4] for key in pipeline_figures}
+    stems = {Path(key.split(": ", 1)[1]).stem for key in pipeline_figures}
     declared = {figure.name for entry in EXPERIMENTS for figure in entry.figures}
     assert declared | {"claims", "figure2"} <= stems, sorted(declared - stems)
     assert [key for key, facts in pipeline_figures.items() if facts is None] == []

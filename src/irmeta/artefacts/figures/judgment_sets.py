@@ -40,7 +40,7 @@ MAX_SETS = 6
 FAMILY_PER_ROW = 3
 _LATER_TRIAL = re.compile(r"_trial_(?!0$)\d+$")
 _COLOURS = ("#1f5fa8", "#c0392b", "#1b7837", "#e08214", "#542788", "#555555", "#17becf", "#b8860b")
-_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X")  # one fewer than the colours: no two of the first 56 alike
 
 
 def shown_sets(names: Sequence[str], limit: int = MAX_SETS) -> list[str]:
@@ -103,8 +103,9 @@ def plot_label_confusion(confusion: pd.DataFrame, png: str | Path, pdf: str | Pa
 
 def plot_family_ranks(ranks: pd.DataFrame, png: str | Path, pdf: str | Path, *,
                       title: str | None = None) -> list[Path]:
-    """Each run's rank under the qrels (x) against its rank under a set (y), rows of
-    panels per set (:func:`shown_sets`), columns per measure (at its middle alpha), one
+    """Each run's rank under the qrels (x) against its rank under a set (y): per set
+    (:func:`shown_sets`), a panel per measure (at its middle alpha), :data:`FAMILY_PER_ROW`
+    side by side, each set starting a row; rows past a page's height on further pages. One
     colour and marker per family (one colour when every family is ``""``: no families);
     rank 1 at the origin, so points below the diagonal moved up under the set."""
     require_columns(ranks, ("judgments", "measure", "alpha", "run", "family", "rank_reference", "rank_judgments"),

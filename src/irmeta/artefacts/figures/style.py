@@ -133,12 +133,18 @@ def measure_order(measure: str) -> tuple:
     return ({"P": 0, "AP": 1}[family], int(norm), int(rareness), str(measure))
 
 
+#: Markers of the measures the paper does not report, a cycle one longer than the colours'
+#: (so no two of the first 56 look alike).
+FALLBACK_MARKERS = ("D", "v", "^", "<", ">", "p", "h", "X")
+
+
 def line_style(measure: str, index: int = 0) -> dict:
     """Colour, marker and fill of a measure's curve."""
     p = parse_paper_measure(measure)
     if p is None:
-        return {"color": FALLBACK_COLOURS[index % len(FALLBACK_COLOURS)], "marker": "D",
-                "markerfacecolor": "white", "linewidth": 1.3}
+        return {"color": FALLBACK_COLOURS[index % len(FALLBACK_COLOURS)],
+                "marker": FALLBACK_MARKERS[index % len(FALLBACK_MARKERS)], "markerfacecolor": "white",
+                "linewidth": 1.3}
     family, _, norm = p
     style = {"color": COLOURS[(family, norm)], "marker": "o" if family == "P" else "s"}
     if norm:

@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
@@ -189,3 +190,81 @@ def test_every_figure_of_the_demo_and_of_trec8_s_paper_config_fits_a_page(pipeli
     ids = internal_ids()
     problems = {key: figure_problems(facts, ids) for key, facts in pipeline_figures.items() if facts}
     assert {key: found for key, found in problems.items() if found} == {}
+
+
+# ------------------------------------------------------------ more than a page
+
+
+def _pages(facts_path) -> list[dict]:
+    return json.loads(facts_path.read_text())["pages"]
+
+
+def test_many_judgment_sets_split_into_pages_each_fit_for_print(tmp_path, monkeypatch):
+    """Forty judgment sets of three measures (one with alphas) do not fit one page: the
+    sets split into pages of about equal size, each page a page, every set on one."""
+    from irmeta.artefacts.figures.judgments import judgment_pages, plot_judgment_agreement
+
+    monkeypatch.setenv(FACTS_ENV, "1")
+    rng = np.random.default_rng(7)
+    rows = [{"reference": "qrels", "level": 0.05, "judgments": f"assessor {s}", "measure": m, "alpha": a,
+             "kendall_tau": rng.uniform(0.5, 1), "tau_ap": rng.uniform(0.4, 1), "swapped_significant": 3,
+             "significant_reference": 100}
+            for s in range(40) for m, alphas in (("P@100", [""]), ("AP@100", [""]), ("P_rareness@100", ["0", "1"]))
+            for a in alphas]
+    plot_judgment_agreement(pd.DataFrame(rows), tmp_path / "j.png", tmp_path / "j.pdf")
+    pages = _pages(tmp_path / "j.facts.json")
+    assert len(pages) >= 2 and figure_problems(tmp_path / "j.facts.json") == []
+    shown = [t["text"] for p in pages for t in p["texts"] if t["text"].startswith("assessor ")]
+    assert {f"assessor {s}" for s in range(40)} <= set(shown)
+    layout = judgment_pages(40, 3, reserved=1.0)
+    assert sorted(i for sets, _ in layout for i in sets) == list(range(40))
+    assert max(len(s) for s, _ in layout) - min(len(s) for s, _ in layout) <= 1  # balanced
+    assert judgment_pages(10, 6, reserved=1.0) == [(range(10), range(6))]  # the demo's: one page
+
+
+def test_reproducibility_names_its_pairs_ramps_alpha_and_writes_far_outliers(tmp_path, monkeypatch):
+    """Fourteen pairs: more than the markers, so two pages, each pair named once; an
+    Effect Ratio of 58 sits on the axis' edge with its value written beside it."""
+    from irmeta.artefacts.figures.reproducibility import PAIR_MARKERS, plot_reproducibility
+
+    monkeypatch.setenv(FACTS_ENV, "1")
+    rng = np.random.default_rng(3)
+    rows = [{"baseline": f"base{p}", "advanced": f"run{p}", "measure": m, "alpha": a,
+             "er": 58.0 if (p, m, a) == (0, "P_rareness@100", "1") else rng.normal(1, 0.5),
+             "delta_ri": rng.normal(0, 0.3)}
+            for p in range(14) for m, alphas in (("P@100", [""]), ("P_rareness@100", ["0", "0.5", "1"]))
+            for a in alphas]
+    plot_reproducibility(pd.DataFrame(rows), tmp_path / "r", title="Demo: reproducibility")
+    pages = _pages(tmp_path / "r.facts.json")
+    assert len(pages) == 2 and figure_problems(tmp_path / "r.facts.json") == []
+    names = [e["label"] for p in pages for legend in p["legends"] for e in legend if " over " in e["label"]]
+    assert sorted(names) == sorted(f"run{p} over base{p}" for p in range(14))
+    assert len([e for e in pages[0]["legends"][0] if " over " in e["label"]]) == len(PAIR_MARKERS)
+    ramp = [e["colour"] for e in pages[0]["legends"][0] if e["label"].startswith(r"$\alpha$")]
+    assert len(set(ramp)) == 3
+    assert any(t["text"] == "ER 58" for t in pages[0]["texts"])
+    assert [p["title"] for p in pages[0]["panels"]] == ["P@100", "P_rareness@100"]
+
+
+def test_claims_of_many_comparisons_go_on_pages_and_rank_agreement_starts_at_zero(tmp_path, monkeypatch):
+    """Five comparisons: four on the first page, one on the second; tau's bars from 0."""
+    from irmeta.artefacts.claims import COLUMNS
+    from irmeta.artefacts.figures.claims import plot_claims
+
+    monkeypatch.setenv(FACTS_ENV, "1")
+    rows = []
+    for i in range(5):
+        for protocol, tau in (("kendall_tau", 0.942), ("tau_ap", 0.667)):
+            rows.append({"claim": "rank_agreement", "protocol": protocol, "measure": f"M{i}_rareness@100",
+                         "baseline": "P@100", "alpha": "1", "collection": "Demo", "value": tau, "threshold": 0.9})
+        for protocol in ("paper_pairwise", "paired_t+holm"):
+            rows.append({"claim": "discriminative_power", "protocol": protocol, "measure": f"M{i}_rareness@100",
+                         "baseline": "P@100", "alpha": "1", "collection": "Demo", "value": 3.0, "threshold": 0.0,
+                         "pairs_share": 0.01})
+    table = pd.DataFrame(rows).reindex(columns=COLUMNS)
+    plot_claims(table, tmp_path / "claims.png")
+    pages = _pages(tmp_path / "claims.facts.json")
+    assert len(pages) == 2 and figure_problems(tmp_path / "claims.facts.json") == []
+    assert len(pages[0]["panels"]) == 8 and len(pages[1]["panels"]) == 2
+    texts = {t["text"] for t in pages[0]["texts"]}
+    assert {"Kendall's tau-b", "paired t-test, Holm", "paper pairwise (authors' script)", "0.667"} <= texts

@@ -87,7 +87,7 @@ def plot_judgment_reduction(table: pd.DataFrame, png: str | Path, pdf: str | Pat
                          transform=axes[0].transAxes)
             axes[0].set_axis_off()
             axes[0].set_title("judgment sets")
-        for ax, (kind, xlabel, title) in zip(axes, panels):
+        for ax, (kind, xlabel, heading) in zip(axes, panels):
             rows = frame[frame["kind"] == kind]
             for measure in measures:
                 line = rows[rows["measure"] == measure].sort_values("value")
@@ -103,7 +103,7 @@ def plot_judgment_reduction(table: pd.DataFrame, png: str | Path, pdf: str | Pat
                 ax.minorticks_off()
             ax.set_xticks(values, labels=[f"{v:g}" for v in values])
             ax.set_xlabel(xlabel)
-            ax.set_title(title)
+            ax.set_title(heading)
         if panels:
             axes[0].set_ylabel("Kendall's tau with\nthe full qrels' ranking")
         if title:

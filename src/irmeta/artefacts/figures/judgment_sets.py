@@ -154,7 +154,9 @@ def plot_family_ranks(ranks: pd.DataFrame, png: str | Path, pdf: str | Path, *,
                 ax.set_ylim(0.5, worst + 0.5)
                 ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
                 ax.yaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))
-                ax.set_title(f"{labels[measure]}" + (rf" $\alpha$={alpha}" if alpha else ""))
+                # a long name puts its alpha on a line of its own: a narrow panel's title fits
+                gap = "\n" if len(labels[measure]) > 16 else " "
+                ax.set_title(f"{labels[measure]}" + (rf"{gap}$\alpha$ = {alpha}" if alpha else ""))
                 ax.set_xlabel("rank under the qrels")
                 if k % per_row == 0:
                     ax.set_ylabel(f"rank under\n{judgment_set_label(name)}")

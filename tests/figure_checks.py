@@ -90,7 +90,7 @@ def _clashes(entries: list[dict]) -> list[str]:
 def page_problems(page: dict, ids: set[str]) -> list[str]:
     """Why one page of a figure (irmeta.artefacts.figures.style.figure_facts) would not
     print well: too large, a font under MIN_FONT at its printed size, a text off the
-    figure, a panel without a title, two series a reader cannot tell apart, an internal id."""
+    figure or out of its panel, a panel without a title, two series a reader cannot tell apart, an internal id."""
     problems = []
     width, height = page["width"], page["height"]
     if width > MAX_SIZE[0] + 1e-9 or height > MAX_SIZE[1] + 1e-9:
@@ -103,6 +103,9 @@ def page_problems(page: dict, ids: set[str]) -> list[str]:
     outside = [t["text"] for t in page["texts"] if t.get("outside")]
     if outside:
         problems.append(f"text off the figure: {outside[:3]}")
+    spills = [t["text"] for t in page["texts"] if t.get("spills")]
+    if spills:
+        problems.append(f"text out of its panel: {spills[:3]}")
     untitled = [i for i, panel in enumerate(page["panels"]) if not panel["title"].strip()]
     if untitled:
         problems.append(f"panel(s) {untitled} without a title")

@@ -60,6 +60,7 @@ def test_a_figure_fit_for_a_page_passes():
     ("id", "internal id(s) in its text: ['paired_t+holm']"),
     ("generated", "internal id(s) in its text: ['error_0.1']"),
     ("off", "text off the figure"),
+    ("spill", "text out of its panel: ['-19.57%']"),
 ])
 def test_the_checks_see_each_defect(defect, expected):
     """Each check can fail: a figure made with one defect is reported for it."""
@@ -73,6 +74,8 @@ def test_the_checks_see_each_defect(defect, expected):
         ax.legend(fontsize=6 if defect == "small" else 7.5)
         if defect == "off":
             ax.text(1.5, 0.5, "a note that runs off the figure's right edge", transform=ax.transAxes, in_layout=False)
+        if defect == "spill":  # a bar's value written past the panel's left edge, into the margin
+            ax.text(0.02, 0.5, "-19.57%", transform=ax.transAxes, ha="right", fontsize=7.5)
         return fig
 
     problems = figure_problems(_facts(draw))

@@ -5,8 +5,10 @@ protocol (named in words down the row's first panel) and collection (a colour ea
 
 Every bar starts at 0: rank agreement's at tau 0, on an axis from 0 to 1 with tau's
 threshold (0.9) a dashed line, so a tau of 0.667 is a shorter bar, not a long one below
-the line; a gain's bar is its size, the claim's threshold a dashed line when it is not 0
-(the reusability claim's lies below 0: a small loss still holds). The
+the line; its value is written right of its end (of 0 for a loss), each row's axis
+widened until every value lies inside its panel; a gain's bar is its size, the claim's
+threshold a dashed line when it is not 0 (the reusability claim's lies below 0: a small
+loss still holds). The
 discriminative-power gain is drawn as a share of the run pairs (comparable across
 campaigns of 19 or 129 runs), labelled with it; every gain's axis spans at least
 :data:`MIN_SPAN` in its units, so a difference of 1e-4 stays a flat bar rather than
@@ -105,6 +107,7 @@ def plot_claims(table: pd.DataFrame, png: str | Path, pdf: str | Path | None = N
         fig = Figure(figsize=(PAGE_WIDTH, min(height, MAX_HEIGHT)), layout="constrained")
         FigureCanvasAgg(fig)
         grid = fig.add_gridspec(len(claims), COMPARISONS_PER_PAGE if number else len(shown), height_ratios=heights)
+        rows = []
         for i, claim in enumerate(claims):
             first = None
             for j, (measure, baseline) in enumerate(shown):
@@ -120,9 +123,11 @@ def plot_claims(table: pd.DataFrame, png: str | Path, pdf: str | Path | None = N
                                                           & (frame["baseline"] == baseline), "alpha"]))
                     head = f"{measure}\nvs {baseline}" + (rf" ($\alpha$ = {alphas[0]})" if len(alphas) == 1 else "")
                     ax.set_title(head + "\n" + _PANEL_TITLES[claim], fontsize=7.5)
-            _least_span_row(fig.axes[-len(shown):], claim, frame, protocols[claim])
+            rows.append(fig.axes[-len(shown):])
+            _least_span_row(rows[-1], claim, frame, protocols[claim])
         fig.suptitle(page_title("Do the paper's claims hold?", number, len(pages)))
         legend_below(fig, handles, ncol)
+        _fit_bar_labels(fig, rows)
         return fig
 
     return save_figure(styled(lambda: [page(n, shown) for n, shown in enumerate(pages)]), png.with_suffix(""))
@@ -170,9 +175,11 @@ def _panel(ax, rows: pd.DataFrame, claim: str, comparison: str, order: list[str]
         at = rows[rows["collection"] == collection].set_index("protocol").reindex(protocols)
         values = _plotted(at, claim)
         y = np.arange(len(protocols)) - 0.4 + height * (k + 0.5)
-        bars = ax.barh(y, values, height * 0.9, left=0.0, color=colours[collection], zorder=3)
-        labels = ["" if np.isnan(v) else _bar_label(claim, v) for v in values]
-        ax.bar_label(bars, labels=labels, fontsize=7, padding=1.5)
+        ax.barh(y, values, height * 0.9, left=0.0, color=colours[collection], zorder=3)
+        for value, at_y in zip(values, y):  # right of the bar's end, or of 0 for a loss: room on one side only
+            if not np.isnan(value):
+                ax.annotate(_bar_label(claim, value), (max(value, 0.0), at_y), xytext=(2.0, 0.0),
+                            textcoords="offset points", ha="left", va="center", fontsize=7, zorder=5)
     ax.axvline(0.0, color="#333333", linewidth=0.9, zorder=4)
     if line != 0.0:
         ax.axvline(line, color=THRESHOLD_COLOUR, linewidth=0.9, linestyle="--", zorder=4)
@@ -181,25 +188,50 @@ def _panel(ax, rows: pd.DataFrame, claim: str, comparison: str, order: list[str]
 
 
 def _least_span_row(axes: list, claim: str, frame: pd.DataFrame, protocols: list[str]) -> None:
-    """The row's shared value axis: tau from 0 to 1 (room for the labels beyond), a gain's
-    over every value, 0 and the threshold, at least :data:`MIN_SPAN` wide, with room for
-    the bars' labels at both ends."""
+    """The row's shared value axis: tau from 0 (or below, for a negative tau) to 1, a
+    gain's over every value, 0 and the threshold, at least :data:`MIN_SPAN` wide; room for
+    the bars' labels on the right (:func:`_fit_bar_labels` widens it to what they need)."""
     rows = frame[frame["claim"] == claim]
     if rows.empty:
         return
-    if claim == "rank_agreement":
-        axes[0].set_xlim(0.0, 1.3)
-        axes[0].set_xticks([0.0, 0.5, 1.0])
-        return
     values = [v for p in protocols for v in _plotted(rows[rows["protocol"] == p].reset_index(drop=True), claim)
               if not np.isnan(v)]
+    if claim == "rank_agreement":
+        axes[0].set_xlim(min([0.0, *values]), 1.15)
+        axes[0].set_xticks([t for t in (-1.0, -0.5, 0.0, 0.5, 1.0) if t >= min([0.0, *values]) - 1e-9])
+        return
     line = float(rows["threshold"].iloc[0])
     low, high = min([0.0, line, *values]), max([0.0, line, *values])
     if high - low < MIN_SPAN.get(claim, 0.0):
         middle = (low + high) / 2
         low, high = middle - MIN_SPAN[claim] / 2, middle + MIN_SPAN[claim] / 2
-    room = 0.85 * (high - low)  # the labels beside the bars' ends
-    axes[0].set_xlim(low - (room if low < 0 else 0.05 * (high - low)), high + room)
+    axes[0].set_xlim(low - 0.05 * (high - low), high + 0.3 * (high - low))
+
+
+def _fit_bar_labels(fig: Figure, rows: list[list]) -> None:
+    """Widen each row's shared value axis until every bar's label lies inside its panel
+    (a narrow panel's long label, as -19.57%, would run over the axis or the next panel):
+    measured on the laid-out figure, again until nothing moves (a wider axis gives a
+    label's points more of its units, so each pass widens by the overshoot and half again)."""
+    pad = 8.0  # pixels between a label and the panel's edge
+    for _ in range(12):
+        moved = False
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        for axes in rows:
+            low, high = axes[0].get_xlim()
+            left = right = 0.0
+            for ax in axes:
+                inverse = ax.transData.inverted()
+                for text in ax.texts:
+                    box = text.get_window_extent(renderer)
+                    (x0, _), (x1, _) = inverse.transform([(box.x0 - pad, box.y0), (box.x1 + pad, box.y1)])
+                    left, right = max(left, low - x0), max(right, x1 - high)
+            if left > 1e-9 * (high - low) or right > 1e-9 * (high - low):
+                axes[0].set_xlim(low - 1.5 * left, high + 1.5 * right)
+                moved = True
+        if not moved:
+            return
 
 
 def _plotted(at: pd.DataFrame, claim: str) -> np.ndarray:

@@ -23,6 +23,7 @@ from matplotlib.ticker import MaxNLocator
 from irmeta.artefacts.figures.judgments import _measure_labels, _stem
 from irmeta.artefacts.figures.style import (
     PAGE_WIDTH,
+    keep_inside,
     legend_below,
     measure_order,
     new_figure,
@@ -206,10 +207,10 @@ def plot_kappa_tau(labels: pd.DataFrame, agreement: pd.DataFrame, png: str | Pat
             rows = joined[joined["measure"] == measure]
             ax.scatter(rows["cohen_kappa"], rows["kendall_tau"], s=16, alpha=0.8, zorder=2,
                        color=_COLOURS[i % len(_COLOURS)], marker=_MARKERS[i % len(_MARKERS)])
-        for group, rows in groups.groupby("_group", sort=False):
-            ax.annotate(group, (float(rows["cohen_kappa"].mean()), float(rows["kendall_tau"].max())),
-                        textcoords="offset points", xytext=(0, 6), ha="center", va="bottom", fontsize=7.5,
-                        color="#333333", zorder=4)
+        notes = [ax.annotate(group, (float(rows["cohen_kappa"].mean()), float(rows["kendall_tau"].max())),
+                             textcoords="offset points", xytext=(0, 6), ha="center", va="bottom", fontsize=7.5,
+                             color="#333333", zorder=4)
+                 for group, rows in groups.groupby("_group", sort=False)]
         ax.set_xlabel("Cohen's kappa with the qrels (binary labels)")
         ax.set_ylabel(r"Kendall's $\tau$ with the qrels' ranking")
         ax.axhline(1.0, color="#999999", linewidth=0.8, linestyle=":", zorder=1)
@@ -218,6 +219,7 @@ def plot_kappa_tau(labels: pd.DataFrame, agreement: pd.DataFrame, png: str | Pat
         if title:
             fig.suptitle(title)
         legend_below(fig, handles, ncol)
+        keep_inside(fig, notes)
         return fig
 
     return save_figure(styled(draw), _stem(png, pdf))

@@ -128,6 +128,8 @@ def _scores_panel(ax, part: pd.DataFrame, name: str) -> None:
 def _changes_panel(ax, part: pd.DataFrame, name: str) -> None:
     """Ranks each run falls when left out (rank left out minus full rank; a rise is
     negative), runs in order of their full rank: points, as the runs are categories."""
+    from matplotlib.ticker import MaxNLocator
+
     rules = [rule for rule in RULE_STYLES if (part["rarity"] == rule).any()]
     offsets = np.linspace(-0.18, 0.18, len(rules)) if len(rules) > 1 else [0.0]
     for rule, offset in zip(rules, offsets):
@@ -139,6 +141,7 @@ def _changes_panel(ax, part: pd.DataFrame, name: str) -> None:
     runs = int(part.groupby("rarity").size().max())
     ax.axhline(0.0, color="#777777", linewidth=0.7, zorder=1)
     ax.axhline(0.05 * runs, color=THRESHOLD_COLOUR, linewidth=0.8, linestyle="--")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # ranks: whole numbers
     ax.set_title("ranks fallen when left out")
     ax.set_xlabel("run, by full rank")
     ax.set_ylabel("ranks fallen left out\n(below 0: risen)")

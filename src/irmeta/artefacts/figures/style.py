@@ -354,8 +354,9 @@ def series_style(artist) -> dict | None:
 
 
 def _texts(fig: Figure) -> list[dict]:
-    """Every text drawn: its string, size in points, and whether it runs off the figure
-    (``outside``: by more than a pixel)."""
+    """Every text drawn: its string, size in points, whether it runs off the figure
+    (``outside``: by more than a pixel) and, for a text written in a panel (a bar's value,
+    a note), whether it runs out of the panel (``spills``: by more than two pixels)."""
     from matplotlib.text import Text
 
     fig.canvas.draw()  # at the figure's own dpi: where the last save put the labels, in these pixels
@@ -379,7 +380,12 @@ def _texts(fig: Figure) -> list[dict]:
             continue
         box = text.get_window_extent(renderer)
         outside = box.x0 < -1 or box.y0 < -1 or box.x1 > width + 1 or box.y1 > height + 1
-        out.append({"text": content, "size": round(float(text.get_fontsize()), 3), "outside": bool(outside)})
+        fact = {"text": content, "size": round(float(text.get_fontsize()), 3), "outside": bool(outside)}
+        if axes is not None and text in axes.texts:  # written in the panel: it stays there
+            panel = axes.get_window_extent(renderer)
+            fact["spills"] = bool(box.x0 < panel.x0 - 2 or box.x1 > panel.x1 + 2
+                                  or box.y0 < panel.y0 - 2 or box.y1 > panel.y1 + 2)
+        out.append(fact)
     return out
 
 
@@ -450,6 +456,24 @@ def styled(draw):
     """Run ``draw`` under matplotlib's default style plus :data:`_RC`."""
     with matplotlib.style.context("default"), matplotlib.rc_context(_RC):
         return draw()
+
+
+def keep_inside(fig: Figure, notes: Sequence) -> None:
+    """Slide each of ``notes`` (annotations placed by an offset in points, as a cluster's
+    label above it) sideways until it lies inside its panel, measured on the laid-out
+    ``fig``: a label of a cluster at the axis' edge would otherwise run out of the panel."""
+    if not notes:
+        return
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    points = fig.dpi / 72.0  # pixels a point
+    for note in notes:
+        box, panel = note.get_window_extent(renderer), note.axes.get_window_extent(renderer)
+        pad = 2 * points
+        shift = max(0.0, panel.x0 + pad - box.x0) - max(0.0, box.x1 - (panel.x1 - pad))
+        if shift:
+            x, y = note.xyann
+            note.xyann = (x + shift / points, y)
 
 
 def legend_below(fig: Figure, handles: list, ncol: int) -> None:

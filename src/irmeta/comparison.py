@@ -233,13 +233,14 @@ def _ordered_pairs(n_runs: int, baseline: int | None) -> tuple[np.ndarray, np.nd
     return r[keep], s[keep]
 
 
-def _pvalues(values: np.ndarray, selected: np.ndarray, plan: ComparePlan) -> np.ndarray:
-    """p-values of the unordered pairs ``selected`` (positions in ``run_pairs`` order)."""
+def _pvalues(values: np.ndarray, selected: np.ndarray, plan: ComparePlan, runs: list[str]) -> np.ndarray:
+    """p-values of the unordered pairs ``selected`` (positions in ``run_pairs`` order);
+    ``runs``: the rows' names, which a plugin's fault with a pair names."""
     test = TESTS[plan.test]
     if not test.paired:
         assert test.pvalues is not None  # compare_plan offers no other
         return resolve(test.pvalues)(values, selected)
-    return run_test(plan.test, values, plan.permutations, plan.seed).p_value[selected]
+    return run_test(plan.test, values, plan.permutations, plan.seed, runs=runs).p_value[selected]
 
 
 def _measure_rows(label: str, values: np.ndarray, means: np.ndarray, runs: list[str], baseline: int | None,
@@ -250,7 +251,7 @@ def _measure_rows(label: str, values: np.ndarray, means: np.ndarray, runs: list[
     n = len(runs)
     a, b = run_pairs(n)
     selected = np.arange(len(a)) if baseline is None else np.flatnonzero((a == baseline) | (b == baseline))
-    p = _pvalues(values, selected, plan)
+    p = _pvalues(values, selected, plan, runs)
     adjusted = p if plan.correction == NO_CORRECTION else CORRECTIONS[plan.correction].adjust(p)
     summary = pair_summary(values, 1.0 - plan.level)
     family = np.full((n, n), -1, dtype=np.int64)  # family[r, s]: the pair's place among ``selected``

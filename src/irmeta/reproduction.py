@@ -51,9 +51,12 @@ class Repro:
 
 def order_settings(ktu_cutoff: Any = rm.KTU_CUTOFF, rbo_p: Any = rm.RBO_P, rbo_depth: Any = rm.RBO_DEPTH
                    ) -> OrderSettings:
-    """KTU's cutoff, RBO's p and depth, checked (one line each refusal)."""
-    return OrderSettings(check.integer("ktu_cutoff", ktu_cutoff, 1), check.number("rbo_p", rbo_p, 0.0, 1.0,
-                         open_low=True, open_high=True), check.integer("rbo_depth", rbo_depth, 1))
+    """KTU's cutoff, RBO's p and depth, checked (one line each refusal; a depth past where
+    RBO's terms count is summed to there, :func:`~irmeta.metaeval.reproducibility.rbo_terms`)."""
+    order = OrderSettings(check.integer("ktu_cutoff", ktu_cutoff, 1), check.number("rbo_p", rbo_p, 0.0, 1.0,
+                          open_low=True, open_high=True), check.integer("rbo_depth", rbo_depth, 1))
+    rm.rbo_terms(order.rbo_p, order.rbo_depth, 0)  # refused now, not after the runs are read
+    return order
 
 
 def repro(qrels: Any, original_baseline: Any, original_advanced: Any, reproduced_baseline: Any,
@@ -136,7 +139,10 @@ def _caption(r: Repro) -> str:
              else "on another collection (document order and scores not compared; unpaired t-test)")
     o = r.order
     return (f"Reproducibility measures (Breuer et al., SIGIR 2020), reproductions {where}; KTU at "
-            f"{o.ktu_cutoff}, RBO p {o.rbo_p:g} to depth {o.rbo_depth}. Empty: undefined.")
+            f"{o.ktu_cutoff}, RBO p {o.rbo_p:g} to depth {o.rbo_depth}: ktu is Kendall's tau-b over the union of "
+            f"the two lists, rbo Webber et al.'s extrapolated RBO (eq. 32, a shorter ranking extrapolated), "
+            f"rbo_repro_eval repro_eval's normalised finite-depth RBO; documents in trec_eval's order (score ties "
+            f"broken by document id). Empty: undefined.")
 
 
 def repro_tsv(table: pd.DataFrame, digits: int | None = None) -> str:

@@ -31,6 +31,7 @@ from irmeta.campaign.qrels import Qrels
 from irmeta.campaign.ranked_store import StoredPart, ranked_part
 from irmeta.campaign.store import EncodedPiece, encode_postings
 from irmeta.support.atomic import atomic_save_npz
+from irmeta.support.checksum import load_npz
 
 _SIDES = ("hits", "misses")
 
@@ -103,7 +104,7 @@ def save_part(judged: list[JudgedRun], path: str | Path, qrels: Qrels, settings:
 
 
 def _part_meta(path: str | Path) -> dict:
-    with np.load(path) as stored:
+    with load_npz(path) as stored:
         return json.loads(stored["meta"].tobytes())
 
 
@@ -143,7 +144,7 @@ def merge_parts(paths: Sequence[str | Path], qrels: Qrels, settings: dict) -> Me
     length = np.zeros((len(runs), len(topics)), dtype=np.int32)
     at = 0
     for path in paths:
-        with np.load(path) as stored:
+        with load_npz(path) as stored:
             part = stored["length"]
         length[at:at + len(part)] = part
         at += len(part)
@@ -177,6 +178,6 @@ def ranked_parts(paths: Sequence[str | Path]) -> list[StoredPart]:
 
 def _member_of(path: str | Path, side: str) -> Callable[[str], np.ndarray]:
     def fetch(name: str) -> np.ndarray:
-        with np.load(path) as stored:
+        with load_npz(path) as stored:
             return stored[f"{side}_{name}"]
     return fetch

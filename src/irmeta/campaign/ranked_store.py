@@ -47,6 +47,7 @@ from irmeta.campaign.score_codes import (
 from irmeta.campaign.store import narrowest_type
 from irmeta.support.atomic import atomic_stream_npz
 from irmeta.support.bit_fields import BitWriter, bit_width, unpack_bits, word_count
+from irmeta.support.checksum import load_npz
 
 PREFIX = "ranked_"  # a part's members, beside the judged postings in an ingestion part
 _MEMBERS = ("start", "cell_run", "cell_topic", "place", "score", "score_summary", "pool_start", "pool_offsets",
@@ -184,7 +185,7 @@ class StoredPart:
     topics: list[str]
 
     def array(self, name: str) -> Any:
-        with np.load(self.path) as stored:
+        with load_npz(self.path) as stored:
             if name == "pool":
                 return _strings(stored[PREFIX + "pool_offsets"], stored[PREFIX + "pool_bytes"])
             return stored[PREFIX + name]
@@ -298,13 +299,13 @@ def _string_lengths(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 def ranked_settings(path: str | Path) -> dict:
     """What ``ranked.npz`` records of how its rankings were read (its depth among them)."""
-    with np.load(path) as stored:
+    with load_npz(path) as stored:
         return json.loads(stored["meta"].tobytes())["settings"]
 
 
 def ranked_size(path: str | Path) -> tuple[int, int, int]:
     """How many documents, runs and topics ``ranked.npz`` holds."""
-    with np.load(path) as stored:
+    with load_npz(path) as stored:
         meta = json.loads(stored["meta"].tobytes())
         return int(stored["length"].sum(dtype=np.int64)), len(meta["runs"]), len(meta["topics"])
 

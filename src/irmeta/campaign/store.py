@@ -10,7 +10,10 @@ for any pool of fewer than 65,536 documents a topic. Every array takes the narro
 integer type its values fit (chosen from the values, so nothing is ever cut), and the
 per-cell offsets are stored as counts. The simulated 10^7-line campaigns of
 ``benchmarks/bench_scale.py`` store in about 0.3 of their gzipped runs instead of 0.75.
-Format 1 (every array at its width in memory) still loads.
+Format 1 (every array at its width in memory) still loads. The file ends with a
+checksum of its bytes, verified before anything is read (:mod:`irmeta.support.checksum`):
+a damaged or truncated store, or one an irmeta before the checksum wrote, is refused on
+one line naming it and what to do.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import pyarrow as pa
 
 from irmeta.campaign.postings import Postings, RelevanceMatrix, offsets_from_counts
 from irmeta.support.atomic import NpzMember, atomic_stream_npz
+from irmeta.support.checksum import load_npz, verify_store
 
 FORMAT = 2
 _SIDES = ("hits", "misses")
@@ -249,7 +253,7 @@ def write_store(path: str | Path, *, runs: list[str], topics: list[str], length:
 
 def matrix_settings(path: str | Path) -> dict:
     """What :func:`save_matrix` recorded: runs, topics, threshold, depth, reading settings."""
-    with np.load(path) as stored:
+    with load_npz(path) as stored:
         return json.loads(stored["meta"].tobytes())
 
 
@@ -282,9 +286,11 @@ class StoredArray:
 def stored_members(path: str | Path) -> dict[str, np.ndarray | StoredArray]:
     """The members of an ``.npz`` by name: each uncompressed 1-D member (what
     :func:`write_store` writes) as a :class:`StoredArray`, read when sliced; any other
-    member read whole."""
+    member read whole. The file's checksum is verified first (:mod:`irmeta.support.checksum`):
+    a slice read from disk is checked by nothing else."""
     import zipfile
 
+    verify_store(path)
     members: dict[str, np.ndarray | StoredArray] = {}
     header = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
     with open(path, "rb") as raw, zipfile.ZipFile(raw) as archive:
@@ -308,7 +314,7 @@ def stored_members(path: str | Path) -> dict[str, np.ndarray | StoredArray]:
 
 def stored_postings(path: str | Path) -> int:
     """How many judged postings (relevant and other) the stored campaign holds."""
-    with np.load(path) as stored:
+    with load_npz(path) as stored:
         if "hits_rank" in stored:  # format 1
             return len(stored["hits_rank"]) + len(stored["misses_rank"])
         return sum(int(stored[f"{side}_counts"].sum(dtype=np.int64)) for side in _SIDES)
@@ -320,7 +326,7 @@ def load_matrix(path: str | Path, depth: int | None = None) -> RelevanceMatrix:
     postings ranked at most ``depth`` (:meth:`RelevanceMatrix.top`): every measure that
     reads no deeper (:func:`irmeta.measures.names.depth_read`) scores the same."""
     path = Path(path)
-    with np.load(path) as stored:
+    with load_npz(path) as stored:
         meta = json.loads(stored["meta"].tobytes())
         n_topics = len(meta["topics"])
         qrels_topic = stored["qrels_topic"].astype(np.int64)
@@ -337,7 +343,7 @@ def load_matrix(path: str | Path, depth: int | None = None) -> RelevanceMatrix:
                                    [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
     def misses() -> Postings:
-        with np.load(path) as stored:
+        with load_npz(path) as stored:
             if "misses_rank" in stored:
                 return Postings(stored["misses_start"], stored["misses_rank"], stored["misses_judgment"]).top(depth)
         return decode_postings(stored_members(path), "misses", qrels_topic, n_topics, depth)

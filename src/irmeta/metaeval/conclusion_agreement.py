@@ -75,12 +75,12 @@ def pair_decisions(values: np.ndarray, runs: Sequence[str], *, higher_is_better:
     corrected name (``paired_t``, ``paired_t+holm``...) and level, from one (runs, topics)
     matrix: the registry's dispatch (:func:`~.stats.paired_tests.run_test`) on the runs
     in byte order of their names, as :func:`~.stats.paired_tests.pairwise_tests` runs it."""
-    m, _ = runs_in_byte_order(values, runs)
+    m, names = runs_in_byte_order(values, runs)
     orientation = 1.0 if higher_is_better else -1.0
     direction = np.sign(orientation * _mean_differences(m)).astype(np.int8)
     out: Decisions = {}
     for method in dict.fromkeys(paired_methods(methods)):
-        p = run_test(method, m, permutations, seed).p_value
+        p = run_test(method, m, permutations, seed, runs=names).p_value
         for name in corrected_names(method, corrections):
             correction = parse_test_name(name)[1]
             adjusted = p if correction is None else CORRECTIONS[correction].adjust(p)

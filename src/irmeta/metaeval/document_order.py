@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from irmeta.campaign.degrade_cells import RankedCells
+from irmeta.metaeval.reproducibility import rbo_terms
 
 WORD = 64
 
@@ -98,7 +99,8 @@ class _Pair:
 
     def rbo(self, p: float, depth: int) -> np.ndarray:
         """Webber's RBO_ext of the rankings cut at k = min(depth, n) (reproducibility.rbo,
-        stats.correlation.rbo_ext): the same terms, each row's shortfall by ``math.fsum``."""
+        stats.correlation.rbo_ext; a copy is as long as its original, so eq. 32's lists are
+        even): the same terms, each row's shortfall by ``math.fsum``."""
         k = np.minimum(depth, self.n)
         width = self.original.shape[1]
         column = np.arange(width)[None, :]
@@ -112,21 +114,27 @@ class _Pair:
         last = agreement[np.arange(len(k)), np.maximum(k - 1, 0)]
         tail = np.array([p**size for size in k.tolist()], dtype=np.float64)
         out = 1.0 - (1.0 - p) / p * shortfall - (1.0 - last) * tail
+        # as rbo_ext: rankings sharing no document 0 exactly (1 - 1 rounds to +-1e-16),
+        # any other rounding past an end clipped
+        out = np.where(shared.any(axis=1), np.clip(out, 0.0, 1.0), 0.0)
         return np.where(k == 0, np.nan, out)
 
     def rbo_repro_eval(self, p: float, depth: int) -> np.ndarray:
         """Clarke's normalised finite-depth RBO (reproducibility.rbo_repro_eval): each row
-        summed by numpy as the per-topic function sums its vector."""
+        summed by numpy as the per-topic function sums its vector, to the same depth
+        (:func:`~.reproducibility.rbo_terms`), a block of rows of at most 2^20 terms at a time."""
         width = self.original.shape[1]
+        depth = rbo_terms(p, depth, width)
         column = np.arange(width)[None, :]
         shared = (column < depth) & (self.at_copy >= 0) & (self.at_copy < depth)
         joins = np.where(shared, np.maximum(column, self.at_copy), depth)  # depth: beyond the sum, dropped
         weight = np.cumprod(np.concatenate([[1.0], np.full(depth - 1, float(p))]))
         ranks = np.arange(1, depth + 1)
         out = np.empty(len(self.n))
-        for lo in range(0, len(out), 1024):  # rows of depth floats, a block at a time
-            overlap = np.cumsum(_row_bincount(joins[lo:lo + 1024], depth + 1)[:, :depth], axis=1)
-            out[lo:lo + 1024] = np.sum(weight * overlap / ranks, axis=1) / np.sum(weight)
+        rows = max(1, min(1024, (1 << 20) // depth))  # rows of depth floats, a block at a time
+        for lo in range(0, len(out), rows):
+            overlap = np.cumsum(_row_bincount(joins[lo:lo + rows], depth + 1)[:, :depth], axis=1)
+            out[lo:lo + rows] = np.sum(weight * overlap / ranks, axis=1) / np.sum(weight)
         return out
 
 

@@ -13,9 +13,12 @@ per topic and set, and the package's alpha holds a (pairs, V, V) array, 3 GB at 
 pairs. Alpha over more sets with missing grades is the package's own call.
 
 - Binary kappa: both labels cut at the collection's relevance threshold (relevant or not).
-- Weighted kappas: on grades, the table spanning every integer grade from the lowest to
-  the highest either set gives, so a weight's distance is the grades' difference (a grade
-  nobody gave still counts as a step between the others).
+- Weighted kappas: on grades, a weight's distance the grades' difference (a grade nobody
+  gave still counts as a step between the others), over the table spanning every integer
+  grade from the lowest to the highest either set gives (statsmodels', to the last bit)
+  when that is at most :data:`DENSE_GRADES` grades, else over the grades given only (a
+  grade of 100,000 beside 0..3 is a 5 x 5 table, not 74.5 GiB): the same kappa, the
+  grades nobody gave adding nothing to any sum (equal to the dense table's to 1e-12).
 - Alpha: ordinal, on grades (grades nobody gave carry no weight in the ordinal metric).
 - Undefined: when the chance agreement is 1 (both sets give one and the same category
   only: kappa is 0/0) or alpha's value domain holds one value, the cell is empty, never
@@ -50,31 +53,58 @@ ASSESSOR_AGREEMENT_COLUMNS = (
 ALL_TOPICS = "all"
 
 
+#: The most grades kappa's table spans every integer of (module docstring): 256 x 256
+#: cells, half a megabyte a temporary.
+DENSE_GRADES = 256
+
+
 def kappa(a: np.ndarray, b: np.ndarray, weights: str | None = None) -> float:
     """Cohen's kappa of two raters' integer labels (statsmodels' value), ``weights`` None,
-    ``"linear"`` or ``"quadratic"`` over the integers min..max of both; NaN when undefined
-    (chance agreement 1) or no label is given."""
+    ``"linear"`` or ``"quadratic"`` over the integers min..max of both (the distance of
+    two grades their difference; the table over the grades given when the integers are
+    more than :data:`DENSE_GRADES`); NaN when undefined (chance agreement 1) or no label
+    is given."""
     a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
     if len(a) == 0:
         return float("nan")
-    low = min(int(a.min()), int(b.min()))
-    size = max(int(a.max()), int(b.max())) - low + 1
-    table = np.bincount((a - low) * size + (b - low), minlength=size * size).reshape(size, size).astype(float)
+    grades, codes = grade_codes(np.concatenate([a, b]))
+    size = len(grades)
     if size == 1:
         return float("nan")
+    table = np.bincount(codes[:len(a)] * size + codes[len(a):], minlength=size * size).reshape(size, size)
     with np.errstate(divide="ignore", invalid="ignore"):
-        value = float(_table_kappa(table, weights))
+        value = float(_table_kappa(table.astype(float), weights, _offsets(grades)))
     return value if np.isfinite(value) else float("nan")
 
 
-def _table_kappa(table: np.ndarray, weights: str | None) -> np.floating:
+def grade_codes(grades: np.ndarray, dense: int = DENSE_GRADES) -> tuple[np.ndarray, np.ndarray]:
+    """The grades a table of ``grades`` (int64) spans, ascending, and each grade's place
+    among them: every integer from the lowest to the highest when they are at most
+    ``dense``, else the distinct grades only (memory in proportion to the grades given,
+    never to their values)."""
+    low, high = int(grades.min()), int(grades.max())
+    if high - low < dense:
+        return np.arange(low, high + 1, dtype=np.int64), grades - low
+    present, codes = np.unique(grades, return_inverse=True)
+    return present, codes.reshape(-1)
+
+
+def _offsets(grades: np.ndarray) -> np.ndarray:
+    """Each grade's distance from the lowest, as floats: exact modulo 2^64 in unsigned
+    integers (a difference of int64 grades may pass int64's range)."""
+    return (grades.astype(np.uint64) - grades[:1].astype(np.uint64)).astype(np.float64)
+
+
+def _table_kappa(table: np.ndarray, weights: str | None, positions: np.ndarray | None = None) -> np.floating:
     """Cohen's kappa of a (V, V) float confusion table: statsmodels' ``cohens_kappa``
     arithmetic on the same arrays, so the very same float (tested for equality), without
     its import (scipy.stats, 1.9 s) and checks in each of a campaign's topics x sets calls.
+    ``positions``: each row's grade as its distance from the first's (default 0..V-1, the
+    table of every integer grade).
 
     Unweighted (Cohen 1960): (p_o - p_e) / (1 - p_e), p_e = sum_v p_v. q_.v; weighted
-    (Cohen 1968, disagreement weights w_ck = |c - k| / (V - 1), or its square):
-    1 - sum w n / N / sum w p_e.
+    (Cohen 1968, disagreement weights w_ck = |g_c - g_k| / (g_max - g_min), or its square;
+    |c - k| / (V - 1) over every integer grade): 1 - sum w n / N / sum w p_e.
     """
     nobs = table.sum()
     freq_row = table.sum(1) / nobs
@@ -83,7 +113,7 @@ def _table_kappa(table: np.ndarray, weights: str | None) -> np.floating:
     if weights is None:
         agree_exp = np.diag(expected).sum()
         return (np.diag(table).sum() / nobs - agree_exp) / (1 - agree_exp)
-    grades = np.arange(table.shape[0], dtype=float)
+    grades = np.arange(table.shape[0], dtype=float) if positions is None else positions
     if weights == "linear":
         w = np.abs(grades[:, None] - grades) / (grades[-1] - grades[0])
     elif weights == "quadratic":
@@ -263,11 +293,15 @@ def _confusion(name: str, paired: _Paired) -> pd.DataFrame:
     """The shared pairs counted by (reference grade, set grade), ascending: one integer
     per combination, so one sort of integers (a unique over rows sorts records)."""
     ref, alt = paired.reference.astype(np.int64), paired.judgments.astype(np.int64)
-    low = min(int(ref.min(initial=0)), int(alt.min(initial=0)))
-    span = max(int(ref.max(initial=0)), int(alt.max(initial=0))) - low + 1
-    codes, counts = np.unique((ref - low) * span + (alt - low), return_counts=True)
-    return pd.DataFrame({"judgments": name, "reference_grade": (codes // span + low).astype(np.int64),
-                         "judgments_grade": (codes % span + low).astype(np.int64), "count": counts.astype(np.int64)})
+    if not len(ref):
+        return pd.DataFrame({"judgments": name, "reference_grade": ref, "judgments_grade": alt,
+                             "count": np.zeros(0, np.int64)})
+    # codes over the grades given: (ref - low) * span overflowed int64 for grades far apart
+    grades, place = grade_codes(np.concatenate([ref, alt]), dense=0)
+    span = len(grades)
+    codes, counts = np.unique(place[:len(ref)] * span + place[len(ref):], return_counts=True)
+    return pd.DataFrame({"judgments": name, "reference_grade": grades[codes // span],
+                         "judgments_grade": grades[codes % span], "count": counts.astype(np.int64)})
 
 
 def _ratings(sets: Sequence[Qrels]) -> np.ndarray:

@@ -6,8 +6,8 @@ reproduced):
 
 * document order (same collection only), per topic: Kendall's tau Union (:func:`ktu`,
   the paper's; :func:`ktu_repro_eval`, ``repro_eval`` 0.5.0's) and rank-biased overlap
-  (:func:`rbo`, Webber's extrapolated RBO_ext; :func:`rbo_repro_eval`, Clarke's
-  normalised finite-depth form that ``repro_eval`` uses);
+  (:func:`rbo`, Webber's extrapolated RBO_ext, uneven lengths extrapolated (eq. 32);
+  :func:`rbo_repro_eval`, Clarke's normalised finite-depth form that ``repro_eval`` uses);
 * scores (same collection only): :func:`rmse`, :func:`nrmse`;
 * effects (both settings): :func:`effect_ratio`, :func:`delta_ri`;
 * significance: :func:`t_test_p`, paired (same collection) or unpaired (another one).
@@ -112,13 +112,42 @@ def _inversions(values: np.ndarray) -> int:
 
 
 def rbo(original: Sequence[str], reproduced: Sequence[str], p: float = RBO_P, depth: int = RBO_DEPTH) -> float:
-    """Webber, Moffat and Zobel's extrapolated RBO_ext (TOIS 2010, eq. 32 with s = l = k)
-    of the two rankings cut at k = min(depth, both lengths), as ``kendall_tau.csv`` uses it
-    (:func:`~irmeta.metaeval.stats.correlation.rbo_ext`). NaN for an empty ranking."""
-    k = min(depth, len(original), len(reproduced))
-    if k == 0:
-        return math.nan
-    return rbo_ext(list(original[:k]), list(reproduced[:k]), p)
+    """Webber, Moffat and Zobel's extrapolated RBO_ext (TOIS 2010, eq. 32) of the two
+    rankings, each cut at ``depth`` (:func:`~irmeta.metaeval.stats.correlation.rbo_ext`).
+    A reproduction that returns fewer documents than the original is the shorter list of
+    eq. 32: what it lacks is extrapolated from what it returned, the original is not cut
+    to its length (which would compare the reproduction with the original's top few, and
+    give 0 where it returned the original's ranks 11-20). In [0, 1]; NaN for an empty ranking."""
+    return rbo_ext(list(original[:depth]), list(reproduced[:depth]), p)
+
+
+#: Depths RBO's finite-depth form sums every term of, as given (arrays of 8 MB at most).
+RBO_SUMMED_AS_GIVEN = 1 << 20
+#: The most terms it sums past that depth (rankings' length and the weights' fall).
+RBO_TERMS_LIMIT = 10_000_000
+
+
+def rbo_terms(p: float, depth: int, longest: int) -> int:
+    """How many terms of RBO's finite-depth form (:func:`rbo_repro_eval`) to sum for
+    ``depth`` when the longer ranking holds ``longest`` documents: all of them up to
+    :data:`RBO_SUMMED_AS_GIVEN`; past it, the ranking's length and then k more ranks, k
+    the fewest with p^k / (1 - p) <= 2^-60. Past both rankings X_d stops growing, so each
+    later term is at most a weight times the last summed term's share, and the weights
+    after k more ranks add up to less than 2^-60 of either sum: the value is the deeper
+    sum's to rounding, in memory for those terms (``rbo_depth`` 10^9 at repro_eval's p 0.95
+    sums the rankings and 870 ranks more). The rankings' length alone would not do: the
+    form's terms past both rankings still count, each with all they hold. Refused, naming
+    ``rbo_depth``, when more than :data:`RBO_TERMS_LIMIT` terms remain (p within about
+    5e-6 of 1)."""
+    if depth <= RBO_SUMMED_AS_GIVEN:
+        return depth
+    fall = math.ceil((60 * math.log(2) - math.log1p(-p)) / -math.log(p)) + 1
+    terms = min(depth, longest + fall)
+    if terms > RBO_TERMS_LIMIT:
+        raise ValueError(f"rbo_depth {depth} at rbo_p {p}: RBO's finite-depth form (repro_eval's) would sum "
+                         f"{terms:,} terms before its weights fall below 2^-60, more than the {RBO_TERMS_LIMIT:,} "
+                         f"irmeta sums; give an rbo_depth of at most {RBO_TERMS_LIMIT:,} (or a smaller rbo_p)")
+    return terms
 
 
 def rbo_repro_eval(original: Sequence[str], reproduced: Sequence[str], p: float = RBO_P,
@@ -126,8 +155,10 @@ def rbo_repro_eval(original: Sequence[str], reproduced: Sequence[str], p: float 
     """``repro_eval`` 0.5.0's RBO, Clarke et al.'s normalised finite-depth form (TOIS 2021,
     the TREC Health Misinformation track's): sum_{d=1..depth} p^(d-1) X_d / d divided by
     sum_{d=1..depth} p^(d-1), X_d the documents in both top-d prefixes (a ranking shorter
-    than d contributes all it has). Identical rankings of at least ``depth`` documents give 1."""
+    than d contributes all it has). Identical rankings of at least ``depth`` documents give 1.
+    A depth past 2^20 is summed as far as its terms count (:func:`rbo_terms`)."""
     o, r = _positions(original, depth), _positions(reproduced, depth)
+    depth = rbo_terms(p, depth, max(len(o), len(r)))
     joins = [max(i, r[doc]) for doc, i in o.items() if doc in r]  # both prefixes hold doc from depth max + 1
     overlap = np.cumsum(np.bincount(np.asarray(joins, dtype=np.int64), minlength=depth)[:depth])
     weight = np.cumprod(np.concatenate([[1.0], np.full(depth - 1, float(p))]))  # 1, p, p^2... as repro_eval

@@ -16,6 +16,7 @@ from irmeta.metaeval.score_matrices import ScoreMatrix, sort_by_alpha
 from irmeta.metaeval.stats.blocks import run_pairs
 from irmeta.metaeval.stats.stability_trials import draw_topic_subsets, stability, stability_counts_of_means, trial_means
 from irmeta.support.atomic import atomic_save_npz
+from irmeta.support.checksum import load_npz
 from irmeta.support.progress import Progress
 
 #: Added to ``experiments.seed``: trial t of stability draws Table 2's topic subsets from
@@ -54,7 +55,7 @@ class StabilityCounts:
 
     @classmethod
     def load(cls, path: str | Path) -> StabilityCounts:
-        with np.load(path) as stored:
+        with load_npz(path) as stored:
             meta = json.loads(stored["meta"].tobytes())
             return cls([tuple(k) for k in meta["keys"]], stored["wins_a"], stored["wins_b"], stored["ties"],
                        int(meta["topics_per_trial"]))

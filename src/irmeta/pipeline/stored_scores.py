@@ -16,6 +16,7 @@ from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import Scores
 from irmeta.measures.names import measure_label
 from irmeta.support.atomic import atomic_path, atomic_save_npz, write_parquet
+from irmeta.support.checksum import load_npz
 from irmeta.support.formats import refuse_infinite_cells, refuse_non_finite_scores
 
 if TYPE_CHECKING:  # pandas where a frame is read: a job that writes arrays never imports it (0.2 s)
@@ -45,7 +46,7 @@ def load_scores(path: str | Path, measures: Sequence[str] | None = None,
     """Scores written by :func:`write_scores`: every block, or those of ``measures`` (and,
     for measures with one, ``alphas``); only those blocks are read."""
     wanted_alphas = None if alphas is None else {alpha_label(a) for a in alphas}
-    with np.load(path) as stored:
+    with load_npz(path) as stored:
         meta = json.loads(stored["meta"].tobytes())
         keep = [i for i, (m, a) in enumerate(zip(meta["measures"], meta["alphas"]))
                 if (measures is None or m in measures) and (a is None or wanted_alphas is None or a in wanted_alphas)]

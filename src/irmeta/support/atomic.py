@@ -23,6 +23,8 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 import pyarrow as pa
 
+from irmeta.support.interrupts import raise_if_interrupted
+
 
 class NotRegularFileError(FileExistsError):
     """The target exists and is not a regular file, so an atomic write would replace it."""
@@ -98,6 +100,7 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     tmp.chmod(0o666 & ~umask)  # mkstemp makes it private; the output is an ordinary file
     try:
         yield tmp
+        raise_if_interrupted()  # a Ctrl-C some library swallowed still leaves nothing behind
         existing_regular_or_absent(path)  # it may have changed while the block wrote
         tmp.replace(path)
     finally:
@@ -129,10 +132,13 @@ def atomic_stream_npz(path: str | Path, members: Iterable[NpzMember]) -> None:
     """An uncompressed ``.npz`` laid out as ``np.savez`` lays it out (``np.load`` reads
     it), each member ``(name, dtype, shape, pieces)`` written from its pieces in turn (C
     order), so no array need be whole in memory; members dated 1980-01-01 (``np.savez``
-    stamps the time of writing), so the same arrays give the same bytes; atomically."""
+    stamps the time of writing), so the same arrays give the same bytes; ending with the
+    checksum of its bytes that readers verify (:mod:`irmeta.support.checksum`); atomically."""
     import zipfile
 
-    with atomic_path(path) as tmp, zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as z:
+    from irmeta.support.checksum import checksummed_zip
+
+    with atomic_path(path) as tmp, open(tmp, "wb") as raw, checksummed_zip(raw) as z:
         for name, dtype, shape, pieces in members:
             dtype = np.dtype(dtype)
             if dtype.hasobject:
@@ -287,6 +293,7 @@ def _move_in(staging: Path, out: Path, names: list[str], previous: set[str], mar
     def mark(files: set[str]) -> None:
         atomic_write_text(marker, json.dumps({**about, "files": sorted(files)}, indent=1) + "\n")
 
+    raise_if_interrupted()
     present = {name for name in previous if os.path.lexists(out / name)}
     mark(present | set(names))
     for name in names:

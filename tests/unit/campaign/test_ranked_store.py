@@ -189,9 +189,14 @@ def test_rankings_stored_by_an_earlier_irmeta_are_refused_with_what_to_do(tmp_pa
     import json
 
     members["meta"] = np.frombuffer(json.dumps(meta).encode(), np.uint8)
-    np.savez(tmp_path / "old.npz", **members)
+    from irmeta.support.atomic import atomic_save_npz
+
+    atomic_save_npz(tmp_path / "old.npz", members)  # with a checksum: the format is what is refused
     with pytest.raises(ValueError, match=r"earlier irmeta \(format 1.*ingest the collection again"):
         load_ranked(tmp_path / "old.npz")
+    np.savez(tmp_path / "older.npz", **members)  # as irmeta wrote it before the checksum
+    with pytest.raises(ValueError, match=r"older.npz was stored by an earlier irmeta.*: delete it and run again"):
+        load_ranked(tmp_path / "older.npz")
 
 
 def test_a_range_of_runs_decoded_from_disk_is_that_range_of_the_whole(tmp_path, campaign):

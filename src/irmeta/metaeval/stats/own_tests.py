@@ -38,7 +38,7 @@ import numpy as np
 
 from irmeta.measures.registry import MEASURES
 from irmeta.metaeval.stats.blocks import run_pairs
-from irmeta.metaeval.stats.pair_differences import PairTest, checked_scores
+from irmeta.metaeval.stats.pair_differences import PairFault, PairTest, checked_scores
 from irmeta.metaeval.stats.registry import CORRECTIONS, NO_CORRECTION, SHIPPED, TESTS, SignificanceTest
 from irmeta.support.plugin_import import import_plugins, loading_file, same_file
 
@@ -144,7 +144,7 @@ class _Guard:
         if self.per_pair:
             statistic, p = np.empty(len(a)), np.empty(len(a))
             for k, (i, j) in enumerate(zip(a.tolist(), b.tolist())):
-                s, pv = self._pair(self._call(m[i].copy(), m[j].copy(), *extra), k)
+                s, pv = self._pair(self._call(m[i].copy(), m[j].copy(), *extra), i, j)
                 statistic[k], p[k] = s, pv
         else:
             statistic, p = self._arrays(self._call(m.copy(), *extra), len(a))
@@ -164,13 +164,13 @@ class _Guard:
         where = Path(self.source).name if self.source else "not from a file"
         return f"test {self.name} (plugin {where}{'' if line is None else f':{line}'}): {' '.join(what.split())}"
 
-    def _pair(self, result: Any, k: int) -> tuple[float, float]:
+    def _pair(self, result: Any, a: int, b: int) -> tuple[float, float]:
         values = self._two(result)
         try:
             return float(values[0]), float(values[1])
         except (TypeError, ValueError, OverflowError):
-            raise ValueError(self.fault(f"returned {result!r} for pair {k}, where (statistic, p_value), two numbers, "
-                                        f"were expected")) from None
+            raise PairFault(self.fault(f"returned {result!r} for") + " ", a, b,
+                            ", where (statistic, p_value), two numbers, were expected") from None
 
     def _arrays(self, result: Any, pairs: int) -> tuple[np.ndarray, np.ndarray]:
         values = self._two(result)
@@ -198,5 +198,5 @@ class _Guard:
             k = int(bad[0])
             value = f"p-value {float(p[k])!r}" if not 0 <= p[k] <= 1 else f"statistic {float(statistic[k])!r}"
             more = f" (and {len(bad) - 1} other pairs)" if len(bad) > 1 else ""
-            raise ValueError(self.fault(f"returned {value} for runs {int(a[k])} and {int(b[k])}{more}: a p-value "
-                                        f"is a number in [0, 1], a statistic a number (+-inf allowed), never NaN"))
+            raise PairFault(self.fault(f"returned {value} for") + " ", int(a[k]), int(b[k]),
+                            f"{more}: a p-value is a number in [0, 1], a statistic a number (+-inf allowed), never NaN")

@@ -5,7 +5,7 @@ differences d = x_a - x_b of every run pair formed in blocks of a fixed memory b
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -23,6 +23,20 @@ class PairTest(NamedTuple):
 
     statistic: np.ndarray
     p_value: np.ndarray
+
+
+class PairFault(ValueError):
+    """A fault of one pair of a scores matrix (a plugin test's NaN for it): the message
+    ``before`` + the pair + ``after``, the pair as the matrix's rows (``runs 2 and 3``)
+    until :meth:`naming` gives the runs' names."""
+
+    def __init__(self, before: str, a: int, b: int, after: str):
+        self.before, self.a, self.b, self.after = before, a, b, after
+        super().__init__(f"{before}runs {a} and {b}{after}")
+
+    def naming(self, runs: Sequence[str]) -> ValueError:
+        """The same fault with the rows' run names (``runs``: the matrix's row order)."""
+        return ValueError(f"{self.before}runs {runs[self.a]!r} and {runs[self.b]!r}{self.after}")
 
 
 def checked_scores(scores: np.ndarray) -> np.ndarray:

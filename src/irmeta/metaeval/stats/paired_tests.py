@@ -26,6 +26,7 @@ from irmeta.metaeval.stats.blocks import run_pairs
 from irmeta.metaeval.stats.distributions import binomial_cdf, binomial_sf, t_quantile
 from irmeta.metaeval.stats.multiple_testing import adjusted_pvalue_columns
 from irmeta.metaeval.stats.pair_differences import (
+    PairFault,
     PairTest,
     checked_scores,
     finite_or_missing,
@@ -124,18 +125,24 @@ def pair_summary(scores: np.ndarray, confidence: float = 0.95, budget: int | Non
 
 
 def run_test(method: str, scores: np.ndarray, permutations: int = 1000, seed: int = 0,
-             budget: int | None = None) -> PairTest:
+             budget: int | None = None, runs: Sequence[str] | None = None) -> PairTest:
     """The registered paired test ``method`` (:mod:`.registry`) on every pair;
     ``permutations`` and ``seed`` go to the randomised tests only, the seed plus the
-    test's own ``seed_offset``."""
+    test's own ``seed_offset``. ``runs``: the rows' run names, which a plugin's fault
+    with a pair (:class:`.pair_differences.PairFault`) names instead of row numbers."""
     test = significance_test(method, "paired test")
     if not test.paired:
         raise ValueError(f"{method} is not a paired test: it decides every pair from all runs at once")
-    if test.randomised:
-        if permutations < 1:
-            raise ValueError(f"permutations must be at least 1, not {permutations}")
-        return test.compute()(scores, permutations, seed + test.seed_offset, budget=budget)
-    return test.compute()(scores, budget=budget)
+    if test.randomised and permutations < 1:
+        raise ValueError(f"permutations must be at least 1, not {permutations}")
+    try:
+        if test.randomised:
+            return test.compute()(scores, permutations, seed + test.seed_offset, budget=budget)
+        return test.compute()(scores, budget=budget)
+    except PairFault as fault:
+        if runs is None:
+            raise
+        raise fault.naming([str(r) for r in runs]) from None
 
 
 def runs_in_byte_order(scores: np.ndarray, runs: Sequence[str]) -> tuple[np.ndarray, list[str]]:
@@ -172,7 +179,7 @@ def pairwise_tests(scores: np.ndarray, runs: Sequence[str], methods: Iterable[st
     if methods is None:
         methods = registered_tests(kind="paired")
     for method in dict.fromkeys(methods):  # each method once, in the order given
-        test = run_test(method, m, permutations, seed, budget)
+        test = run_test(method, m, permutations, seed, budget, runs=names)
         frames.append(pd.DataFrame({
             "method": method, "run_a": run_a, "run_b": run_b, "mean_difference": summary.mean_difference,
             "statistic": finite_or_missing(test.statistic), "p_value": test.p_value,

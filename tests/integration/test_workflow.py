@@ -20,7 +20,7 @@ from docs_pages import page_block
 from irmeta.campaign.store import load_matrix, matrix_settings
 from irmeta.pipeline.manifest import EXPERIMENTS
 from irmeta.support.formats import markdown_escape
-from workflow_runs import SNAKEMAKE, copy_workflow, ok, snakemake
+from session_workflows import SNAKEMAKE, copy_workflow, ok, snakemake
 
 pytestmark = pytest.mark.integration
 

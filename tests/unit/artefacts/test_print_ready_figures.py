@@ -7,8 +7,8 @@ Each figure writes its facts beside it when IRMETA_FIGURE_FACTS is set
 (:func:`irmeta.artefacts.figures.style.figure_facts`); tests/figure_checks.py judges them.
 First the checks themselves, on figures made to fail them; then every figure of small
 synthetic tables; then every figure the demo campaign and TREC-8's paper config draw,
-from the session's runs of the workflow (tests/conftest.py: the runs the workflow's and
-the report's tests read too, so the suite runs each once).
+from the session's runs of the workflow (tests/conftest.py, tests/session_workflows.py:
+the runs the workflow's and the report's tests read too, so the suite runs each once).
 """
 
 from __future__ import annotations

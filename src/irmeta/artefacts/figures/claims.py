@@ -154,7 +154,8 @@ def _protocol_tick(protocol: str) -> str:
 def _panel(ax, rows: pd.DataFrame, claim: str, comparison: str, order: list[str], colours: dict,
            protocols: Sequence[str] | None = None) -> None:
     """A bar per protocol (down the panel, ``protocols``' order) and collection, from 0,
-    labelled with its value; the claim's threshold a dashed line where it is not 0."""
+    labelled with its value ("no value" where the claim is unfilled); the claim's threshold
+    a dashed line where it is not 0."""
     protocols = list(protocols or dict.fromkeys(rows["protocol"])) or [""]
     ax.set_title(_PANEL_TITLES[claim], fontsize=7.5)
     ax.xaxis.set_major_locator(MaxNLocator(nbins=3))
@@ -177,9 +178,10 @@ def _panel(ax, rows: pd.DataFrame, claim: str, comparison: str, order: list[str]
         y = np.arange(len(protocols)) - 0.4 + height * (k + 0.5)
         ax.barh(y, values, height * 0.9, left=0.0, color=colours[collection], zorder=3)
         for value, at_y in zip(values, y):  # right of the bar's end, or of 0 for a loss: room on one side only
-            if not np.isnan(value):
-                ax.annotate(_bar_label(claim, value), (max(value, 0.0), at_y), xytext=(2.0, 0.0),
-                            textcoords="offset points", ha="left", va="center", fontsize=7, zorder=5)
+            missing = np.isnan(value)  # unfilled (the tables' note says why), not a bar of 0
+            ax.annotate("no value" if missing else _bar_label(claim, value), (0.0 if missing else max(value, 0.0),
+                        at_y), xytext=(2.0, 0.0), textcoords="offset points", ha="left", va="center", fontsize=7,
+                        zorder=5, color="#777777" if missing else "black")
     ax.axvline(0.0, color="#333333", linewidth=0.9, zorder=4)
     if line != 0.0:
         ax.axvline(line, color=THRESHOLD_COLOUR, linewidth=0.9, linestyle="--", zorder=4)

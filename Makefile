@@ -2,7 +2,8 @@
 #   make run    set up .venv, then run the pipeline on the configured collections
 #   make test   set up .venv, then run the test suite (the full one, as CI runs it)
 #   make test-fast  the unit tests alone: no Snakemake run, no SLURM, no browser, nothing installed
-#   make docs   build the documentation site into site/ (warnings are errors)
+#   make docs   build the documentation site into site/ (warnings are errors), its figure
+#               gallery rendered first into build/gallery (the demo and the paper's config)
 PYTHON ?= python3
 VENV   ?= .venv
 CORES  ?= 2
@@ -11,7 +12,7 @@ STAMP  := $(VENV)/.installed
 
 DATA   ?= ../shared/data
 
-.PHONY: run test test-fast lint bench bench-peers clean setup reproduce campaigns report docs
+.PHONY: run test test-fast lint bench bench-peers clean setup reproduce campaigns report docs gallery
 
 setup: $(STAMP)
 
@@ -61,9 +62,16 @@ report: $(STAMP)
 	$(BIN)/snakemake --report $(REPORT) $(ARGS)
 
 # The documentation site (mkdocs.yml, docs/): the reference pages are generated from the
-# measure registry, the config schemas and the experiment manifest by docs/hooks/reference.py.
-docs: $(STAMP)
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+# measure registry, the config schemas and the experiment manifest by docs/hooks/reference.py;
+# the figure gallery from the figures the workflow draws for the demo and for the paper's config
+# on DATA, rendered first into GALLERY (docs/hooks/gallery.py: two runs, a few minutes on 2 cores).
+GALLERY ?= build/gallery
+
+gallery: $(STAMP)
+	$(BIN)/python docs/hooks/gallery.py --data $(abspath $(DATA)) --out $(GALLERY)
+
+docs: gallery
+	IRMETA_GALLERY=$(abspath $(GALLERY)) NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 # Clean means: ruff (pyproject.toml's rules), mypy on the core, Snakemake's own lint.
 lint: $(STAMP)
@@ -88,4 +96,4 @@ bench-peers: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/bench_peers.py --data $(abspath $(DATA)) $(ARGS)
 
 clean:
-	rm -rf results .snakemake site
+	rm -rf results .snakemake site $(GALLERY)

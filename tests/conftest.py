@@ -58,3 +58,22 @@ def clef_runs(shared_data):
 
     return read_runs([shared_data / "clef_tar2017" / "runs", shared_data / "clef_tar2017" / "runs_extra"],
                         duplicates="first")
+
+
+@pytest.fixture(scope="session")
+def demo_workflow(tmp_path_factory, shared_data) -> Path:
+    """The workflow's default config (the demo campaign) run once for the session, in a
+    copy of the workflow, every figure with its facts (tests/session_workflows.py). Tests read
+    it and leave it as it is (the report's test adds results/report.html)."""
+    from session_workflows import run_demo
+
+    return run_demo(tmp_path_factory.mktemp("demo"), shared_data)
+
+
+@pytest.fixture(scope="session")
+def paper_workflow(tmp_path_factory, shared_data) -> Path:
+    """config/paper.yaml run once for the session on the collections the data holds
+    (TREC-8), every figure with its facts (tests/session_workflows.py)."""
+    from session_workflows import run_paper
+
+    return run_paper(tmp_path_factory.mktemp("paper"), shared_data)

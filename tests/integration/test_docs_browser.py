@@ -1,7 +1,9 @@
 """The documentation site opened in a real browser: every page of the built site loaded
 in headless Chromium (as test_report.py opens the report), and every local link and
 image of the rendered page (the DOM after scripts ran) leads to a built file, and every
-anchor to an element of the page it names."""
+anchor to an element of the page it names. The site is built as `make docs` builds it,
+its figure gallery from the session's runs of the demo and of the paper's config
+(tests/conftest.py; docs/hooks/gallery.py)."""
 
 from __future__ import annotations
 
@@ -41,9 +43,12 @@ class _Refs(HTMLParser):
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
+def site(tmp_path_factory, demo_workflow, paper_workflow) -> Path:
     out = tmp_path_factory.mktemp("site")
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    renders = tmp_path_factory.mktemp("gallery")  # as `make docs` renders them: <run>/results/
+    (renders / "demo").symlink_to(demo_workflow, target_is_directory=True)
+    (renders / "paper").symlink_to(paper_workflow, target_is_directory=True)
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", IRMETA_GALLERY=str(renders))
     done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
                           cwd=REPO, capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -97,6 +102,9 @@ def test_every_page_opens_and_its_links_and_images_resolve(site, tmp_path):
                 elif anchor and path in refs and anchor not in refs[path].ids:
                     broken.append(f"{page.relative_to(site.resolve())}: {kind} {ref!r}: no element #{anchor}")
     assert not broken, "\n".join(broken)
+    gallery = refs[(site / "gallery" / "index.html").resolve()]
+    assert len(gallery.images) >= 38, gallery.images  # the demo's 18 figures, TREC-8's 17, the claims, Figure 2
+    assert all(image.endswith(".png") for image in gallery.images)
 
 
 def test_the_check_sees_a_broken_link(tmp_path):

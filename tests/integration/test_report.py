@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_workflow import _copy_workflow, _ok, _snakemake
+from test_workflow import _ok, _snakemake
 
 pytestmark = pytest.mark.integration
 
@@ -36,9 +36,8 @@ def _chromium() -> str:
 # docs: reproduce.md: make report ARGS="--configfile config/paper.yaml --config data_root=/path/to/data"
 # (the report of the default config's run: the same rule, snakemake --report)
 @pytest.fixture(scope="module")
-def report(tmp_path_factory, shared_data) -> Path:
-    workdir = _copy_workflow(tmp_path_factory.mktemp("report"))
-    _ok(_snakemake(workdir, "--cores", "2", "--config", f"data_root={shared_data}"))
+def report(demo_workflow, shared_data) -> Path:
+    workdir = demo_workflow  # the session's run of the default config (tests/conftest.py)
     _ok(_snakemake(workdir, "--report", "results/report.html", "--config", f"data_root={shared_data}"))
     return workdir / "results" / "report.html"
 

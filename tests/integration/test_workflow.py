@@ -9,9 +9,6 @@ from __future__ import annotations
 import csv
 import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -23,39 +20,19 @@ from docs_pages import page_block
 from irmeta.campaign.store import load_matrix, matrix_settings
 from irmeta.pipeline.manifest import EXPERIMENTS
 from irmeta.support.formats import markdown_escape
+from session_workflows import SNAKEMAKE, copy_workflow, ok, snakemake
 
 pytestmark = pytest.mark.integration
 
 ROOT = REPO
-SNAKEMAKE = Path(sys.executable).parent / "snakemake"
 OUTPUTS = ("judged.npz", "scores.parquet", "scores.npz", "rarity.parquet")
-
-
-def _copy_workflow(dest: Path) -> Path:
-    dest.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(ROOT / "Snakefile", dest / "Snakefile")
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for folder in ("workflow", "config", "profiles"):
-        shutil.copytree(ROOT / folder, dest / folder, ignore=ignore)
-    return dest
-
-
-def _snakemake(workdir: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    cmd = [str(SNAKEMAKE), "--directory", str(workdir), "--snakefile", str(workdir / "Snakefile"), *args]
-    return subprocess.run(cmd, cwd=workdir, capture_output=True, text=True, timeout=timeout)
-
-
-def _ok(proc: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
-    assert proc.returncode == 0, f"snakemake failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
-    return proc
+_copy_workflow, _snakemake, _ok = copy_workflow, snakemake, ok
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory, shared_data) -> Path:
-    workdir = _copy_workflow(tmp_path_factory.mktemp("demo"))
-    proc = _ok(_snakemake(workdir, "--cores", "2", "--config", f"data_root={shared_data}"))
-    (workdir / "screen.txt").write_text(proc.stdout + proc.stderr)  # what a person saw
-    return workdir
+def demo(demo_workflow) -> Path:
+    """The session's run of the demo (tests/conftest.py), read by every test that needs it."""
+    return demo_workflow
 
 
 # docs: install.md: make run ARGS="--config collections=[trec8] data_root=/path/to/data"

@@ -99,3 +99,67 @@ def measure_from_paper_label(label: str, cutoff: int = 100) -> str:
 def is_baseline(measure: str) -> bool:
     m = paper_measure(measure)
     return m is not None and not m.rareness
+
+
+# --- ids in words, for figures (a figure never shows a table's internal id) ------------
+
+_AVERAGING_WORDS = {"all_topics": "every qrels topic", "returned_topics": "the topics a run returned",
+                    "geometric_all_topics": "every qrels topic, geometric mean"}
+
+
+def averaging_label(averaging: str) -> str:
+    """A mean's topics in words: ``all_topics`` -> "every qrels topic" (trec_eval -c),
+    ``returned_topics`` -> "the topics a run returned"; another value as it is."""
+    return _AVERAGING_WORDS.get(str(averaging), str(averaging))
+
+
+def judgment_set_label(name: str) -> str:
+    """A judgment set's name in words: a generated set's (``pool_depth_10`` -> "pool depth
+    10", ``fraction_0.1_trial_3`` -> "10% of judgments, trial 3", ``error_0.2_trial_0`` ->
+    "assessor error 0.2, trial 0") and a mean of its trials' (``fraction_0.1``,
+    ``error_0.2`` -> "..., mean of trials"); a set the user named keeps its name."""
+    from irmeta.metaeval.generated_set_names import ERROR, FRACTION, parse_set_name
+
+    name = str(name)
+    trial = ""
+    try:
+        generated = parse_set_name(name)
+    except ValueError:
+        mean = re.fullmatch(r"(fraction|error)_([0-9.]+)", name)  # a mean of trials (the figures' rows)
+        if mean is None:
+            return name
+        kind, value, trial = mean[1], float(mean[2]), ", mean of trials"
+    else:
+        kind, value = generated.kind, float(generated.value)
+        if generated.trial is not None:
+            trial = f", trial {generated.trial}"
+    if kind == FRACTION:
+        return f"{100 * value:g}% of judgments{trial}"
+    if kind == ERROR:
+        return f"assessor error {value:g}{trial}"
+    return f"pool depth {value:g}"
+
+
+_PROTOCOL_WORDS = {"kendall_tau": "Kendall's tau-b", "tau_ap": r"$\tau_{AP}$ (baseline as reference)",
+                   "leave_one_out+frozen": "leave one group out, frozen rarity",
+                   "leave_one_out+joined": "leave one group out, joined rarity"}
+
+
+def protocol_label(protocol: str) -> str:
+    """A claims protocol (:mod:`irmeta.artefacts.claims`) in words: a test by the test
+    registry's title (``paired_t+holm`` -> "paired t-test, Holm"), a stability setting
+    (``absolute 0.05`` -> "absolute fuzziness 0.05"), a rarity rule or a judgment set
+    (:func:`judgment_set_label`); an unknown one as it is."""
+    from irmeta.metaeval.stats.registry import TESTS, name_title
+
+    protocol = str(protocol)
+    if protocol in _PROTOCOL_WORDS:
+        return _PROTOCOL_WORDS[protocol]
+    if protocol.partition("+")[0] in TESTS:
+        return name_title(protocol)
+    fuzziness = re.fullmatch(r"(absolute|relative) ([0-9.eE+-]+)", protocol)
+    if fuzziness:
+        value = float(fuzziness[2])
+        return (f"absolute fuzziness {value:g}" if fuzziness[1] == "absolute"
+                else f"relative fuzziness {100 * value:g}%")
+    return judgment_set_label(protocol)

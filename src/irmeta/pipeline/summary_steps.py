@@ -62,7 +62,7 @@ def label_agreement_figures_step(*, confusion: str | Path, labels: str | Path, a
 
 def paper_step(inputs: Any, *, names: Sequence[str], labels: Sequence[str], swap: bool,
                settings: Mapping[str, Any], synthetic_measure: str, comparison_out: str | Path) -> str:
-    """The paper's Tables 1-3 laid out as published, Figure 2 in the paper's notation and
+    """The paper's Tables 1-3 laid out as published, Figure 2 (measures named as the tables name them) and
     published_vs_reproduced.md, beside ``comparison_out`` (``inputs``: the rule's named
     inputs, :func:`irmeta.pipeline.paper_inputs.read_paper_frames`)."""
     from irmeta.artefacts.figures.collection import plot_kendall_tau
@@ -76,7 +76,7 @@ def paper_step(inputs: Any, *, names: Sequence[str], labels: Sequence[str], swap
     collections = dict(zip(names, labels))
     frames = read_paper_frames(inputs, collections)
     write_paper_tables(frames, out, swap=read_swap_tables(inputs, collections) if swap else None)
-    plot_kendall_tau({label: f["kendall_tau"] for label, f in frames.items()}, out / "figure2", notation="paper")
+    plot_kendall_tau({label: f["kendall_tau"] for label, f in frames.items()}, out / "figure2")
     text = published_vs_reproduced(load_published(inputs.published), frames, dict(settings),
                                    synthetic_measure=synthetic_measure)
     atomic_write_bytes(comparison_out, text.encode("utf-8"))

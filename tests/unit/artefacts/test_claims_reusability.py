@@ -75,12 +75,12 @@ def test_undefined_tau_holds_nothing(tmp_path):
 
 
 def test_reusability_panel_draws_bars_from_zero_at_a_readable_scale(tmp_path):
-    """A 1.3e-4 gain is a flat bar from 0, the threshold a labelled line, the axis at
-    least MIN_SPAN tall; the figure that holds the panel is drawn (opened, not blank)."""
+    """A 1.3e-4 gain is a flat bar from 0, the threshold a dashed line, the axis at least
+    MIN_SPAN wide; the figure that holds the panel is drawn (opened, not blank)."""
     from matplotlib.figure import Figure
 
     from figure_checks import assert_drawn
-    from irmeta.artefacts.figures.claims import MIN_SPAN, _panel
+    from irmeta.artefacts.figures.claims import MIN_SPAN, _least_span_row, _panel
 
     one = synthetic_tables(tmp_path, "one")
     summary = summary_table(tmp_path)
@@ -90,13 +90,15 @@ def test_reusability_panel_draws_bars_from_zero_at_a_readable_scale(tmp_path):
     rows = table[(table["claim"] == "reusability") & (table["measure"] == "P_rareness@100")]
     assert rows["value"].to_numpy() == pytest.approx([1.3e-4, 1.3e-4])
     ax = Figure().subplots()
-    _panel(ax, rows, "reusability", "P_rareness@100 vs P@100", ["One"], {p: "C0" for p in rows["protocol"]})
+    protocols = list(dict.fromkeys(rows["protocol"]))
+    _panel(ax, rows, "reusability", "P_rareness@100 vs P@100", ["One"], {"One": "C0"}, protocols)
+    _least_span_row([ax], "reusability", rows, protocols)
     bars = [patch for patch in ax.patches]
-    assert len(bars) == 2 and all(bar.get_y() == 0 for bar in bars)
-    assert all(bar.get_height() == pytest.approx(1.3e-4) for bar in bars)
-    low, high = ax.get_ylim()
+    assert len(bars) == 2 and all(bar.get_x() == 0 for bar in bars)  # horizontal bars from 0
+    assert all(bar.get_width() == pytest.approx(1.3e-4) for bar in bars)
+    low, high = ax.get_xlim()
     assert high - low >= MIN_SPAN["reusability"] and low < -0.01 < high
-    assert [line.get_ydata()[0] for line in ax.get_lines()] == [0.0, -0.01]
-    assert any("threshold -0.01, holds at or above" in text.get_text() for text in ax.texts)
+    assert [line.get_xdata()[0] for line in ax.get_lines()] == [0.0, -0.01]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["frozen rarity", "joined rarity"]
     plot_claims(table, tmp_path / "claims.png")
     assert_drawn(tmp_path / "claims.png")

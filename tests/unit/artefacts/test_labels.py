@@ -41,15 +41,17 @@ def test_discriminative_power_and_stability_legends_are_typed():
     assert [h.get_label() for h in _measure_handles(frame)] == ["AP_rareness@100", "P@100 (baseline)"]
 
 
-def test_the_paper_s_notation_is_printed_only_by_the_paper_s_own_tables_and_figure2():
+def test_the_paper_s_notation_is_printed_only_by_the_paper_s_own_tables():
     """Every call of paper_label outside irmeta.artefacts.paper (and labels itself) would
-    print the paper's notation where users read their own names."""
+    print the paper's notation where users read their own names; Figure 2 names the
+    measures as the tables of every collection do (issue 43: P_rareness@100, not
+    P@100_rareness)."""
     callers = sorted(str(p.relative_to(SRC)) for p in SRC.rglob("*.py")
                      if "paper_label(" in p.read_text(encoding="utf-8")
                      and p.parent.name != "paper" and p.name != "labels.py")
     assert callers == []
     paper_figure = (SRC / "pipeline" / "summary_steps.py").read_text(encoding="utf-8")
-    assert 'notation="paper"' in paper_figure
+    assert 'out / "figure2")' in paper_figure and 'notation="paper"' not in paper_figure
 
 
 def test_figure2_and_a_collection_s_figure_differ_only_by_the_notation(tmp_path):

@@ -17,6 +17,7 @@ from matplotlib.ticker import MaxNLocator
 
 from irmeta.artefacts.figures.style import (
     ALPHA_COLOURS,
+    PAGE_WIDTH,
     alpha_axis,
     baseline_of,
     baselines,
@@ -27,18 +28,20 @@ from irmeta.artefacts.figures.style import (
     method_order,
     method_title,
     new_figure,
+    new_pages,
     numeric_alpha,
+    page_title,
     parse_paper_measure,
     rareness_measures,
     require_columns,
     save_figure,
     styled,
 )
-from irmeta.artefacts.labels import Notation, measure_label
+from irmeta.artefacts.labels import Notation, averaging_label, measure_label
 from irmeta.measures.alpha import alpha_cell, alpha_value
 from irmeta.metaeval.discriminative_power import attainable_rows
 
-PANELS_PER_ROW = 6  # discriminative power: the paper's three methods, then the paired tests'
+PANELS_PER_ROW = 3  # discriminative power: the paper's three methods, then the paired tests'
 
 
 def _pick_averaging(frame: pd.DataFrame, averaging: str | None) -> tuple[pd.DataFrame, str | None]:
@@ -150,7 +153,7 @@ def _tau_legend(measures: list[str], used: list[str], show_tau_ap: bool,
         handles.append(Line2D([], [], linestyle="-", label=text, **line_style(measure, i)))
     tau_text = r"Kendall $\tau$ (tau-b)"
     if used:
-        tau_text += ", means over " + "/".join(used)
+        tau_text += ", means over " + " / ".join(averaging_label(u) for u in used)
     handles.append(Line2D([], [], color="black", linestyle="-", label=tau_text))
     if show_tau_ap:
         handles.append(Line2D([], [], color="black", linestyle="--", alpha=0.55, linewidth=1.1,
@@ -165,7 +168,8 @@ def plot_synthetic_rare_common(table: pd.DataFrame, stem: str | Path, *, measure
     n_relevant_retrieved, rank). One colour per alpha; S_rare solid, S_common dashed;
     rank 1 (best) at the top. With a ``rare_systems`` column (``protocol`` /
     ``paper_script``: how many runs S_rare's rarity counts) or several topics, one panel
-    per variant and topic, ``protocol`` first. ``measure``: the one that ranks them
+    per variant and topic, ``protocol`` first, each titled with how it counts
+    (:data:`RARE_SYSTEMS_WORDS`). ``measure``: the one that ranks them
     (``experiments.synthetic.measure``), named in the titles.
     """
     require_columns(table, ["topic", "system", "alpha", "n_relevant", "rank"], "synthetic_rare_common table")
@@ -187,7 +191,7 @@ def plot_synthetic_rare_common(table: pd.DataFrame, stem: str | Path, *, measure
         handles = [Line2D([], [], color=colours[a], label=rf"$\alpha$ = {a:g}") for a in alphas]
         handles += [Line2D([], [], color="black", linestyle="-", label=r"$S_{rare}$"),
                     Line2D([], [], color="black", linestyle="--", linewidth=1.2, label=r"$S_{common}$")]
-        fig, axes, ncol = new_figure(len(panels), panel_width=3.6, height=3.2, n_legend=len(handles),
+        fig, axes, ncol = new_figure(len(panels), panel_width=3.5, height=3.2, n_legend=len(handles),
                                       column_width=0.85)
         for ax, (topic, variant) in zip(axes, panels):
             rows = frame[frame["topic"].astype(str) == topic]
@@ -205,15 +209,20 @@ def plot_synthetic_rare_common(table: pd.DataFrame, stem: str | Path, *, measure
             ax.set_yticks(_rank_ticks(worst))
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_xlabel("D, relevant documents retrieved")
-            title = f"topic {topic}, {measure}"
+            title = f"topic {topic}, ranked by {measure}"
             if variant is not None:
-                title += f"\nrarity of S_rare: {variant}"
+                title += "\n" + RARE_SYSTEMS_WORDS.get(variant, variant)
             ax.set_title(title)
         axes[0].set_ylabel("rank among the runs (1 = best)")
         legend_below(fig, handles, ncol)
         return fig
 
     return save_figure(styled(draw), stem)
+
+
+#: How each ``rare_systems`` variant counts S_rare's rarity, as its panel says it.
+RARE_SYSTEMS_WORDS = {"protocol": "S_rare's rarity over S + 1 runs",
+                      "paper_script": "S_rare's rarity over S runs (authors' script)"}
 
 
 def _rank_ticks(worst: float) -> list[int]:
@@ -273,36 +282,39 @@ def plot_discriminative_power(table: pd.DataFrame, stem: str | Path) -> list[Pat
     in their family's colour (equal, by definition, to the curve at alpha = 0). A panel
     whose method cannot find a pair significant at a level (``attainable`` False: too few
     draws for its correction) says so in the panel, its zeros being no measurement.
+    Panels in rows of :data:`PANELS_PER_ROW`, four rows a page.
     """
     require_columns(table, ["measure", "alpha", "method", "level", "significant_pairs"], "discriminative_power table")
     methods = sorted(table["method"].dropna().unique(), key=method_order)
     levels = sorted(table["level"].dropna().astype(float).unique(), reverse=True)
     dashes = ["-", "--", ":", "-."]
     level_styles = {lv: dashes[i % len(dashes)] for i, lv in enumerate(levels)}
+    ylabel = "significantly different pairs"
+    if "total_pairs" in table.columns and table["total_pairs"].notna().any():
+        ylabel += f"\n(of {int(table['total_pairs'].max())})"
 
-    def draw() -> Figure:
+    def draw() -> list[Figure]:
         handles = _measure_handles(table)
         handles += [Line2D([], [], color="black", linestyle=level_styles[lv], linewidth=1.2,
                            label=f"level {lv:g} ({100 * (1 - lv):g}%)") for lv in levels]
-        # the paper's three and each paired test's corrections: rows of at most six panels
-        fig, axes, ncol = new_figure(len(methods), panel_width=3.0, height=3.1, n_legend=len(handles),
-                                      column_width=2.3, per_row=PANELS_PER_ROW)
-        for ax, method in zip(axes, methods):
-            rows = table[table["method"] == method]
-            alphas = _alpha_curves(ax, rows, "significant_pairs", "level", level_styles)
-            alpha_axis(ax, alphas or [0.0, 1.0])
-            title = method_title(method)
-            if "permutations" in rows.columns and rows["permutations"].notna().any():
-                title += f"\n{int(rows['permutations'].max())} permutations"
-            ax.set_title(title)
-            _mark_unattainable(ax, rows)
-        ylabel = "significantly different pairs"
-        if "total_pairs" in table.columns and table["total_pairs"].notna().any():
-            ylabel += f" (of {int(table['total_pairs'].max())})"
-        for ax in axes[::PANELS_PER_ROW]:
-            ax.set_ylabel(ylabel)
-        legend_below(fig, handles, ncol)
-        return fig
+        # the paper's three, then each paired test raw and corrected
+        pages = new_pages(len(methods), panel_width=PAGE_WIDTH / PANELS_PER_ROW, height=2.2,
+                          n_legend=len(handles), column_width=1.75, per_row=PANELS_PER_ROW, extra_height=0.25)
+        for number, (fig, axes, ncol, shown) in enumerate(pages):
+            for ax, method in zip(axes, [methods[i] for i in shown]):
+                rows = table[table["method"] == method]
+                alphas = _alpha_curves(ax, rows, "significant_pairs", "level", level_styles)
+                alpha_axis(ax, alphas or [0.0, 1.0])
+                title = method_title(method)
+                if "permutations" in rows.columns and rows["permutations"].notna().any():
+                    title += f"\n{int(rows['permutations'].max())} permutations"
+                ax.set_title(title)
+                _mark_unattainable(ax, rows)
+            for ax in axes[::PANELS_PER_ROW]:
+                ax.set_ylabel(ylabel)
+            fig.suptitle(page_title("Significantly different run pairs by each test", number, len(pages)))
+            legend_below(fig, handles, ncol)
+        return [fig for fig, *_ in pages]
 
     return save_figure(styled(draw), stem)
 
@@ -387,7 +399,7 @@ def plot_system_subsampling(table: pd.DataFrame, stem: str | Path) -> list[Path]
                 for xi, yi, u in zip(x, rows["mean_tau"], rows["undefined_trials"]):
                     if pd.notna(u) and int(u) > 0:
                         ax.annotate(f"{int(u)} undefined", (xi, yi), textcoords="offset points",
-                                    xytext=(4, -10), fontsize=6.5, color=style["color"])
+                                    xytext=(4, -10), fontsize=7, color=style["color"])
         ax.axhline(1.0, color="#999999", linewidth=0.8, linestyle=":", zorder=1)
         sizes = sorted(frame["n_systems"].astype(int).unique())
         ax.set_xscale("log", base=2)

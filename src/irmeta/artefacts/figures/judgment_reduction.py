@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from irmeta.artefacts.figures.style import (
+    PAGE_WIDTH,
     legend_below,
     legend_label,
     line_style,
@@ -33,9 +34,9 @@ from irmeta.measures.alpha import alpha_cell
 _COLUMNS = ("kind", "value", "measure", "alpha", "kendall_tau", "kendall_tau_min")
 
 # Panels in this order, when the table has rows of their kind.
-_PANELS = (("pool_depth", "pool depth d (top d of every run judged)"),
-           ("fraction", "fraction of each topic's judgments kept"),
-           ("error", "assessor error rate q (relevance flipped)"))
+_PANELS = (("pool_depth", "pool depth d (top d judged)", "shallower pools"),
+           ("fraction", "share of each topic's judgments", "sampled judgments"),
+           ("error", "error rate q (labels flipped)", "generated assessors"))
 _TRIALS = ("fraction", "error")  # kinds drawn in trials: their lowest trial dotted
 _FULL_COLOUR = "#999999"
 
@@ -67,7 +68,7 @@ def plot_judgment_reduction(table: pd.DataFrame, png: str | Path, pdf: str | Pat
     stem = _stem(png, pdf)
     require_columns(table, _COLUMNS, "judgment_reduction table")
     frame = _shown_rows(table) if len(table) else table
-    panels = [(kind, xlabel) for kind, xlabel in _PANELS if (frame["kind"] == kind).any()] if len(frame) else []
+    panels = [panel for panel in _PANELS if (frame["kind"] == panel[0]).any()] if len(frame) else []
     measures = sorted(frame["measure"].unique(), key=measure_order) if len(frame) else []
 
     def style(measure: str) -> dict:
@@ -77,15 +78,16 @@ def plot_judgment_reduction(table: pd.DataFrame, png: str | Path, pdf: str | Pat
 
     def draw() -> Figure:
         handles = [Line2D([], [], **style(m)) for m in measures]
-        if any(kind in _TRIALS for kind, _ in panels):
+        if any(kind in _TRIALS for kind, *_ in panels):
             handles.append(Line2D([], [], color="black", linestyle=":", linewidth=1.0, label="lowest trial"))
-        fig, axes, ncol = new_figure(max(1, len(panels)), panel_width=3.4, height=3.1, n_legend=len(handles),
-                                     column_width=2.6)
+        fig, axes, ncol = new_figure(max(1, len(panels)), panel_width=PAGE_WIDTH / min(3, max(1, len(panels))),
+                                     height=2.8, n_legend=len(handles), column_width=2.3)
         if not panels:
             axes[0].text(0.5, 0.5, "no generated judgment sets", ha="center", va="center",
                          transform=axes[0].transAxes)
             axes[0].set_axis_off()
-        for ax, (kind, xlabel) in zip(axes, panels):
+            axes[0].set_title("judgment sets")
+        for ax, (kind, xlabel, heading) in zip(axes, panels):
             rows = frame[frame["kind"] == kind]
             for measure in measures:
                 line = rows[rows["measure"] == measure].sort_values("value")
@@ -101,6 +103,7 @@ def plot_judgment_reduction(table: pd.DataFrame, png: str | Path, pdf: str | Pat
                 ax.minorticks_off()
             ax.set_xticks(values, labels=[f"{v:g}" for v in values])
             ax.set_xlabel(xlabel)
+            ax.set_title(heading)
         if panels:
             axes[0].set_ylabel("Kendall's tau with\nthe full qrels' ranking")
         if title:

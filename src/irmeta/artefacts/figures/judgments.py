@@ -1,41 +1,52 @@
 """Bring your own judgments: how far each alternative judgment set agrees with the
 reference, from :func:`irmeta.metaeval.judgment_agreement.judgment_agreement_table`.
 
-Two panels over the same x axis, one slot per measure and alpha (grouped by measure,
-alphas in order, ``1/R`` included: the axis is categorical): Kendall's tau and tau_AP
-against the reference's ranking, and the reference's significant pairs whose order the
-alternative swaps, as a share. One colour and marker per alternative judgment set.
+Small multiples, a panel per measure (three side by side): the judgment sets down the
+y axis in the table's order, named in words (:func:`~irmeta.artefacts.labels.judgment_set_label`),
+and for each, Kendall's tau (filled circle) and tau_AP (open diamond) of the runs'
+ranking against the reference's, a colour per alpha (a ramp, light to dark; a measure
+without alpha in black). Under each row of measures, the share of the reference's
+significant pairs whose order the set swaps. A collection with many sets or measures
+gets as many pages as fit (:data:`~irmeta.artefacts.figures.style.MAX_HEIGHT`).
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import PercentFormatter
 
 from irmeta.artefacts.figures.style import (
+    MAX_HEIGHT,
+    PAGE_WIDTH,
+    alpha_ramp,
     legend_below,
     legend_columns,
+    legend_rows,
     measure_order,
+    new_figure,
+    page_title,
     require_columns,
     save_figure,
     styled,
 )
+from irmeta.artefacts.labels import judgment_set_label
 from irmeta.measures.alpha import alpha_cell, alpha_sort_key
 
 _COLUMNS = ("judgments", "measure", "alpha", "kendall_tau", "tau_ap", "swapped_significant", "significant_reference")
 
-# One colour and marker per judgment set, in the table's order (cycled past seven).
-_SET_COLOURS = ("#1f5fa8", "#c0392b", "#1b7837", "#e08214", "#542788", "#555555", "#17becf")
-_SET_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
-
-# Horizontal gap between measure groups, in slots.
-_GROUP_GAP = 0.7
+#: Measures side by side on a page.
+PER_ROW = 3
+#: A panel's height: its title, ticks and axis label, then each judgment set's row (inches).
+_PANEL_FRAME = 0.72
+_SET_ROW = 0.14
+NO_ALPHA_COLOUR = "#222222"
+_STAT_COLOUR = "#777777"
 
 
 def _stem(png: str | Path, pdf: str | Path) -> Path:
@@ -55,30 +66,9 @@ def _prepared(table: pd.DataFrame) -> pd.DataFrame:
     return frame.assign(_share=np.where(significant > 0, swapped / significant.where(significant > 0), np.nan))
 
 
-def _slot_positions(frame: pd.DataFrame) -> tuple[dict[tuple[str, str], float], list[tuple[str, float]]]:
-    """x of each (measure, alpha) slot, grouped by measure with a gap between groups, and
-    each group's measure and centre."""
-    positions: dict[tuple[str, str], float] = {}
-    groups = []
-    x = 0.0
-    for measure in sorted(frame["measure"].unique(), key=measure_order):
-        alphas = sorted(frame.loc[frame["measure"] == measure, "alpha"].unique(), key=alpha_sort_key)
-        start = x
-        for alpha in alphas:
-            positions[(measure, alpha)] = x
-            x += 1.0
-        groups.append((measure, (start + x - 1.0) / 2))
-        x += _GROUP_GAP
-    return positions, groups
-
-
 def _measure_labels(measures: list[str]) -> dict[str, str]:
     """The names users type (``P_rareness@100``): distinct as the measures are."""
     return {m: str(m) for m in measures}
-
-
-def _set_style(index: int) -> dict:
-    return {"color": _SET_COLOURS[index % len(_SET_COLOURS)], "marker": _SET_MARKERS[index % len(_SET_MARKERS)]}
 
 
 def _tau_low(frame: pd.DataFrame) -> float:
@@ -88,93 +78,120 @@ def _tau_low(frame: pd.DataFrame) -> float:
     return min(0.0, np.floor(lowest * 10 - 1e-9) / 10)
 
 
-def _draw_set(tau_ax, share_ax, rows: pd.DataFrame, positions: dict, offset: float, width: float,
-              style: dict) -> None:
-    """One judgment set: tau (solid, filled) and tau_AP (dashed, open) per measure group,
-    the swapped share as bars."""
-    for _, group in rows.groupby("measure", sort=False):
-        group = group.assign(_x=[positions[(m, a)] + offset for m, a in zip(group["measure"], group["alpha"])])
-        group = group.sort_values("_x")
-        tau_ax.plot(group["_x"], group["kendall_tau"], linestyle="-", zorder=3, **style)
-        tau_ax.plot(group["_x"], group["tau_ap"], linestyle="--", linewidth=1.1, markerfacecolor="white",
-                    zorder=2, **style)
-        shown = group[group["_share"].notna()]
-        share_ax.bar(shown["_x"], shown["_share"], width=width, color=style["color"], zorder=3)
+def _panel_height(n_sets: int) -> float:
+    return _PANEL_FRAME + _SET_ROW * max(1, n_sets)
 
 
-def _x_axis(ax, positions: dict, groups: list[tuple[str, float]], labels: dict[str, str]) -> None:
-    """Slot ticks (alpha, or the measure's name when it has none) and, below them, the
-    names of the measures with alphas (matplotlib's nested-ticks recipe, a secondary axis)."""
-    ticks = sorted(positions.items(), key=lambda item: item[1])
-    ax.set_xticks([x for _, x in ticks], labels=[rf"$\alpha$={a}" if a else labels[m] for (m, a), _ in ticks])
-    weighted = [(m, x) for m, x in groups if any(a for (mm, a) in positions if mm == m)]
-    if weighted:
-        below = ax.secondary_xaxis("bottom")
-        below.set_xticks([x for _, x in weighted], labels=["\n" + labels[m] for m, _ in weighted])
-        below.tick_params(axis="x", length=0)
-        below.spines["bottom"].set_visible(False)
-    ax.set_xlim(min(positions.values()) - 0.6, max(positions.values()) + 0.6)
-
-
-def _legend(sets: list[str]) -> list[Line2D]:
-    handles = [Line2D([], [], linestyle="none", label=str(name), **_set_style(i)) for i, name in enumerate(sets)]
-    handles.append(Line2D([], [], color="black", marker="o", linestyle="-", label=r"Kendall $\tau$ (tau-b)"))
-    handles.append(Line2D([], [], color="black", marker="o", markerfacecolor="white", linestyle="--",
-                          linewidth=1.1, label=r"$\tau_{AP}$"))
-    return handles
+def judgment_pages(n_sets: int, n_measures: int, reserved: float, max_height: float = MAX_HEIGHT
+                   ) -> list[tuple[range, range]]:
+    """(sets, measures) of each page: every set and as many rows of :data:`PER_ROW`
+    measures (each a tau row and a swapped row) as fit; when one row of measures with every
+    set does not fit, the sets split into pages of as many as fit."""
+    room = max_height - reserved
+    rows = int(room / (2 * _panel_height(n_sets)) + 1e-9)
+    blocks = math.ceil(n_measures / PER_ROW)
+    if rows >= 1:
+        per_page = rows * PER_ROW
+        return [(range(n_sets), range(m, min(n_measures, m + per_page))) for m in range(0, n_measures, per_page)]
+    fit = max(1, int((room / 2 - _PANEL_FRAME) / _SET_ROW + 1e-9))
+    chunks = math.ceil(n_sets / fit)
+    size = math.ceil(n_sets / chunks)  # pages of balanced size
+    return [(range(s, min(n_sets, s + size)), range(b * PER_ROW, min(n_measures, (b + 1) * PER_ROW)))
+            for b in range(blocks) for s in range(0, n_sets, size)]
 
 
 def plot_judgment_agreement(table: pd.DataFrame, png: str | Path, pdf: str | Path, *,
                             title: str | None = None) -> list[Path]:
-    """Agreement of alternative judgment sets with the reference, as ``png`` and ``pdf``
-    (which must be ``<stem>.png`` and ``<stem>.pdf``: one atomic, deterministic save).
+    """Agreement of alternative judgment sets with the reference, as ``png`` (the first
+    page) and ``pdf`` (every page; which must be ``<stem>.png`` and ``<stem>.pdf``: one
+    atomic, deterministic save).
 
     ``table``: a ``judgment_agreement`` table (columns judgments, measure, alpha,
     kendall_tau, tau_ap, swapped_significant, significant_reference; ``reference`` and
-    ``level`` name the axes when present). Top panel: tau (solid, filled markers) and
-    tau_AP (dashed, open markers) per measure and alpha, one colour and marker per
-    judgment set, y from min(0, lowest) to 1. Bottom panel: swapped_significant /
-    significant_reference. Returns the two paths.
+    ``level`` name the axes when present). A panel per measure: tau (filled circles) and
+    tau_AP (open diamonds) per set and alpha, x from min(0, lowest) to 1; below each row
+    of measures, swapped_significant / significant_reference. Pages as
+    :func:`judgment_pages` lays them out. Returns the two paths.
     """
     stem = _stem(png, pdf)
     frame = _prepared(table)
     if frame.empty:
         raise ValueError("plot_judgment_agreement: the table is empty")
     sets = list(dict.fromkeys(frame["judgments"].astype(str)))
-    positions, groups = _slot_positions(frame)
-    labels = _measure_labels(list(dict.fromkeys(frame["measure"])))
+    measures = sorted(frame["measure"].unique(), key=measure_order)
+    labels = _measure_labels(measures)
     reference = str(frame["reference"].iloc[0]) if "reference" in frame.columns else "the reference"
-    level = f", level {float(frame['level'].iloc[0]):g}" if "level" in frame.columns else ""
+    level = f" (Tukey HSD, level {float(frame['level'].iloc[0]):g})" if "level" in frame.columns else ""
+    colours = alpha_ramp(sorted({a for a in frame["alpha"] if a}, key=alpha_sort_key))
     low = _tau_low(frame)
-    spread = min(0.7, 0.22 * len(sets))  # of a slot, shared by the sets' markers and bars
-    width = spread / len(sets)
     shares = frame["_share"].dropna()
     top = max(0.05, float(shares.max()) if len(shares) else 0.0)
 
-    def draw() -> Figure:
-        handles = _legend(sets)
-        fig_width = max(4.4, 0.55 * len(positions) * max(1.0, len(sets) / 3) + 1.6)
-        ncol = legend_columns(fig_width, len(handles), 1.7)
-        rows = -(-len(handles) // ncol)
-        fig = Figure(figsize=(fig_width, 5.2 + 0.19 * rows), layout="constrained")
-        FigureCanvasAgg(fig)
-        tau_ax, share_ax = fig.subplots(2, 1, sharex=True, height_ratios=(3, 2))
-        for i, name in enumerate(sets):
-            offset = (i - (len(sets) - 1) / 2) * width
-            _draw_set(tau_ax, share_ax, frame[frame["judgments"].astype(str) == name], positions, offset,
-                      width, _set_style(i))
-        tau_ax.axhline(1.0, color="#999999", linewidth=0.8, linestyle=":", zorder=1)
-        tau_ax.set_ylim(low, 1.0 + 0.03 * (1.0 - low))
-        tau_ax.set_ylabel(f"correlation with\n{reference}'s ranking")
-        tau_ax.tick_params(axis="x", labelbottom=False)
-        share_ax.set_ylim(0.0, min(1.05, top * 1.15))
-        share_ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-        share_ax.set_ylabel(f"{reference}'s significant\npairs swapped")
-        share_ax.set_title(f"two-way Tukey HSD{level}", fontsize="small", loc="right")
-        _x_axis(share_ax, positions, groups, labels)
-        if title:
-            fig.suptitle(title)
+    handles = [Line2D([], [], linestyle="none", marker="s", color=c, label=rf"$\alpha$ = {a}")
+               for a, c in colours.items()]
+    if any(not a for a in frame["alpha"]):
+        handles.append(Line2D([], [], linestyle="none", marker="s", color=NO_ALPHA_COLOUR, label="no alpha"))
+    handles += [Line2D([], [], linestyle="none", marker="o", color=_STAT_COLOUR, label=r"Kendall $\tau$ (tau-b)"),
+                Line2D([], [], linestyle="none", marker="D", color=_STAT_COLOUR, markerfacecolor="white",
+                       label=r"$\tau_{AP}$")]
+    ncol = legend_columns(PAGE_WIDTH, len(handles), 1.15)
+    extra = 0.3 if title else 0.0
+    reserved = 0.19 * legend_rows(len(handles), ncol) + extra + 0.3  # the page's title
+    pages = judgment_pages(len(sets), len(measures), reserved)
+
+    def page(number: int, set_range: range, measure_range: range) -> Figure:
+        shown_sets = [sets[i] for i in set_range]
+        shown = [measures[i] for i in measure_range]
+        blocks = math.ceil(len(shown) / PER_ROW)
+        fig, axes, ncol = new_figure(2 * PER_ROW * blocks, panel_width=PAGE_WIDTH / PER_ROW,
+                                     height=_panel_height(len(shown_sets)), n_legend=len(handles),
+                                     column_width=1.15, sharey=False, per_row=PER_ROW, extra_height=extra + 0.3)
+        for k in range(PER_ROW * blocks):
+            block, column = divmod(k, PER_ROW)
+            tau_ax, share_ax = axes[2 * PER_ROW * block + column], axes[2 * PER_ROW * block + PER_ROW + column]
+            if k >= len(shown):
+                tau_ax.set_visible(False)
+                share_ax.set_visible(False)
+                continue
+            rows = frame[(frame["measure"] == shown[k]) & frame["judgments"].astype(str).isin(shown_sets)]
+            _draw_measure(tau_ax, share_ax, rows, shown_sets, colours)
+            tau_ax.set_title(labels[shown[k]])
+            tau_ax.set_xlim(low, 1.0 + 0.04 * (1.0 - low))
+            tau_ax.set_xlabel(rf"$\tau$ with {reference}' ranking" if reference.endswith("s")
+                              else rf"$\tau$ with {reference}'s ranking")
+            share_ax.set_title("significant pairs swapped")
+            share_ax.set_xlim(0.0, min(1.05, top * 1.15))
+            share_ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+            share_ax.set_xlabel(f"of {reference}' significant pairs" if reference.endswith("s")
+                                else f"of {reference}'s significant pairs")
+            for ax in (tau_ax, share_ax):
+                ax.set_yticks(range(len(shown_sets)), labels=[judgment_set_label(n) for n in shown_sets])
+                ax.set_ylim(len(shown_sets) - 0.5, -0.5)  # the table's first set on top
+                ax.grid(axis="y", visible=False)
+                if column:
+                    ax.tick_params(labelleft=False)
+        heading = page_title(f"Judgment sets against {reference}{level}", number, len(pages))
+        fig.suptitle(f"{title}: {heading}" if title else heading)
         legend_below(fig, handles, ncol)
         return fig
 
-    return save_figure(styled(draw), stem)
+    return save_figure(styled(lambda: [page(n, s, m) for n, (s, m) in enumerate(pages)]), stem)
+
+
+def _draw_measure(tau_ax, share_ax, rows: pd.DataFrame, sets: list[str], colours: dict[str, str]) -> None:
+    """One measure's sets: a dot per alpha (nudged apart down the set's row), tau filled,
+    tau_AP open, the swapped share below."""
+    alphas = sorted(rows["alpha"].unique(), key=alpha_sort_key)
+    nudges = np.linspace(-0.22, 0.22, len(alphas)) if len(alphas) > 1 else [0.0]
+    where = {name: i for i, name in enumerate(sets)}
+    for alpha, nudge in zip(alphas, nudges):
+        part = rows[rows["alpha"] == alpha]
+        y = part["judgments"].astype(str).map(where).to_numpy(float) + nudge
+        colour = colours.get(alpha, NO_ALPHA_COLOUR)
+        tau_ax.scatter(part["kendall_tau"].astype(float), y, s=14, color=colour, marker="o", zorder=3,
+                       label="_tau", linewidths=0)
+        tau_ax.scatter(part["tau_ap"].astype(float), y, s=13, marker="D", facecolors="white", edgecolors=colour,
+                       linewidths=0.8, zorder=2, label="_tau_ap")
+        share_ax.scatter(part["_share"].astype(float), y, s=14, color=colour, marker="o", zorder=3,
+                         label="_share", linewidths=0)
+    tau_ax.axvline(1.0, color="#999999", linewidth=0.8, linestyle=":", zorder=1)

@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from irmeta.artefacts.figures.style import (
+    PAGE_WIDTH,
     legend_below,
     legend_label,
     line_style,
@@ -88,10 +89,10 @@ def _label(measure: str, alpha: str) -> str:
 
 def _curve_style(measure: str, index: int, baseline: bool) -> dict:
     """The measure's colour and line, without markers (thousands of pairs make a line); a
-    baseline shares its family's colour, so it is drawn broad and translucent."""
+    baseline shares its family's colour, so it is drawn dashed, broad and translucent."""
     style = line_style(measure, index)
     if baseline:
-        return {"color": style["color"], "linewidth": 3.0, "alpha": 0.4}
+        return {"color": style["color"], "linewidth": 2.2, "alpha": 0.5, "linestyle": "--"}
     return {"color": style["color"], "linewidth": style.get("linewidth", 1.4)}
 
 
@@ -111,7 +112,7 @@ def plot_p_value_curves(tests: pd.DataFrame, stem: str | Path, levels: Sequence[
         handles = [Line2D([], [], label=labels[m], **styles[m]) for m in measures if m in labels]
         handles += [Line2D([], [], color=LEVEL_COLOUR, linestyle=style, linewidth=0.9, label=f"level {lv:g}")
                     for lv, style in level_styles.items()]
-        fig, axes, ncol = new_figure(len(methods), panel_width=3.0, height=3.0, n_legend=len(handles),
+        fig, axes, ncol = new_figure(len(methods), panel_width=PAGE_WIDTH / 3, height=2.4, n_legend=len(handles),
                                       column_width=2.6)
         for ax, method in zip(axes, methods):
             for measure, (label, p) in curves[method].items():

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
@@ -27,12 +26,14 @@ from irmeta.artefacts.figures.claims import CLAIM_TITLES
 from irmeta.artefacts.figures.style import (
     ALPHA_COLOURS,
     FALLBACK_COLOURS,
+    PAGE_WIDTH,
     legend_below,
-    legend_columns,
+    new_figure,
     require_columns,
     save_figure,
     styled,
 )
+from irmeta.artefacts.labels import protocol_label
 
 _PALETTE = ALPHA_COLOURS + FALLBACK_COLOURS
 #: Columns of :func:`best_properties`.
@@ -145,11 +146,8 @@ def plot_claims_vs_properties(claims: pd.DataFrame, properties: pd.DataFrame, pn
     colours = {c: _PALETTE[i % len(_PALETTE)] for i, c in enumerate(comparisons)}
 
     def draw() -> Figure:
-        width = 3.6 * len(claims_shown)
-        ncol = legend_columns(width, len(comparisons), 2.6)
-        fig = Figure(figsize=(width, 3.4 + 0.2 * -(-len(comparisons) // ncol)), layout="constrained")
-        FigureCanvasAgg(fig)
-        axes = fig.subplots(1, len(claims_shown), squeeze=False)[0]
+        fig, axes, ncol = new_figure(len(claims_shown), panel_width=PAGE_WIDTH / 2, height=2.85,
+                                     n_legend=len(comparisons), column_width=2.6, sharey=False)
         for ax, claim in zip(axes, claims_shown):
             chosen = choices[choices["claim"] == claim]
             if chosen.empty:
@@ -170,7 +168,7 @@ def plot_claims_vs_properties(claims: pd.DataFrame, properties: pd.DataFrame, pn
             line = float(series["threshold"].iloc[0])
             ax.axhline(line, color="#333333", linewidth=0.8, linestyle="--" if claim == "rank_agreement" else "-")
             ties = len(choice["tied_with"].split())
-            ax.set_title(f"{CLAIM_TITLES[claim]}, {choice['protocol']}\nmean |Spearman rho| "
+            ax.set_title(f"{CLAIM_TITLES[claim]}, {protocol_label(choice['protocol'])}\nmean |Spearman rho| "
                          f"{choice['mean_abs_spearman']:.2f}" + (f", tied with {ties} more" if ties else ""))
             ax.set_xlabel(str(choice["property"]).replace("_", " "))
             ax.set_ylabel(_y_label(claim, series))

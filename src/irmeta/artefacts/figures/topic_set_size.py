@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from irmeta.artefacts.figures.style import (
+    PAGE_WIDTH,
     legend_below,
     legend_label,
     line_style,
@@ -126,7 +127,7 @@ def plot_topic_set_size(sizes: pd.DataFrame, detectable: pd.DataFrame, stem: str
         handles.append(Line2D([], [], color=OWN_TOPICS_COLOUR, linestyle="none", marker=DETECTABLE_MARKER,
                               markersize=9, markeredgecolor="black", markeredgewidth=0.5,
                               label="minimum detectable difference (paired t)"))
-        fig, axes, ncol = new_figure(len(panels), panel_width=2.9, height=3.0, n_legend=len(handles),
+        fig, axes, ncol = new_figure(len(panels), panel_width=PAGE_WIDTH / 2, height=2.7, n_legend=len(handles),
                                      column_width=2.4)
         for ax, (design, systems) in zip(axes, panels):
             rows = sizes[(sizes["design"] == design) & (sizes["systems"] == systems)]

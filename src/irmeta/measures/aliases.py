@@ -94,7 +94,7 @@ def unknown_message(text: str, word: str, cutoff: str | None) -> str:
     """``unknown measure 'ndgc@10'; the closest known: nDCG@10, DCG@10, ...``: the three
     known names closest to ``word`` (difflib's ratio, in any case; families and every
     peer's name), as their family."""
-    shown = [f + (f"@{cutoff}" if cutoff else "") for f in closest(word)]
+    shown = [f + (f"@{cutoff}" if cutoff else "") for f in closest(word, cutoff=cutoff)]
     return f"unknown measure {text!r}; the closest known: {', '.join(shown)}"
 
 
@@ -104,11 +104,12 @@ def _spelt_word(entry: PeerName) -> str:
     return (match.group() if match else entry.name).rstrip("_.")
 
 
-def closest(word: str, n: int = 3) -> list[str]:
-    """The ``n`` families whose names or peers' names are closest to ``word``."""
+def closest(word: str, n: int = 3, cutoff: str | None = None) -> list[str]:
+    """The ``n`` families whose names or peers' names (those that take ``cutoff``, if
+    given) are closest to ``word``."""
     names: dict[str, str] = {f.lower(): f for f in MEASURES}
     for entry in PEER_NAMES:
-        if entry.family in MEASURES:
+        if entry.family in MEASURES and _fits(entry, cutoff):
             names.setdefault(_spelt_word(entry).lower(), entry.family)
     ranked = difflib.get_close_matches(word.lower(), list(names), n=len(names), cutoff=0.0)
     return _unique(names[x] for x in ranked)[:n]

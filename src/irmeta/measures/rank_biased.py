@@ -295,9 +295,9 @@ register(MeasureDefinition("RBP", rbp, "rank-biased precision, persistence p (Mo
 
 _RANX_RBP = ("p = 0.NN (ranx reads the digits after . or @ as p, never a cutoff), over the whole ranking, a judged "
              "document weighing its grade (grades >= 1; with -lN grades >= N), unscaled")
-_AMBIGUOUS_RBP = ("ambiguous: write rbp.{1} for ranx's RBP(p=0.{1},gain_scale=none) (every rank, grades as "
-                  "gains), RBP(p=0.{1}) for irmeta's and ir_measures' RBP at p = 0.{1} (relevant = 1), or RBP@{1} "
-                  "for ir_measures' RBP(p=0.8) cut at rank {1}")
+_AMBIGUOUS_RBP = ("ambiguous: write rbp.{1} for ranx's RBP(p=0.{1},gain_scale=none) (every rank, grades as gains), "
+                  "RBP(p=0.{1}) for irmeta's RBP at p = 0.{1} (relevant = 1), or RBP@{1} for irmeta's "
+                  "RBP(p=0.8) cut at rank {1}")
 register_peer_names(
     PeerName("RBP", "trec_eval", "rbp", "RBP(p=0.9,gain_scale=topic_max)", "p = 0.9; a judged document gains its "
              "grade over its topic's largest grade when that exceeds 1", pattern="rbp", examples=same("rbp")),
@@ -309,8 +309,10 @@ register_peer_names(
              examples=same("rbp@95")),
     PeerName("RBP", "ranx", "rbp.NN-lN", "RBP(p=0.{1},gain_scale=none,min_grade={2})", _RANX_RBP,
              pattern=r"rbp([.@])(\d+)-l(\d+)", examples=same("rbp.95-l2")),
-    PeerName("RBP", "ir_measures", "RBP", "RBP", "p = 0.8, relevant (grade >= the threshold) = 1",
-             examples=same("RBP@10", "RBP(p=0.9)@20")),
+    PeerName("RBP", "ir_measures", "RBP", "RBP", "ir_measures' RBP without rel= (trectools) weighs a judged "
+             "document by its grade, unscaled: write RBP(gain_scale=none)@k for its value; its RBP(rel=t) (cwl_eval) "
+             "is irmeta's RBP at threshold t", cutoff=True,
+             examples=(("RBP(gain_scale=none)@10", "RBP@10"), ("RBP(p=0.9,gain_scale=none)@20", "RBP(p=0.9)@20"))),
     PeerName("RBP", "ranx", "RBP.NN, Rbp@NN", None, _AMBIGUOUS_RBP, pattern=r"(?i)(?!(?-i:RBP@))(rbp[.@])(\d+)"),
 )
 

@@ -56,7 +56,7 @@ def test_every_peer_name_records_its_peer_and_is_checked():
         if entry.refused:
             assert entry.differs and not entry.examples, entry
         else:
-            assert entry.examples, f"{entry.peer}'s {entry.name} is read as {entry.reads} with no check against {entry.peer}"
+            assert entry.examples, f"{entry.peer}'s {entry.name} is read as {entry.reads} with no check against it"
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=_id)
@@ -253,7 +253,8 @@ def test_ranx_rbp_at_95_is_p_095_over_the_whole_ranking(campaign):
     ("r-precision", "Rprec"), ("f1", "SetF"), ("ap_rareness@100", "AP_rareness@100"), ("err@20", "ERR@20"),
     ("NDCG(gains={1:1,2:3})@10", "nDCG(gains={1:1,2:3})@10"), ("rbp(p=0.9)", "RBP(p=0.9)"),
     ("rbp", "RBP(gain_scale=topic_max,p=0.9)"), ("rbp.9", "RBP(gain_scale=none,p=0.9)"),
-    ("rbp@8", "RBP(gain_scale=none)"), ("rbp.5", "RBP(gain_scale=none,p=0.5)"), ("rbp.95-l2", "RBP(gain_scale=none,min_grade=2,p=0.95)"),
+    ("rbp@8", "RBP(gain_scale=none)"), ("rbp.5", "RBP(gain_scale=none,p=0.5)"),
+    ("rbp.95-l2", "RBP(gain_scale=none,min_grade=2,p=0.95)"),
     ("RBP@95", "RBP@95"), ("ndcg@10-l2", "nDCG(min_grade=2)@10"), ("dcg@5-l3", "DCG(min_grade=3)@5"),
     ("SetF(beta=0.5)", "SetF(recall_weight=0.5)"), ("ERR(max_grade=4)@20", "ERR(max_grade=4)@20"),
 ])

@@ -170,10 +170,12 @@ register_peer_names(
     trec_eval_word("SetR", "set_recall"),
     trec_eval_word("SetF", "set_F"),
     PeerName("SetF", "trec_eval", "set_F.x", "SetF(recall_weight={0})", "x weighs recall against precision: "
-             "(x + 1) P R / (x P + R)", pattern=r"set_F[._]" + NUMBER, examples=same("set_F.0.5")),
+             "(x + 1) P R / (x P + R)", pattern=r"set_F[._]" + NUMBER, examples=same("set_F.0.5"),
+             symbols=("x",)),
     PeerName("SetF", "ir_measures", "SetF(beta=x)", "SetF(recall_weight={0})", "ir_measures passes beta to "
              "trec_eval's set_F.x: (x + 1) P R / (x P + R), not the textbook F_beta's beta^2",
-             pattern=r"SetF\(beta=" + NUMBER + r"\)", examples=same("SetF(beta=0.5)", "SetF(beta=2.0)")),
+             pattern=r"SetF\(beta=" + NUMBER + r"\)", examples=same("SetF(beta=0.5)", "SetF(beta=2.0)"),
+             symbols=("x",)),
     PeerName("SetF", "ranx", "f1", "SetF", "without k: 2 set_P set_recall / (set_P + set_recall)", cutoff=False,
              examples=same("f1")),
     PeerName("SetF", "ranx", "f1", None, "ranx's f1@k divides the hits by k (precision@k), irmeta's SetF@k by the "

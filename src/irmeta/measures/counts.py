@@ -172,5 +172,5 @@ register_peer_names(
              prints="utility"),
     PeerName("Utility", "trec_eval", "utility.a,b,c,d", "Utility(rel_ret={0},nonrel_ret={1},rel_unret={2},"
              "nonrel_unret={3})", pattern=r"utility[._]" + ",".join([SIGNED] * 4),
-             examples=same("utility.2,-1,-1,0")),
+             examples=same("utility.2,-1,-1,0"), symbols=("a", "b", "c", "d")),
 )

@@ -381,7 +381,7 @@ register(MeasureDefinition("DCG", dcg, "discounted cumulative gain, gain / log2(
 register_peer_names(
     PeerName("DCG", "ranx", "dcg", "DCG", _RANX_GRADED, examples=same("dcg@10")),
     PeerName("DCG", "ranx", "dcg@k-lN", "DCG(min_grade={1})@{0}", _RANX_GRADED, pattern=r"dcg@(\d+)-l(\d+)",
-             examples=same("dcg@10-l2")),
+             examples=same("dcg@10-l2"), symbols=("k", "N")),
     PeerName("DCG", "ranx", "dcg_burges", None, "ranx's dcg_burges takes the gain 2^grade - 1: write "
              "DCG(gains={1:1,2:3,3:7})@k for grades 1..3"),
 )
@@ -394,9 +394,9 @@ register_peer_names(
     PeerName("nDCG", "ir_measures", "NDCG", "nDCG", examples=same("NDCG@10", "nDCG@10")),
     PeerName("nDCG", "ranx", "ndcg", "nDCG", _RANX_GRADED, examples=same("ndcg@10", "ndcg")),
     PeerName("nDCG", "ranx", "ndcg@k-lN", "nDCG(min_grade={1})@{0}", _RANX_GRADED, pattern=r"ndcg@(\d+)-l(\d+)",
-             examples=same("ndcg@10-l2", "ndcg@10-l3")),
+             examples=same("ndcg@10-l2", "ndcg@10-l3"), symbols=("k", "N")),
     PeerName("nDCG", "ranx", "ndcg-lN", "nDCG(min_grade={0})", _RANX_GRADED, pattern=r"ndcg-l(\d+)",
-             examples=same("ndcg-l2")),
+             examples=same("ndcg-l2"), symbols=("N",)),
     PeerName("nDCG", "ranx", "ndcg_burges", None, "ranx's ndcg_burges takes the gain 2^grade - 1: write "
              "nDCG(gains={1:1,2:3,3:7})@k for grades 1..3"),
 )

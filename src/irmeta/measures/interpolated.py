@@ -115,9 +115,10 @@ register(MeasureDefinition("Rprec_mult", precision_at_multiple, "precision at ra
 register_peer_names(
     PeerName("IPrec", "trec_eval", "iprec_at_recall_x", "IPrec(recall={0})", pattern=r"iprec_at_recall[._]" + NUMBER,
              examples=(("iprec_at_recall_0.10", "iprec_at_recall.0.10"),
-                       ("iprec_at_recall.0.5", "iprec_at_recall.0.5"))),
+                       ("iprec_at_recall.0.5", "iprec_at_recall.0.5")), symbols=("x",)),
     PeerName("IPrec_avg", "trec_eval", "11pt_avg", "IPrec_avg", pattern="11pt_avg", examples=same("11pt_avg"),
              prints="11pt_avg"),
     PeerName("Rprec_mult", "trec_eval", "Rprec_mult_x", "Rprec_mult(multiple={0})",
-             pattern=r"Rprec_mult[._]" + NUMBER, examples=(("Rprec_mult_0.20", "Rprec_mult.0.20"),)),
+             pattern=r"Rprec_mult[._]" + NUMBER, examples=(("Rprec_mult_0.20", "Rprec_mult.0.20"),),
+             symbols=("x",)),
 )

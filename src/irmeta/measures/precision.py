@@ -67,7 +67,8 @@ register_peer_names(
              "hits@k / k"),
     PeerName("P", "ranx", "name-lN", None, "ranx's -l{2} is irmeta's relevance threshold for {0}: write {0}{1} with "
              "--threshold {2} (relevance_threshold: {2} in a config)",
-             pattern=r"(hits|hit_rate|precision|recall|f1|r-precision|mrr|map|bpref)((?:@\d+)?)-l(\d+)"),
+             pattern=r"(hits|hit_rate|precision|recall|f1|r-precision|mrr|map|bpref)((?:@\d+)?)-l(\d+)",
+             symbols=("name", "@k", "N")),
     trec_eval_word("AP", "map"),
     trec_eval_cut("AP", "map_cut", 100),
     PeerName("AP", "ir_measures", "MAP", "AP", examples=same("MAP", "MAP@100")),

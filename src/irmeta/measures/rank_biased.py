@@ -302,18 +302,21 @@ register_peer_names(
     PeerName("RBP", "trec_eval", "rbp", "RBP(p=0.9,gain_scale=topic_max)", "p = 0.9; a judged document gains its "
              "grade over its topic's largest grade when that exceeds 1", pattern="rbp", examples=same("rbp")),
     PeerName("RBP", "trec_eval", "rbp.p=x", "RBP(p={0},gain_scale=topic_max)", "gains as trec_eval's rbp",
-             pattern=r"rbp[._]p=" + NUMBER, examples=(("rbp.p=0.5", "rbp.p=0.5"), ("rbp_p=0.5", "rbp.p=0.5"))),
+             pattern=r"rbp[._]p=" + NUMBER, examples=(("rbp.p=0.5", "rbp.p=0.5"), ("rbp_p=0.5", "rbp.p=0.5")),
+             symbols=("x",)),
     PeerName("RBP", "ranx", "rbp.NN", "RBP(p=0.{0},gain_scale=none)", _RANX_RBP, pattern=r"rbp\.(\d+)",
-             examples=same("rbp.95", "rbp.8")),
+             examples=same("rbp.95", "rbp.8"), symbols=("NN",)),
     PeerName("RBP", "ranx", "rbp@NN", "RBP(p=0.{0},gain_scale=none)", _RANX_RBP, pattern=r"rbp@(\d+)",
-             examples=same("rbp@95")),
+             examples=same("rbp@95"), symbols=("NN",)),
     PeerName("RBP", "ranx", "rbp.NN-lN", "RBP(p=0.{1},gain_scale=none,min_grade={2})", _RANX_RBP,
-             pattern=r"rbp([.@])(\d+)-l(\d+)", examples=same("rbp.95-l2")),
+             pattern=r"rbp([.@])(\d+)-l(\d+)", examples=same("rbp.95-l2", "rbp@9-l3"),
+             symbols=(".", "NN", "N")),
     PeerName("RBP", "ir_measures", "RBP", "RBP", "ir_measures' RBP without rel= (trectools) weighs a judged "
              "document by its grade, unscaled: write RBP(gain_scale=none)@k for its value; its RBP(rel=t) (cwl_eval) "
              "is irmeta's RBP at threshold t", cutoff=True,
              examples=(("RBP(gain_scale=none)@10", "RBP@10"), ("RBP(p=0.9,gain_scale=none)@20", "RBP(p=0.9)@20"))),
-    PeerName("RBP", "ranx", "RBP.NN, Rbp@NN", None, _AMBIGUOUS_RBP, pattern=r"(?i)(?!(?-i:RBP@))(rbp[.@])(\d+)"),
+    PeerName("RBP", "ranx", "RBP.NN, Rbp@NN", None, _AMBIGUOUS_RBP, pattern=r"(?i)(?!(?-i:RBP@))(rbp[.@])(\d+)",
+             symbols=("RBP.", "NN")),
 )
 
 
@@ -325,7 +328,7 @@ register_peer_names(
              "list without an unjudged document", pattern="rbp_resid", examples=same("rbp_resid")),
     PeerName("RBP_residual", "trec_eval", "rbp_resid.p=x", "RBP_residual(p={0},when=any_unjudged)", "0 for a list "
              "without an unjudged document", pattern=r"rbp_resid[._]p=" + NUMBER,
-             examples=(("rbp_resid.p=0.95", "rbp_resid.p=0.95"),)),
+             examples=(("rbp_resid.p=0.95", "rbp_resid.p=0.95"),), symbols=("x",)),
 )
 
 

@@ -110,6 +110,7 @@ class PeerName:
     (as typed, as the peer is asked for it) pairs that the alias test computes with the peer.
     ``prints``: the name the peer prints for the measure (``{}``: the cutoff), which irmeta
     writes where it writes the peer's format (``irmeta score --format trec_eval``).
+    ``symbols``: how docs and ``irmeta measures`` name the pattern's groups (``k``, ``x``).
     """
 
     family: str
@@ -121,6 +122,7 @@ class PeerName:
     cutoff: bool | None = None
     examples: tuple[tuple[str, str], ...] = ()
     prints: str | None = None
+    symbols: tuple[str, ...] = ()
 
     @property
     def refused(self) -> bool:
@@ -146,7 +148,8 @@ NUMBER = r"(\d*\.?\d+(?:[eE][+-]?\d+)?)"
 
 def trec_eval_word(family: str, name: str, differs: str = "", *, request: str | None = None) -> PeerName:
     """trec_eval's name of a measure without a cutoff (``map``), read as ``family``."""
-    return PeerName(family, "trec_eval", name, family, differs, examples=((name, request or name),), prints=name)
+    return PeerName(family, "trec_eval", name, family, differs, cutoff=False, examples=((name, request or name),),
+                    prints=name)
 
 
 def trec_eval_cut(family: str, name: str, example: int = 10) -> PeerName:
@@ -155,6 +158,6 @@ def trec_eval_cut(family: str, name: str, example: int = 10) -> PeerName:
     return PeerName(family, "trec_eval", f"{name}_k, {name}.k", f"{family}@{{0}}",
                     pattern="(?i)" + re.escape(name) + r"[._](\d+)",
                     examples=((f"{name}_{example}", f"{name}.{example}"), (f"{name}.{example}", f"{name}.{example}")),
-                    prints=name + "_{}")
+                    prints=name + "_{}", symbols=("k",))
 #: A signed number as trec_eval's parameters take it (utility's coefficients).
 SIGNED = r"([+-]?\d*\.?\d+(?:[eE][+-]?\d+)?)"

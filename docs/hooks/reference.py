@@ -14,7 +14,6 @@ checks them against the schemas, the registry and the manifest.
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -68,14 +67,10 @@ def code(value: object) -> str:
 
 
 def option_default(compute: Any, option: str) -> object:
-    """An option's default: the family function's keyword default (irmeta.measures.names)."""
-    try:
-        parameter = inspect.signature(compute).parameters.get(option)
-    except (TypeError, ValueError):
-        return None
-    if parameter is None or parameter.default is inspect.Parameter.empty:
-        return None
-    return parameter.default
+    """An option's default: the family function's keyword default (irmeta.measures.catalogue)."""
+    from irmeta.measures.catalogue import option_default as default_of
+
+    return default_of(compute, option)
 
 
 def measure_page() -> str:

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from irmeta.measures.names import JUDGED_ONLY, parse_measure
 from irmeta.measures.registry import MEASURES, PEER_NAMES, MeasureDefinition, PeerName
@@ -31,10 +33,10 @@ class NameRow:
     differs: str
 
 
-def option_default(definition: MeasureDefinition, option: str) -> object:
+def option_default(compute: Callable[..., Any], option: str) -> object:
     """An option's default: the family function's keyword default (as the names read it)."""
     try:
-        parameter = inspect.signature(definition.compute).parameters.get(option)
+        parameter = inspect.signature(compute).parameters.get(option)
     except (TypeError, ValueError):
         return None
     return None if parameter is None or parameter.default is inspect.Parameter.empty else parameter.default
@@ -42,7 +44,7 @@ def option_default(definition: MeasureDefinition, option: str) -> object:
 
 def parameters(definition: MeasureDefinition) -> list[tuple[str, object]]:
     """(option, default) of every parameter a name of the family takes."""
-    shown = [(o, option_default(definition, o)) for o in definition.options]
+    shown = [(o, option_default(definition.compute, o)) for o in definition.options]
     if definition.uses_alpha:
         shown.append(("alpha", None))
     return shown + [(JUDGED_ONLY, False)]

@@ -140,7 +140,7 @@ def _ranx_split(request: str) -> tuple[str, str | None, int]:
     """ranx's own reading of a metric name (ranx/meta/evaluate.py): name, the text after
     . or @, and -lN's level (default 1)."""
     metric, _, level = request.partition("-l")
-    match = re.fullmatch(r"([a-z_\-]+?)(?:[.@](\d+))?", metric)
+    match = re.fullmatch(r"([a-z0-9_\-]+?)(?:[.@](\d+))?", metric)
     assert match is not None, request
     return match.group(1), match.group(2), int(level or 1)
 

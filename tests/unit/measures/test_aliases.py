@@ -323,3 +323,33 @@ def test_a_plugin_cannot_take_an_alias_in_another_case():
     for name in ("Mrr", "NDCG", "Hit_Rate"):
         with pytest.raises(ValueError, match="irmeta reads"):
             register_measure(name, lambda matrix, cutoff: None)
+
+
+def test_err_max_grade_is_gdevals_formula_exactly():
+    """ERR(max_grade=4)@k = sum_i R_i / i prod_{j<i} (1 - R_j), R = (2^g - 1) / 2^4 (gdeval.pl)."""
+    from fractions import Fraction
+
+    grades = {"a": 3, "b": 0, "c": 1, "d": 2, "e": 3}
+    ranking = ["d", "b", "a", "x", "c", "e"]
+    table = irmeta.evaluate({"q": grades}, {"r": {"q": {d: float(-i) for i, d in enumerate(ranking)}}},
+                            ["ERR(max_grade=4)@5", "ERR@5"])
+    values = dict(zip(table.measure, table.value))
+
+    def exact(top: int) -> Fraction:
+        total, reach = Fraction(0), Fraction(1)
+        for i, d in enumerate(ranking[:5], start=1):
+            r = Fraction(2 ** grades.get(d, 0) - 1, 2 ** top)
+            total += reach * r / i
+            reach *= 1 - r
+        return total
+
+    assert values["ERR(max_grade=4)@5"] == pytest.approx(float(exact(4)), rel=1e-15)  # to rounding
+    assert values["ERR@5"] == pytest.approx(float(exact(3)), rel=1e-15)  # irmeta's own: the qrels' largest grade
+
+
+def test_ranx_unscaled_rbp_is_unbounded_above_and_min_grade_needs_it():
+    from irmeta.measures.ranges import measure_range
+
+    assert measure_range("rbp.95").high == math.inf and measure_range("RBP@10").high == 1.0
+    with pytest.raises(ValueError, match="min_grade applies with gain_scale=none"):
+        irmeta.evaluate({"q": {"a": 2}}, {"r": {"q": {"a": 1.0}}}, ["RBP(min_grade=2)"])

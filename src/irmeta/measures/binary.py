@@ -155,6 +155,8 @@ register(MeasureDefinition("Success", success, "1 if a relevant document is in t
 register_peer_names(
     trec_eval_cut("Recall", "recall", 100),
     PeerName("Recall", "ir_measures", "R", "Recall", "relevant in the top k / relevant", examples=same("R@100")),
+    PeerName("Recall", "ir_measures", "Recall", "Recall", "relevant in the top k / relevant",
+             examples=same("Recall@100")),
     PeerName("Recall", "ranx", "recall", "Recall", "relevant in the top k / relevant", examples=same("recall@100")),
     trec_eval_word("Rprec", "Rprec"),
     PeerName("Rprec", "ir_measures", "RPrec", "Rprec", examples=same("RPrec")),
@@ -181,6 +183,7 @@ register_peer_names(
     PeerName("SetF", "ranx", "f1", None, "ranx's f1@k divides the hits by k (precision@k), irmeta's SetF@k by the "
              "documents returned, so it is refused", cutoff=True),
     trec_eval_cut("Success", "success"),
+    PeerName("Success", "ir_measures", "Success", "Success", cutoff=True, examples=same("Success@10")),
     PeerName("Success", "ranx", "hit_rate", "Success", "1 if a relevant document is in the top k (ranx: trec_eval's "
              "success)", examples=same("hit_rate@10")),
 )

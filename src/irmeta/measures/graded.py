@@ -391,7 +391,8 @@ register(MeasureDefinition("nDCG", ndcg, "normalised DCG at k (trec_eval ndcg_cu
 register_peer_names(
     trec_eval_word("nDCG", "ndcg"),
     trec_eval_cut("nDCG", "ndcg_cut"),
-    PeerName("nDCG", "ir_measures", "NDCG", "nDCG", examples=same("NDCG@10", "nDCG@10")),
+    PeerName("nDCG", "ir_measures", "NDCG", "nDCG", examples=same("NDCG@10")),
+    PeerName("nDCG", "ir_measures", "nDCG", "nDCG", examples=same("nDCG@10", "nDCG")),
     PeerName("nDCG", "ranx", "ndcg", "nDCG", _RANX_GRADED, examples=same("ndcg@10", "ndcg")),
     PeerName("nDCG", "ranx", "ndcg@k-lN", "nDCG(min_grade={1})@{0}", _RANX_GRADED, pattern=r"ndcg@(\d+)-l(\d+)",
              examples=same("ndcg@10-l2", "ndcg@10-l3"), symbols=("k", "N")),

@@ -59,8 +59,9 @@ register(MeasureDefinition("AP", average_precision, "average precision cut at k 
 _RANX_MAP = "sums precision at the relevant ranks <= k over all relevant documents: trec_eval's map_cut_k"
 register_peer_names(
     trec_eval_cut("P", "P"),
-    PeerName("P", "trec_eval", "P_", "P", "trec_eval's P without its cutoff: P at the depth read (-M; 1000 here)",
-             examples=(("P_", "P.1000"),)),
+    PeerName("P", "trec_eval", "P_", "P", "trec_eval's P without its cutoff: P at the depth read (-M, 1000 by "
+             "default)", cutoff=False, examples=(("P_", "P.1000"),)),
+    PeerName("P", "ir_measures", "P", "P", cutoff=True, examples=same("P@10")),
     PeerName("P", "ir_measures", "Precision", "P", cutoff=True, examples=same("Precision@10")),
     PeerName("P", "ranx", "precision", "P", "hits in the top k / k", cutoff=True, examples=same("precision@10")),
     PeerName("P", "ranx", "hits", None, "ranx's hits@k counts the relevant documents in the top k; irmeta's P@k is "
@@ -72,6 +73,7 @@ register_peer_names(
     trec_eval_word("AP", "map"),
     trec_eval_cut("AP", "map_cut", 100),
     PeerName("AP", "ir_measures", "MAP", "AP", examples=same("MAP", "MAP@100")),
+    PeerName("AP", "ir_measures", "AP", "AP", examples=same("AP", "AP@100")),
     PeerName("AP", "ranx", "map", "AP", _RANX_MAP, examples=same("map@100", "map")),
     PeerName("AP", "trec_eval", "gm_map", None, "trec_eval's gm_map is AP under the geometric mean: score AP with "
              "average geometric"),

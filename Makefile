@@ -1,6 +1,7 @@
 # Two commands on a fresh machine with Python >= 3.11 and pip:
 #   make run    set up .venv, then run the pipeline on the configured collections
-#   make test   set up .venv, then run the test suite
+#   make test   set up .venv, then run the test suite (the full one, as CI runs it)
+#   make test-fast  the unit tests alone: no Snakemake run, no SLURM, no browser, nothing installed
 #   make docs   build the documentation site into site/ (warnings are errors)
 PYTHON ?= python3
 VENV   ?= .venv
@@ -10,7 +11,7 @@ STAMP  := $(VENV)/.installed
 
 DATA   ?= ../shared/data
 
-.PHONY: run test lint bench bench-peers clean setup reproduce campaigns report docs
+.PHONY: run test test-fast lint bench bench-peers clean setup reproduce campaigns report docs
 
 setup: $(STAMP)
 
@@ -30,8 +31,17 @@ run: $(STAMP)
 	IRMETA_REPORT_NEXT=1 $(BIN)/snakemake --cores $(CORES) $(ARGS)
 	$(BIN)/snakemake --report $(REPORT) $(ARGS)
 
+# The full suite (.ci/run calls it). As root it installs what its integration tests need
+# when missing: slurm-wlm and munge (tests/integration/test_slurm.py), chromium
+# (test_report.py, test_docs_browser.py), through apt-get; not as root, those tests fail
+# naming the apt-get command.
 test: $(STAMP)
 	$(BIN)/python -m pytest $(ARGS)
+
+# The unit tests alone (tests/unit), for quick checks while developing: they read
+# ../shared/data as the suite does, start no workflow, cluster or browser, install nothing.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest tests/unit -q $(ARGS)
 
 # The paper on its four collections; those whose runs are absent under DATA are skipped.
 reproduce: $(STAMP)

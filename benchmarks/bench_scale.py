@@ -16,16 +16,27 @@ temporary copy of the workflow), ingestion in ``--ingest-shards`` jobs. Prints:
 - growth from the smaller size: for each rule, how its CPU time grew against the lines,
   the judged postings and the runs squared, and which it follows.
 
+- ingestion apart: ``memory_budget`` and ``ingest_shards``, its wall time (the first
+  ingest job's start to the last one's end) and CPU time, and each ingest job's true
+  peak, its own high-water mark as the job recorded it (``peak memory ... MB``, through
+  ``IRMETA_JOB_TIMES``), never Snakemake's 30-second samples (a job that recorded none
+  is named so and fails the benchmark).
+
 Targets: 1000x1000x100 under 20 minutes with no job above 4 GB; 500x500x100 under 4
-minutes, no job above 2 GB; 1000x1000x1000 under 60 minutes, no job above 4 GB.
+minutes, no job above 2 GB; 1000x1000x1000 under 60 minutes, no job above 4 GB;
+ingestion of 1000x100x1000 in one job at most 1.5 GB, and of 1000x1000x1000 in one job
+or in 8 no job above 4 GB (issue 44, at the default memory budget).
 ``--only-ingest`` stops after judged.npz (disk and ingestion figures only); ``--battery
 paper`` runs ``config/paper.yaml``'s experiments instead of every one (issue 30: 30
 minutes at 1000x1000x1000). With ``--keep DIR`` a campaign simulated there before is used
 again (its simulation figures are kept beside it); the workflow always starts from the
 gzipped runs.
 
+``--ingest-shards 1,8`` runs each size once per shard count (the campaign simulated once).
+
     python benchmarks/bench_scale.py [--sizes 1000x1000x100,100x250x1000] [--cores 2]
-                                     [--ingest-shards 2] [--growth-from SIZE | --no-growth]
+                                     [--ingest-shards 2[,8]] [--memory-budget MB]
+                                     [--growth-from SIZE | --no-growth]
                                      [--only-ingest] [--battery all|paper] [--keep DIR]
 """
 
@@ -42,7 +53,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from workflow_runs import copy_workflow, run_workflow, statistics_jobs
+from workflow_runs import JOB_TIMES, copy_workflow, run_workflow, statistics_jobs
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGETS = {(1000, 1000, 100): (20 * 60, 4096), (500, 500, 100): (4 * 60, 2048), (1000, 1000, 1000): (60 * 60, 4096)}
@@ -50,6 +61,9 @@ PAPER_TARGETS = {(1000, 1000, 1000): (30 * 60, 4096)}  # issue 30: the paper's b
 STATISTICS_JOBS = ("test_run_pairs", "gather_pairwise_tests", "tabulate_discriminative_power", "plot_p_value_curves",
                    "tabulate_kendall_tau", "tabulate_variance")
 DISK_TARGET = 1 / 3  # judged.npz at most a third of the gzipped runs (issue 30)
+INGEST_RULES = ("ingest_shard", "ingest_collection")
+# issue 44: ingestion's largest job at the default memory budget, by size and shard count (None: any)
+INGEST_TARGETS = {((1000, 100, 1000), 1): 1536, ((1000, 1000, 1000), None): 4096}
 
 
 def parse_size(text: str) -> tuple[int, int, int]:
@@ -106,8 +120,9 @@ def simulated_once(size: tuple[int, int, int], campaign: Path, cores: int) -> di
 
 
 def run_size(size: tuple[int, int, int], work: Path, cores: int, shards: int, only_ingest: bool,
-             battery: str = "all", settings: tuple[str, ...] = ()) -> dict:
-    """One size through the battery; ``settings``: config files read after the battery's."""
+             battery: str = "all", settings: tuple[str, ...] = (), memory_budget: int | None = None) -> dict:
+    """One size through the battery; ``settings``: config files read after the battery's;
+    ``memory_budget``: the ingestion's (None: the config's default)."""
     runs, topics, depth = size
     name = f"scale{runs}x{topics}x{depth}"
     campaign = work / name / "campaign"
@@ -121,16 +136,69 @@ def run_size(size: tuple[int, int, int], work: Path, cores: int, shards: int, on
     targets = (f"results/{name}/judged.npz",) if only_ingest else ("all",)
     configs = ("--configfile", *(["config/paper.yaml"] if battery == "paper" else []), *settings)
     configs = configs if len(configs) > 1 else ()
+    budget = [] if memory_budget is None else [f"memory_budget={memory_budget}"]
     wall, jobs = run_workflow(flow, cores, *configs, "--config", f"collections=[{name}]", f"ingest_shards={shards}",
-                              targets=targets)
+                              *budget, targets=targets)
     judged = flow / "results" / name / "judged.npz"
     ranked = flow / "results" / name / "ranked.npz"
     gz = sum(p.stat().st_size for p in (campaign / "runs").iterdir())
     return {"size": size, "battery": battery, "settings": list(settings), "only_ingest": only_ingest,
-            "lines": runs * topics * depth,
+            "lines": runs * topics * depth, "shards": shards, "ingestion": ingestion_jobs(flow, jobs),
+            "memory_budget": memory_budget if memory_budget is not None else default_memory_budget(),
             "simulated": simulated, "wall": wall, "jobs": jobs,
             "gz_bytes": gz, "stored": stored_bytes(judged), "postings": postings(judged),
             "ranked_bytes": ranked.stat().st_size if ranked.exists() else None}
+
+
+def default_memory_budget() -> int:
+    from irmeta.pipeline.config_schema import load_schema
+
+    return int(load_schema("config.schema.yaml")["properties"]["memory_budget"]["default"])
+
+
+def ingestion_jobs(flow: Path, jobs) -> list[dict]:
+    """Each ingest job (shards, then the merge or the one job): its wall and CPU seconds
+    (Snakemake's benchmark file), its start and end and its own peak as it recorded
+    them (``IRMETA_JOB_TIMES``; None when it recorded none)."""
+    recorded = {}
+    for path in (flow / JOB_TIMES).glob("*.json"):
+        entry = json.loads(path.read_text())
+        if entry["rule"] in INGEST_RULES:
+            recorded[f"{entry['rule']}/{entry['job']}"] = entry
+    out = []
+    for row in jobs.itertuples():
+        rule = row.job.split("/")[0]
+        if rule not in INGEST_RULES:
+            continue
+        entry = recorded.get(row.job)
+        out.append({"job": row.job, "seconds": row.seconds, "cpu_seconds": row.cpu_seconds,
+                    "peak_mb": None if entry is None else max(entry["peak_mb"], entry.get("forked_peak_mb", 0.0)),
+                    "began": None if entry is None else entry.get("began"),
+                    "ended": None if entry is None else entry.get("ended")})
+    return sorted(out, key=lambda j: (j["job"].startswith("ingest_collection"), j["job"]))
+
+
+def ingestion_report(result: dict) -> bool:
+    """Ingestion apart: its settings, wall and CPU, and each job's true peak (issue 44)."""
+    jobs = result["ingestion"]
+    if not jobs:
+        return True
+    times = [(j["began"], j["ended"]) for j in jobs if j["began"] is not None and j["ended"] is not None]
+    wall = max(e for _, e in times) - min(b for b, _ in times) if len(times) == len(jobs) else float("nan")
+    peaks = [j["peak_mb"] for j in jobs]
+    recorded = all(p is not None for p in peaks)
+    largest = max((p for p in peaks if p is not None), default=float("nan"))
+    target = INGEST_TARGETS.get((result["size"], result["shards"])) or INGEST_TARGETS.get((result["size"], None))
+    default = result["memory_budget"] == default_memory_budget()
+    ok = recorded and (target is None or not default or largest <= target)
+    verdict = f" (target at most {target} MB: {'met' if ok else 'missed'})" if target and default else ""
+    print(f"ingestion: memory_budget {result['memory_budget']} MB, ingest_shards {result['shards']}: {len(jobs)} "
+          f"job(s), {wall:.0f} s wall (first start to last end), {sum(j['cpu_seconds'] for j in jobs):.0f} s CPU, "
+          f"largest true peak {largest:.0f} MB{verdict}")
+    for j in jobs:
+        peak = f"{j['peak_mb']:.0f} MB" if j["peak_mb"] is not None else "NOT RECORDED (no IRMETA_JOB_TIMES entry)"
+        print(f"  {j['job']:<44} {j['seconds']:8.1f} s wall {j['cpu_seconds']:8.1f} s CPU  true peak {peak}")
+    return ok
 
 
 def by_rule(jobs):
@@ -160,6 +228,7 @@ def report(result: dict, cores: int) -> bool:
           f"({jobs['cpu_seconds'].sum():.0f} s CPU), largest job {peak:.0f} MB{verdict}")
     if result.get("settings"):
         print("config files read after the battery's: " + ", ".join(result["settings"]))
+    ok &= ingestion_report(result)
     print(jobs.to_string(index=False, float_format=lambda v: f"{v:.1f}"))
     print("per rule:")
     print(by_rule(jobs).to_string(float_format=lambda v: f"{v:.1f}"))
@@ -243,7 +312,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="1000x1000x100,100x250x1000")
     parser.add_argument("--cores", type=int, default=2)
-    parser.add_argument("--ingest-shards", type=int, help="ingest_shards of the workflow (default: --cores)")
+    parser.add_argument("--ingest-shards", help="ingest_shards of the workflow (default: --cores); several, "
+                                                "comma-separated, run each size once per count")
+    parser.add_argument("--memory-budget", type=int, help="memory_budget (MB) of the ingestion (default: the "
+                                                          "config's)")
     parser.add_argument("--growth-from", help="the size growth is measured from (default: a quarter of the cells)")
     parser.add_argument("--no-growth", action="store_true", help="skip the smaller size of each")
     parser.add_argument("--only-ingest", action="store_true", help="stop after judged.npz (disk, ingestion)")
@@ -256,21 +328,23 @@ def main() -> int:
                              "turns an experiment off")
     args = parser.parse_args()
     sizes = [parse_size(s) for s in args.sizes.split(",")]
-    shards = args.ingest_shards or args.cores
+    shard_counts = [int(n) for n in args.ingest_shards.split(",")] if args.ingest_shards else [args.cores]
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="irmeta-scale-"))
     settings = tuple(str(Path(c).resolve()) for c in args.configfile)
     all_ok = True
     try:
         for size in sizes:
-            base = parse_size(args.growth_from) if args.growth_from else smaller(size)
-            small = None if args.no_growth else run_size(base, work, args.cores, shards, args.only_ingest, args.battery,
-                                                             settings)
-            if small:
-                all_ok &= report(small, args.cores)
-            large = run_size(size, work, args.cores, shards, args.only_ingest, args.battery, settings)
-            all_ok &= report(large, args.cores)
-            if small:
-                growth(small, large)
+            for shards in shard_counts:
+                base = parse_size(args.growth_from) if args.growth_from else smaller(size)
+                small = None if args.no_growth else run_size(base, work, args.cores, shards, args.only_ingest,
+                                                             args.battery, settings, args.memory_budget)
+                if small:
+                    all_ok &= report(small, args.cores)
+                large = run_size(size, work, args.cores, shards, args.only_ingest, args.battery, settings,
+                                 args.memory_budget)
+                all_ok &= report(large, args.cores)
+                if small:
+                    growth(small, large)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

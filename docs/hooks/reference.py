@@ -15,6 +15,7 @@ checks them against the schemas, the registry and the manifest.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,9 @@ from typing import Any
 import yaml
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "src" / "irmeta" / "pipeline" / "schemas"
+#: What the benchmarks measured: the one source of the timings a page states.
+MEASURED = Path(__file__).resolve().parents[2] / "benchmarks" / "measured.yaml"
+MEASURED_FIGURE = re.compile(r"\{\{\s*measured\.(\w+)\.(\w+)\s*\}\}")
 
 #: The tables beside the collections' (results/...) and the command line's, with where
 #: their columns come from (a collection's tables name theirs in the manifest).
@@ -208,3 +212,22 @@ def on_files(files: Any, config: Any) -> Any:
     for uri, builder in PAGES.items():
         files.append(File.generated(config, uri, content=globals()[builder]()))
     return files
+
+
+def with_measured_figures(markdown: str) -> str:
+    """A page's ``{{ measured.<key>.<figure> }}`` replaced by that figure of
+    ``benchmarks/measured.yaml``; one that file lacks stops the build, naming it."""
+    measured = yaml.safe_load(MEASURED.read_text(encoding="utf-8"))
+
+    def figure(match: re.Match) -> str:
+        key, name = match.groups()
+        try:
+            return str(measured[key][name])
+        except KeyError:
+            raise KeyError(f"{match.group(0)}: benchmarks/measured.yaml has no {key}.{name}") from None
+
+    return MEASURED_FIGURE.sub(figure, markdown)
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    return with_measured_figures(markdown)

@@ -22,34 +22,30 @@ steps and script helpers), :mod:`irmeta.simulate` (a synthetic campaign),
 
 __version__ = "0.1.0"
 
-# The Python API (irmeta.api), loaded on first use so that `import irmeta` stays light.
-_API = ("evaluate", "score", "scores_frame", "score_matrices", "kendall_tau_table", "discriminative_power_table",
-        "pairwise_tests_table", "stability_table", "swap_sensitivity_table")
+# What `import irmeta` offers, loaded on first use so that it stays light: name -> the
+# module that holds it. One table for the attributes (__getattr__) and for dir(irmeta),
+# so that tab completion shows them.
+_LAZY = {
+    **{name: "irmeta.api" for name in ("evaluate", "score", "scores_frame", "score_matrices", "kendall_tau_table",
+                                        "discriminative_power_table", "pairwise_tests_table", "stability_table",
+                                        "swap_sensitivity_table")},
+    "compare": "irmeta.comparison",  # irmeta compare's table
+    "agree": "irmeta.agreement",  # irmeta agree's tables
+    "repro": "irmeta.reproduction",  # irmeta repro's table
+    "register_measure": "irmeta.measures.plugins",
+    "register_imported_measure": "irmeta.measures.plugins",
+    "register_test": "irmeta.metaeval.stats.own_tests",  # a paired significance test of one's own
+}
 
 
 def __getattr__(name: str):
-    if name in _API:
-        from irmeta import api
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'irmeta' has no attribute {name!r}")
+    import importlib
 
-        return getattr(api, name)
-    if name == "compare":  # irmeta compare's table (irmeta.comparison)
-        from irmeta.comparison import compare
+    return getattr(importlib.import_module(module), name)
 
-        return compare
-    if name == "agree":  # irmeta agree's tables (irmeta.agreement)
-        from irmeta.agreement import agree
 
-        return agree
-    if name == "repro":  # irmeta repro's table (irmeta.reproduction)
-        from irmeta.reproduction import repro
-
-        return repro
-    if name in ("register_measure", "register_imported_measure"):
-        from irmeta.measures import plugins
-
-        return getattr(plugins, name)
-    if name == "register_test":  # a paired significance test of one's own
-        from irmeta.metaeval.stats.own_tests import register_test
-
-        return register_test
-    raise AttributeError(f"module 'irmeta' has no attribute {name!r}")
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

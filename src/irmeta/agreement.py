@@ -54,6 +54,7 @@ from irmeta.campaign.in_memory import to_qrels
 from irmeta.campaign.judgment_sets import assessor_files, check_shares_topics, check_unjudged, filled_from_reference
 from irmeta.campaign.qrels import Qrels
 from irmeta.measures.names import measure_label
+from irmeta.measures.typed import as_typed, spellings_note
 from irmeta.metaeval.conclusion_agreement import conclusion_agreement_table
 from irmeta.metaeval.family_bias import DEFAULT_PERMUTATIONS as FAMILY_PERMUTATIONS
 from irmeta.metaeval.judgment_agreement import judgment_agreement_table
@@ -372,30 +373,49 @@ def _right(frame: pd.DataFrame) -> list[bool]:
     return [c not in ("judgments", "measure", "method", "largest_rank_change_run", "family") for c in frame.columns]
 
 
-def agreement_markdown(a: Agreement, digits: int = 4) -> str:
-    """The three tables as GitHub Markdown, each with its caption on the line above."""
-    parts = []
+def _shown_blocks(a: Agreement, spellings: Mapping[str, str] | None) -> list[tuple[str, pd.DataFrame]]:
+    """The reports' blocks, measures named as typed (``spellings``: canonical -> typed),
+    the first table naming them saying which canonical name each stands for."""
+    if not spellings:
+        return _blocks(a)
+    shown, noted = [], False
     for caption, frame in _blocks(a):
+        if "measure" in frame.columns:
+            frame = frame.assign(measure=[as_typed(m, spellings) for m in frame["measure"]])
+            caption, noted = (caption if noted else caption + spellings_note(spellings)), True
+        shown.append((caption, frame))
+    return shown
+
+
+def agreement_markdown(a: Agreement, digits: int = 4, spellings: Mapping[str, str] | None = None) -> str:
+    """The three tables as GitHub Markdown, each with its caption on the line above;
+    measures as typed (:func:`_shown_blocks`)."""
+    parts = []
+    for caption, frame in _shown_blocks(a, spellings):
         lines = [markdown_escape(caption), ""] + markdown_table(list(frame.columns), _rows(frame, digits),
                                                                  _right(frame))
         parts.append("\n".join(lines) + "\n")
     return "\n".join(parts)
 
 
-def agreement_latex(a: Agreement, digits: int = 4) -> str:
-    """The three tables as LaTeX ``table`` environments (names escaped)."""
+def agreement_latex(a: Agreement, digits: int = 4, spellings: Mapping[str, str] | None = None) -> str:
+    """The three tables as LaTeX ``table`` environments (names escaped, measures as typed)."""
     parts = []
-    for caption, frame in _blocks(a):
+    for caption, frame in _shown_blocks(a, spellings):
         spec = "".join("r" if right else "l" for right in _right(frame))
         parts.append("\n".join(latex_table(list(frame.columns), _rows(frame, digits), spec, caption)) + "\n")
     return "\n".join(parts)
 
 
-def render(a: Agreement, fmt: str = "markdown", digits: int | None = None) -> str:
+def render(a: Agreement, fmt: str = "markdown", digits: int | None = None,
+           spellings: Mapping[str, str] | None = None) -> str:
     """The agreement in one of :data:`FORMATS`; ``digits`` None: 4 decimals in the
-    reports, full precision in the TSV."""
+    reports, full precision in the TSV. ``spellings`` (canonical -> typed): the reports
+    name the measures as typed; the TSV keeps the canonical names."""
     fmt = check.choice("format", fmt, FORMATS)
     if fmt == "tsv":
         return agreement_tsv(a, digits)
     shown = 4 if digits is None else digits
-    return agreement_markdown(a, shown) if fmt == "markdown" else agreement_latex(a, shown)
+    if fmt == "markdown":
+        return agreement_markdown(a, shown, spellings)
+    return agreement_latex(a, shown, spellings)

@@ -46,6 +46,7 @@ from irmeta.measures.rareness import warn_rarity_over_one_run
 from irmeta.measures.score_files import COLUMNS, Missing, score_grid, table_labels
 from irmeta.metaeval.score_matrices import ScoreMatrix
 from irmeta.settings import DEFAULT_ALPHAS, ScoreSettings, experiment_parameters, score_settings
+from irmeta.support.progress import progress_steps
 
 DEFAULT_MEASURES = ("P@10", "AP")
 
@@ -88,9 +89,11 @@ def score_checked(qrels: Any, runs: Any, s: ScoreSettings) -> Scored:
     needed = depth_read(s.measures, s.rarity_depth)
     read_depth = s.depth if needed is None else min(s.depth or needed, needed)
     judgments = to_qrels(qrels)  # before the runs, as the file readers check them
-    matrix, reading = judge_each(run_sources(runs), reader(s.run_name, read_depth, s.duplicates, s.score_precision),
-                                 judgments, depth=read_depth, threshold=s.threshold, duplicates=s.duplicates,
-                                 score_precision=s.score_precision)
+    sources = run_sources(runs)
+    with progress_steps("runs read", len(sources), "run") as step:
+        matrix, reading = judge_each(sources, reader(s.run_name, read_depth, s.duplicates, s.score_precision),
+                                     judgments, depth=read_depth, threshold=s.threshold, duplicates=s.duplicates,
+                                     score_precision=s.score_precision, progress=lambda done, total, path: step(1))
     _refuse_disjoint(matrix, reading, judgments)
     warn_rarity_over_one_run(matrix.n_runs, s.measures, stacklevel=3)
     scores = score_arrays(matrix, s.measures, averaging=(s.average,), alphas=s.alphas,

@@ -43,12 +43,15 @@ from irmeta.cli_args import (
     command_parser,
     emit,
     err,
+    flags,
     input_path,
     load_plugins,
     output_folder,
     output_path,
     reading_settings,
     report_reading,
+    terminal_progress,
+    worded_for_the_command_line,
 )
 from irmeta.cli_compare import add_compare_parser
 from irmeta.cli_repro import add_repro_parser
@@ -232,24 +235,25 @@ def _measures(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog="irmeta", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = Parser(prog="irmeta", description=_DESCRIPTION, epilog=_EXAMPLES,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"irmeta {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     score = sub.add_parser("score", help="score runs against qrels (TSV: run, measure, qid, value)",
                            description=_SCORE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    score.add_argument("--qrels", action=Once, type=input_path, required=True,
+    score.add_argument(*flags("--qrels"), action=Once, type=input_path, required=True,
                        help="qrels file (qid iter docid grade), plain or .gz")
-    score.add_argument("--runs", required=True, nargs="+", action="extend", type=input_path,
+    score.add_argument(*flags("--runs"), required=True, nargs="+", action="extend", type=input_path,
                        help="run files, directories or globs; repeatable (each adds runs)")
-    score.add_argument("--measure", action="append",
+    score.add_argument(*flags("--measure"), action="append",
                        help=f"measure, repeatable, e.g. P@100, AP@100, nDCG(gains={{1:1,2:3}})@10, or trec_eval's "
                             f"names (P_100, map, ndcg, bpref, ...); families: {', '.join(sorted(MEASURES))}")
     score.add_argument("--per-topic", action="store_true", help="also print one row per topic")
-    score.add_argument("--output", action=Once, type=output_path,
+    score.add_argument(*flags("--output"), action=Once, type=output_path,
                        help="write the TSV here instead of standard output ('-'; a new or regular file, not an "
                             "input)")
-    score.add_argument("--format", action=Once, choices=["irmeta", "trec_eval"], default="irmeta",
+    score.add_argument(*flags("--format"), action=Once, choices=["irmeta", "trec_eval"], default="irmeta",
                        help="irmeta's TSV (run, measure, qid, value; default) or trec_eval's output (measure "
                             "qid value per run, its runid line, trec_eval's names where it has them, "
                             "4 decimals unless --digits); irmeta.measures.score_files reads both back")
@@ -274,7 +278,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim = sub.add_parser("simulate", help="write a synthetic campaign (qrels and runs)")
     sim.add_argument("--out", action=Once, type=output_folder, required=True,
                      help="output folder: new, empty, or one irmeta simulate made (it replaces only its own files)")
-    sim.add_argument("--seed", action=Once, type=bounded_int(0), default=42)
+    sim.add_argument("--seed", action=Once, type=bounded_int(0), default=42,
+                     help="seed of the draws: the same seed writes the same files (default 42)")
     sim.add_argument("--runs", action=Once, type=bounded_int(2, 100_000), default=24, help="number of runs")
     sim.add_argument("--topics", action=Once, type=bounded_int(1, 1_000_000), default=25, help="number of topics")
     sim.add_argument("--depth", action=Once, type=bounded_int(1, 100_000), default=100,
@@ -285,6 +290,30 @@ def build_parser() -> argparse.ArgumentParser:
                      help="threads drawing topics and writing runs")
     sim.set_defaults(func=_simulate)
     return parser
+
+
+# What `irmeta --help` says, in plain text (the module's docstring is for the API pages).
+_DESCRIPTION = """Scores of retrieval runs against qrels, with trec_eval's numbers, and the
+meta-evaluation around them: which runs differ, whether other judgments agree with the
+qrels, whether a reproduction reproduced. Runs and qrels are TREC files, plain or
+gzipped; --runs takes files, folders and globs. Each subcommand's --help says more.
+"""
+
+_EXAMPLES = """examples:
+  irmeta score -q qrels.txt -r runs/ -m P@100 -m AP@100
+      TSV: run, measure, qid, value; the mean over topics as qid 'all'
+  irmeta score -q qrels.txt -r run.gz -m map -m P_10 -f trec_eval --per-topic
+      what trec_eval -q -c -m map -m P.10 prints
+  irmeta compare -q qrels.txt -r runs/ -m AP@100 --test paired_t
+      means, paired tests and corrected p-values, as a Markdown table
+  irmeta agree -q qrels.txt --judgments mine.txt -r runs/
+      agreement of other judgments with the qrels: labels, rankings, conclusions
+  irmeta repro -q qrels.txt --original-baseline b.gz --original-advanced a.gz
+               --reproduced-baseline b2.gz --reproduced-advanced a2.gz
+      Breuer et al.'s reproducibility measures: KTU, RBO, RMSE, ER, Delta RI, p
+  irmeta simulate --out campaign/ --seed 42
+      a synthetic campaign (qrels and runs) to try the others on
+"""
 
 
 _SCORE_HELP = """Score runs against qrels, as trec_eval does: trec_eval's names (P_10, map,
@@ -345,7 +374,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         warnings.simplefilter("always", TooFewDrawsWarning)
         try:
             check_paths(command_parser(parser, args.command), args)  # before any work, every command
-            code = args.func(args)
+            with terminal_progress():  # bars on a terminal's standard error, nothing elsewhere
+                code = args.func(args)
             raise_if_interrupted()  # swallowed by a library on the way: still an interrupt
             if sys.stdout is not None:
                 sys.stdout.flush()  # a reader gone shows here, not in Python's flush at exit
@@ -354,7 +384,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except MemoryError as exc:  # what no machine can hold: one line, not a traceback
             code, error = 2, f"out of memory{f' ({exc})' if str(exc) else ''}"
         except INPUT_ERRORS as exc:
-            code, error = 2, _message(exc)
+            code, error = 2, _message(worded_for_the_command_line(exc, args))
         except KeyboardInterrupt:  # Ctrl-C: outputs are atomic, so nothing partial is left
             code = _INTERRUPTED_STATUS
         for warning in caught:

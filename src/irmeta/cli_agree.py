@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from functools import partial
 
-from irmeta.api import DEFAULT_MEASURES, DEFAULT_SEED
+from irmeta.api import DEFAULT_SEED
 from irmeta.campaign.judgment_sets import UNJUDGED_RULES
 from irmeta.cli_args import (
     Once,
@@ -19,10 +19,13 @@ from irmeta.cli_args import (
     bounded_int,
     check_run_file_names,
     emit,
+    flags,
     input_path,
     load_plugins,
+    measures_typed,
     reading_settings,
     report_reading,
+    report_spellings,
 )
 from irmeta.metaeval.tied_agreement import TAU_ONLY
 from irmeta.support.arrow import lean_memory
@@ -59,13 +62,14 @@ def add_agree_parser(sub: argparse._SubParsersAction) -> None:
     """The ``agree`` subcommand, its options named and checked as ``compare``'s."""
     p = sub.add_parser("agree", help="do other judgments agree with the qrels: labels, rankings, conclusions",
                        description=_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--qrels", action=Once, type=input_path, required=True, help="the official qrels, plain or .gz")
+    p.add_argument(*flags("--qrels"), action=Once, type=input_path, required=True,
+                   help="the official qrels, plain or .gz")
     p.add_argument("--judgments", required=True, action="append", type=input_path,
                    help="a judgment set's qrels file, or a folder of them (one set each); repeatable")
-    p.add_argument("--runs", nargs="+", action="extend", type=input_path,
+    p.add_argument(*flags("--runs"), nargs="+", action="extend", type=input_path,
                    help="run files, directories or globs; repeatable (each adds runs); without them, the label "
                         "agreement alone")
-    p.add_argument("--measure", action="append",
+    p.add_argument(*flags("--measure"), action="append",
                    help="measure, repeatable, as irmeta score names them; default P@10 and AP")
     p.add_argument("--unjudged", action=Once, choices=list(UNJUDGED_RULES), default="nonrelevant",
                    help="what a document a set did not judge is: nonrelevant (default) or the qrels' grade")
@@ -110,17 +114,20 @@ def _agree(args: argparse.Namespace, run_only: dict[str, tuple[str, object]]) ->
 
     load_plugins(args.plugin or [])  # before the plan: a plugin may register the --test
     agree_plan(args.test, args.level, args.permutations, args.seed)  # refused before any reading
+    spellings: dict[str, str] = {}
     if not args.runs:  # the labels alone
         _refuse_run_options(args, run_only)
         found = agree_runs(args.qrels, args.judgments, threshold=args.threshold)
     else:
         check_run_file_names(args.runs, args.run_name, args.format)
+        measures = measures_typed(args)
+        spellings = report_spellings(args, measures)
         lean_memory()
-        found = agree_runs(args.qrels, args.judgments, args.runs, args.measure or DEFAULT_MEASURES,
+        found = agree_runs(args.qrels, args.judgments, args.runs, measures,
                            unjudged=args.unjudged, test=args.test, level=args.level,
                            permutations=args.permutations, seed=args.seed, families=args.families,
                            family_permutations=args.family_permutations, ties=sorted(set(args.ties or [])),
                            average="all", **reading_settings(args))
         report_reading(found.reference, args.qrels)
-    emit(args.output, render(found, args.format, args.digits).encode())
+    emit(args.output, render(found, args.format, args.digits, spellings).encode())
     return 0

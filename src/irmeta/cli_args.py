@@ -15,21 +15,26 @@ import errno
 import fnmatch
 import glob
 import os
+import re
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from irmeta.api import DEFAULT_ALPHAS, Scored
-from irmeta.campaign.errors import TrecFormatError
+from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, Scored
+from irmeta.campaign.errors import DuplicateDocumentError, TrecFormatError
 from irmeta.campaign.files import resolve_paths, run_name_from_path
-from irmeta.measures.names import MAX_CUTOFF
+from irmeta.measures.names import MAX_CUTOFF, parse_measure
+from irmeta.measures.typed import typed_spellings
 from irmeta.metaeval.stats.own_tests import load_plugins as import_plugins
+from irmeta.settings import first_repeat
 from irmeta.support.atomic import atomic_path, existing_regular_or_absent
 from irmeta.support.formats import check_tsv_names
 from irmeta.support.interrupts import raise_if_interrupted
+from irmeta.support.progress import shown_by
 
 
 def err(line: str) -> None:
@@ -39,6 +44,30 @@ def err(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
 
+
+
+#: Seconds a step of work runs before its bar shows: a command done sooner prints none.
+PROGRESS_DELAY = 1.0
+
+
+@contextmanager
+def terminal_progress() -> Iterator[None]:
+    """Within it, the steps of the work (runs read, runs scored, pairs tested:
+    :func:`~irmeta.support.progress.progress_steps`) show as bars on standard error when
+    it is a terminal, each erased when done; nothing when it is not (a pipe, a file, a
+    job's log), so what a script captures holds no bar."""
+    stream = sys.stderr
+    if stream is None or not stream.isatty():
+        yield
+        return
+    from tqdm import tqdm
+
+    def bar(what: str, total: int, unit: str) -> tqdm:
+        return tqdm(total=total, desc=f"irmeta: {what}", unit=unit, file=stream, leave=False, delay=PROGRESS_DELAY,
+                    dynamic_ncols=True)
+
+    with shown_by(bar):
+        yield
 
 
 def report_reading(scored: Scored, qrels: str = "the qrels file") -> None:
@@ -51,7 +80,43 @@ def report_reading(scored: Scored, qrels: str = "the qrels file") -> None:
     for line in ignored_topics_warnings(matrix, scored.reading["files"], qrels, skip=alone):
         err(f"irmeta: warning: {line}")
     for run, n in scored.reading["dropped_duplicates"].items():
-        err(f"irmeta: {run}: {n} duplicate document(s) dropped (kept the best-ranked copy)")
+        err(f"irmeta: warning: {run}: {n} duplicate document(s) dropped (kept the best-ranked copy)")
+
+
+def worded_for_the_command_line(exc: BaseException, args: argparse.Namespace) -> BaseException:
+    """An input error as the command line says it: a duplicate document's way out as its
+    flag (``--duplicates first``, not the API's keyword); a file of a folder given to
+    ``--runs`` that is no run (a ``README.txt``) named with how to leave it out
+    (:func:`leave_out_hint`)."""
+    if isinstance(exc, DuplicateDocumentError):
+        return exc.with_fix("give --duplicates first")
+    if isinstance(exc, TrecFormatError):
+        hint = leave_out_hint(exc.path, exc.line, getattr(args, "runs", None) or [])
+        if hint:
+            return TrecFormatError(exc.path, exc.line, f"{exc.reason}; {hint}")
+    return exc
+
+
+def leave_out_hint(path: str, line: int | None, specs: Sequence[str]) -> str:
+    """How to leave ``path`` out of ``--runs`` when a folder in ``specs`` brought it in
+    (a file named itself, or matched by a glob, was meant): a glob of the suffix every
+    other file of the folder shares (``--runs 'runs/*.gz'``) when this one lacks it, else,
+    for a file failing on its first line, to move it out. Empty otherwise: a run that is
+    wrong further down is a run."""
+    folder = Path(path).parent
+    given = [spec for spec in specs if not any(ch in spec for ch in "*?[") and Path(spec).is_dir()
+             and _identity(spec) == _identity(folder)]
+    if not given:
+        return ""
+    name = Path(path).name
+    others = [p.name for p in folder.iterdir() if p.is_file() and not p.name.startswith(".") and p.name != name]
+    suffixes = {Path(n).suffix for n in others}
+    if len(suffixes) == 1 and "" not in suffixes and Path(name).suffix not in suffixes:
+        glob_of = str(Path(given[0]) / f"*{next(iter(suffixes))}")
+        return f"if {name} is not a run, leave it out with a glob: --runs '{glob_of}'"
+    if line in (1, None):
+        return f"if {name} is not a run, move it out of {given[0]} or name the runs with a glob"
+    return ""
 
 
 # ------------------------------------------------------------------ path options
@@ -63,6 +128,16 @@ def report_reading(scored: Scored, qrels: str = "the qrels file") -> None:
 
 #: What ``--output -`` means, as for every Unix tool: standard output.
 STDOUT = "-"
+
+#: The short flags of the options the subcommands share, as trec_eval's users type them
+#: (``-m map``): declared here once, each declaration taking its flags from :func:`flags`.
+SHORT_FLAGS = {"--measure": "-m", "--qrels": "-q", "--runs": "-r", "--output": "-o", "--format": "-f"}
+
+
+def flags(name: str) -> tuple[str, ...]:
+    """An option's flags: its short one (:data:`SHORT_FLAGS`), where it has one, and ``name``."""
+    short = SHORT_FLAGS.get(name)
+    return (name,) if short is None else (short, name)
 
 
 def _non_empty(text: str) -> str:
@@ -271,6 +346,8 @@ class Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line (with where to look), exit status 2."""
 
     def error(self, message: str):  # type: ignore[override]
+        # an option by its long name alone (argparse writes "-q/--qrels"), as every other message names it
+        message = re.sub(r"\bargument -[A-Za-z]/(--[\w-]+)", r"argument \1", message)
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
     def parse_args(self, args=None, namespace=None):  # type: ignore[override]
@@ -350,14 +427,41 @@ def check_run_file_names(runs: Sequence[str], run_name: str, fmt: str) -> None:
 
 
 def add_report_options(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
-    """``--format``, ``--output`` and ``--digits`` as the report subcommands (compare,
-    agree, repro) take them."""
-    p.add_argument("--format", action=Once, choices=list(formats), default=formats[0],
+    """``--format``, ``--output``, ``--digits`` and ``--canonical`` as the report
+    subcommands (compare, agree, repro) take them."""
+    p.add_argument(*flags("--format"), action=Once, choices=list(formats), default=formats[0],
                    help=f"{formats[0]} (default), {', '.join(formats[1:])}")
-    p.add_argument("--output", action=Once, type=output_path,
+    p.add_argument(*flags("--output"), action=Once, type=output_path,
                    help="write here instead of standard output ('-'; a new or regular file, not an input)")
     p.add_argument("--digits", action=Once, type=bounded_int(0, 17), default=None,
                    help="decimals (default 4 in markdown and latex, full precision in tsv)")
+    p.add_argument("--canonical", action="store_true",
+                   help="name measures by irmeta's canonical names (map as AP, P_10 as P@10) in markdown and latex, "
+                        "not as typed; tsv always does")
+
+
+def measures_typed(args: argparse.Namespace) -> list[str]:
+    """``--measure``'s names (default :data:`~irmeta.api.DEFAULT_MEASURES`), none twice
+    however spelled: two spellings of one measure are refused naming both as typed. Once
+    the plugins are in (a plugin may register a measure)."""
+    given = args.measure or list(DEFAULT_MEASURES)
+    repeat = first_repeat(given, lambda m: str(parse_measure(m)))
+    if repeat is not None:
+        i, j = repeat
+        same = ("the same measure" if given[i] == given[j]
+                else f"one measure, {parse_measure(given[i])}")
+        raise ValueError(f"--measure {given[j]} and --measure {given[i]} are {same}: give it once")
+    return given
+
+
+def report_spellings(args: argparse.Namespace, measures: Sequence[str]) -> dict[str, str]:
+    """How a report names the measures: as typed (canonical -> typed, where they differ),
+    or, with ``--canonical``, by irmeta's names; ``--canonical`` is refused with tsv,
+    which always names them so."""
+    if args.canonical and args.format == "tsv":
+        raise ValueError("--canonical changes the markdown and latex reports: tsv always names measures by irmeta's "
+                         "canonical names")
+    return {} if args.canonical else typed_spellings(measures)
 
 
 def add_measures_options(p: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from irmeta.api import DEFAULT_MEASURES, DEFAULT_SEED, score
+from irmeta.api import DEFAULT_SEED, score
 from irmeta.cli_args import (
     Once,
     add_reading_options,
@@ -17,10 +17,13 @@ from irmeta.cli_args import (
     bounded_int,
     check_run_file_names,
     emit,
+    flags,
     input_path,
     load_plugins,
+    measures_typed,
     reading_settings,
     report_reading,
+    report_spellings,
 )
 from irmeta.comparison import FORMATS, SMALLEST_LEVEL, compare_plan, compare_scores, compare_tests, render
 from irmeta.metaeval.stats.registry import correction_names
@@ -59,10 +62,10 @@ def add_compare_parser(sub: argparse._SubParsersAction) -> None:
     """The ``compare`` subcommand, its options named and checked as ``score``'s."""
     p = sub.add_parser("compare", help="which runs differ: means, paired tests, corrections (Markdown, LaTeX, TSV)",
                        description=_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--qrels", action=Once, type=input_path, required=True, help="qrels file, plain or .gz")
-    p.add_argument("--runs", required=True, nargs="+", action="extend", type=input_path,
+    p.add_argument(*flags("--qrels"), action=Once, type=input_path, required=True, help="qrels file, plain or .gz")
+    p.add_argument(*flags("--runs"), required=True, nargs="+", action="extend", type=input_path,
                    help="run files, directories or globs; repeatable (each adds runs)")
-    p.add_argument("--measure", action="append",
+    p.add_argument(*flags("--measure"), action="append",
                    help="measure, repeatable, as irmeta score names them (AP@100, P_rareness(alpha=0.5)@100, "
                         "map, ...); default P@10 and AP")
     p.add_argument("--baseline", action=Once, help="compare every other run with this one (default: every pair)")
@@ -85,8 +88,11 @@ def _compare(args: argparse.Namespace) -> int:
     load_plugins(args.plugin or [])  # before the plan: a plugin may register the --test
     plan = compare_plan(args.test, args.correction, args.level, args.permutations, args.seed)  # before reading
     check_run_file_names(args.runs, args.run_name, args.format)  # a name the format cannot carry, before scoring
+    measures = measures_typed(args)
+    spellings = report_spellings(args, measures)
     lean_memory()
-    scored = score(args.qrels, args.runs, args.measure or DEFAULT_MEASURES, average="all", **reading_settings(args))
+    scored = score(args.qrels, args.runs, measures, average="all", **reading_settings(args))
     report_reading(scored, args.qrels)
-    emit(args.output, render(compare_scores(scored.scores, plan, args.baseline), args.format, args.digits).encode())
+    emit(args.output, render(compare_scores(scored.scores, plan, args.baseline), args.format, args.digits,
+                             spellings).encode())
     return 0

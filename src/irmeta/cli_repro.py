@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import argparse
 
-from irmeta.api import DEFAULT_MEASURES
 from irmeta.cli_args import (
     Once,
     add_reading_options,
     add_report_options,
     bounded_int,
     emit,
+    flags,
     input_path,
     load_plugins,
+    measures_typed,
     reading_settings,
+    report_spellings,
 )
 from irmeta.metaeval import reproducibility as rm
 from irmeta.support.formats import REPORT_FORMATS
@@ -29,6 +31,9 @@ Effect Ratio, Delta RI, and the p-value of the t-test between original and repro
 scores (paired; unpaired with --reproduced-qrels, the reproductions having run on another
 collection, where the document-order and score columns are empty).
 
+--format markdown (default) or latex: two tables, the rankings (KTU and RBO of each run
+pair, original and reproduced named) and the scores (RMSE, nRMSE, ER, Delta RI and the
+p-values, one row per measure, named as typed; --canonical for irmeta's names).
 --format tsv: one row per measure, columns setting, baseline, advanced, measure, alpha,
 ktu_*, rbo_*, rmse_*, nrmse_*, er, delta_ri, p_value_* (baseline and advanced), then
 ktu_repro_eval_* and rbo_repro_eval_*; full precision, an undefined value empty.
@@ -48,13 +53,14 @@ def add_repro_parser(sub: argparse._SubParsersAction) -> None:
     """The ``repro`` subcommand."""
     p = sub.add_parser("repro", help="did a reproduction reproduce: KTU, RBO, RMSE, ER, Delta RI, t-tests",
                        description=_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--qrels", action=Once, type=input_path, required=True, help="the original's qrels, plain or .gz")
+    p.add_argument(*flags("--qrels"), action=Once, type=input_path, required=True,
+                   help="the original's qrels, plain or .gz")
     for role in ("original-baseline", "original-advanced", "reproduced-baseline", "reproduced-advanced"):
         p.add_argument(f"--{role}", action=Once, type=input_path, required=True, help=f"the {role.replace('-', ' ')} "
                        "run file")
     p.add_argument("--reproduced-qrels", action=Once, type=input_path,
                    help="the reproductions' qrels when they ran on another collection")
-    p.add_argument("--measure", action="append", help="measure, repeatable, as irmeta score names them; "
+    p.add_argument(*flags("--measure"), action="append", help="measure, repeatable, as irmeta score names them; "
                    "default P@10 and AP")
     p.add_argument("--ktu-cutoff", action=Once, type=bounded_int(1), default=rm.KTU_CUTOFF,
                    help=f"documents per ranking KTU compares (default {rm.KTU_CUTOFF})")
@@ -73,8 +79,10 @@ def _repro(args: argparse.Namespace) -> int:
 
     load_plugins(args.plugin or [])
     order = order_settings(args.ktu_cutoff, args.rbo_p, args.rbo_depth)
+    measures = measures_typed(args)
+    spellings = report_spellings(args, measures)
     result = reproduce(args.qrels, [args.original_baseline, args.original_advanced, args.reproduced_baseline,
-                                    args.reproduced_advanced], args.measure or DEFAULT_MEASURES,
+                                    args.reproduced_advanced], measures,
                        reproduced_qrels=args.reproduced_qrels, order=order, **reading_settings(args))
-    emit(args.output, render(result, args.format, args.digits).encode())
+    emit(args.output, render(result, args.format, args.digits, spellings).encode())
     return 0

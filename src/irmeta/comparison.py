@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import csv
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +53,7 @@ from irmeta.api import DEFAULT_MEASURES, DEFAULT_SEED, score_checked
 from irmeta.artefacts.tables import latex_table, markdown_table
 from irmeta.measures.averaging import AVERAGING_NAMES, Scores
 from irmeta.measures.names import measure_label, parse_measure
+from irmeta.measures.typed import as_typed, spellings_note
 from irmeta.metaeval.stats.blocks import run_pairs
 from irmeta.metaeval.stats.pair_differences import finite_or_missing
 from irmeta.metaeval.stats.paired_tests import pair_summary, run_test
@@ -72,6 +73,7 @@ from irmeta.support.formats import (
     refuse_infinite,
     refuse_non_finite,
 )
+from irmeta.support.progress import progress_steps
 
 if TYPE_CHECKING:  # pandas in the functions that build its tables: importing it costs every subcommand's start
     import pandas as pd
@@ -202,8 +204,12 @@ def compare_scores(scores: Scores, plan: ComparePlan, baseline: str | None = Non
             blocks.append(i)
     higher = [parse_measure(label).higher_is_better for label in labels]
     where = None if baseline is None else runs.index(baseline)
-    frames = [_measure_rows(label, scores.per_topic[i], means[i], runs, where, plan)
-              for label, i in zip(labels, blocks)]
+    pairs = len(runs) - 1 if baseline is not None else len(runs) * (len(runs) - 1) // 2
+    frames = []
+    with progress_steps("pairs tested", pairs * len(labels), "pair") as step:  # each measure: every pair at once
+        for label, i in zip(labels, blocks):
+            frames.append(_measure_rows(label, scores.per_topic[i], means[i], runs, where, plan))
+            step(pairs)
     return Comparison(pd.concat(frames, ignore_index=True), runs, labels, means[blocks], higher, baseline, plan)
 
 
@@ -305,18 +311,18 @@ def better_than(c: Comparison) -> dict[tuple[str, str], list[str]]:
     return {key: sorted(v, key=order.__getitem__) for key, v in found.items()}
 
 
-def _caption(c: Comparison) -> str:
+def _caption(c: Comparison, spellings: Mapping[str, str]) -> str:
     p = c.plan
     draws = f" ({p.permutations} draws, seed {p.seed})" if TESTS[p.test].randomised else ""
     against = f" against the baseline {c.baseline}" if c.baseline is not None else " between every pair of runs"
-    lower = [m for m, h in zip(c.measures, c.higher_is_better) if not h]
+    lower = [as_typed(m, spellings) for m, h in zip(c.measures, c.higher_is_better) if not h]
     note = f" (lower is better for {', '.join(lower)})" if lower else ""
     if not TESTS[p.test].paired:
         correction = "its own correction for all pairs"
     else:
         correction = "no correction" if p.correction == NO_CORRECTION else CORRECTIONS[p.correction].caption
     return (f"{_title(p.test)}{draws}{against}, {correction}, level {p.level:g}. "
-            f"Superscripts: the runs a mean is significantly better than{note}.")
+            f"Superscripts: the runs a mean is significantly better than{note}.{spellings_note(spellings)}")
 
 
 def _cells(c: Comparison, digits: int, sup: str) -> list[list[str]]:
@@ -344,19 +350,23 @@ def _refuse_non_finite_means(c: Comparison) -> None:
     refuse_non_finite(c.means, lambda k: f"the mean of {c.measures[k // n_runs]} for run {c.runs[k % n_runs]}")
 
 
-def comparison_markdown(c: Comparison, digits: int = 4) -> str:
+def comparison_markdown(c: Comparison, digits: int = 4, spellings: Mapping[str, str] | None = None) -> str:
     """The report as a GitHub Markdown table, the caption on the line above; names escaped
-    (:func:`~irmeta.support.formats.markdown_escape`)."""
-    lines = [markdown_escape(_caption(c)), ""] + markdown_table(
-        ["#", "run", *c.measures], _cells(c, digits, "<sup>{}</sup>"), [False, False] + [True] * len(c.measures))
+    (:func:`~irmeta.support.formats.markdown_escape`), measures as typed (``spellings``:
+    :func:`~irmeta.measures.typed.typed_spellings`)."""
+    spellings = spellings or {}
+    lines = [markdown_escape(_caption(c, spellings)), ""] + markdown_table(
+        ["#", "run", *(as_typed(m, spellings) for m in c.measures)], _cells(c, digits, "<sup>{}</sup>"),
+        [False, False] + [True] * len(c.measures))
     return "\n".join(lines) + "\n"
 
 
-def comparison_latex(c: Comparison, digits: int = 4) -> str:
+def comparison_latex(c: Comparison, digits: int = 4, spellings: Mapping[str, str] | None = None) -> str:
     """The report as a LaTeX ``table`` (``tabular``, ``\\hline`` rules, no package needed);
     names escaped (:func:`~irmeta.support.formats.latex_escape`), superscripts in math mode."""
-    lines = latex_table(["", "run", *c.measures], _cells(c, digits, "$^{{{}}}$"), "ll" + "r" * len(c.measures),
-                        _caption(c))
+    spellings = spellings or {}
+    lines = latex_table(["", "run", *(as_typed(m, spellings) for m in c.measures)], _cells(c, digits, "$^{{{}}}$"),
+                        "ll" + "r" * len(c.measures), _caption(c, spellings))
     return "\n".join(lines) + "\n"
 
 
@@ -384,11 +394,15 @@ def comparison_tsv(table: pd.DataFrame, digits: int | None = None) -> str:
 _NUMBERS = ("mean", "difference", "p_value", "p_adjusted", "effect_size_dz", "ci_low", "ci_high")
 
 
-def render(c: Comparison, fmt: str = "markdown", digits: int | None = None) -> str:
+def render(c: Comparison, fmt: str = "markdown", digits: int | None = None,
+           spellings: Mapping[str, str] | None = None) -> str:
     """The comparison in one of :data:`FORMATS`; ``digits`` None: 4 decimals in the
-    reports, full precision in the TSV."""
+    reports, full precision in the TSV. ``spellings`` (canonical -> typed): the reports
+    name the measures as typed; the TSV keeps the canonical names."""
     fmt = check.choice("format", fmt, FORMATS)
     if fmt == "tsv":
         return comparison_tsv(c.table, digits)
     shown = 4 if digits is None else digits
-    return comparison_markdown(c, shown) if fmt == "markdown" else comparison_latex(c, shown)
+    if fmt == "markdown":
+        return comparison_markdown(c, shown, spellings)
+    return comparison_latex(c, shown, spellings)

@@ -15,7 +15,7 @@ names (file name minus ``.gz``, or the tag with ``run_name="tag"``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -24,16 +24,23 @@ import pandas as pd
 
 import irmeta.settings as check
 from irmeta.api import DEFAULT_MEASURES
-from irmeta.artefacts.tables import table_texts
+from irmeta.artefacts.tables import latex_table, markdown_table
 from irmeta.campaign.in_memory import read_given, run_sources, to_qrels
 from irmeta.campaign.judge import judge_each
 from irmeta.campaign.rankings import ranking_of_file
 from irmeta.campaign.runs import RunFile
 from irmeta.measures.averaging import Scores, score_arrays
+from irmeta.measures.typed import as_typed, spellings_note
 from irmeta.metaeval import reproducibility as rm
 from irmeta.metaeval.reproducibility_table import COLUMNS, OrderSettings, Reproduction, reproducibility_table
 from irmeta.settings import ScoreSettings
-from irmeta.support.formats import REPORT_FORMATS, check_tsv_names, refuse_infinite
+from irmeta.support.formats import (
+    REPORT_FORMATS,
+    check_tsv_names,
+    markdown_escape,
+    refuse_infinite,
+    refuse_infinite_cells,
+)
 
 FORMATS = REPORT_FORMATS
 ROLES = ("original_baseline", "original_advanced", "reproduced_baseline", "reproduced_advanced")
@@ -47,6 +54,8 @@ class Repro:
     table: pd.DataFrame
     order: OrderSettings
     setting: str
+    #: the four runs' names, in :data:`ROLES` order (the table names the originals alone)
+    runs: tuple[str, ...] = ()
 
 
 def order_settings(ktu_cutoff: Any = rm.KTU_CUTOFF, rbo_p: Any = rm.RBO_P, rbo_depth: Any = rm.RBO_DEPTH
@@ -96,7 +105,7 @@ def reproduce(qrels: Any, runs: Sequence[Any], measures: Sequence[str] = DEFAULT
     setting = "other_collection" if other else "same_collection"
     table = reproducibility_table(original, reproduced, *pairs, setting=setting, order=order,
                                   names=(files[0].name, files[1].name))
-    return Repro(table, order, setting)
+    return Repro(table, order, setting, tuple(f.name for f in files))
 
 
 def _refuse_disjoint(pair: Reproduction, original: RunFile, reproduced: RunFile) -> None:
@@ -134,15 +143,55 @@ def _scored(qrels: Any, files: list[RunFile], roles: Sequence[str], s: ScoreSett
 _NUMBERS = [c for c in COLUMNS if c not in ("setting", "baseline", "advanced", "measure", "alpha")]
 
 
-def _caption(r: Repro) -> str:
-    where = ("on the original's collection" if r.setting == "same_collection"
-             else "on another collection (document order and scores not compared; unpaired t-test)")
+#: The document-order columns of one run pair (the TSV repeats them on each measure's row).
+_ORDER = ("ktu", "rbo", "ktu_repro_eval", "rbo_repro_eval")
+#: The score columns, per measure.
+_SCORES = ("rmse_baseline", "rmse_advanced", "nrmse_baseline", "nrmse_advanced", "er", "delta_ri",
+           "p_value_baseline", "p_value_advanced")
+
+
+def _rankings_caption(r: Repro) -> str:
     o = r.order
-    return (f"Reproducibility measures (Breuer et al., SIGIR 2020), reproductions {where}; KTU at "
-            f"{o.ktu_cutoff}, RBO p {o.rbo_p:g} to depth {o.rbo_depth}: ktu is Kendall's tau-b over the union of "
-            f"the two lists, rbo Webber et al.'s extrapolated RBO (eq. 32, a shorter ranking extrapolated), "
-            f"rbo_repro_eval repro_eval's normalised finite-depth RBO; documents in trec_eval's order (score ties "
-            f"broken by document id). Empty: undefined.")
+    return (f"Reproducibility (Breuer et al., SIGIR 2020), the rankings: each reproduced run against its original, "
+            f"KTU at {o.ktu_cutoff}, RBO p {o.rbo_p:g} to depth {o.rbo_depth}, averaged over the topics both "
+            f"return: ktu is Kendall's tau-b over the union of the two lists, rbo Webber et al.'s extrapolated RBO "
+            f"(eq. 32, a shorter ranking extrapolated), ktu_repro_eval and rbo_repro_eval repro_eval's forms (its "
+            f"normalised finite-depth RBO); documents in trec_eval's order (score ties broken by document id). "
+            f"Empty: undefined.")
+
+
+def _scores_caption(r: Repro, spellings: Mapping[str, str]) -> str:
+    same = r.setting == "same_collection"
+    where = ("on the original's collection: RMSE and nRMSE of the per-topic scores, original against reproduced, "
+             if same else "on another collection (scores not paired topic by topic): ")
+    runs = f" ({r.runs[1]} over {r.runs[0]})" if r.runs else ""
+    return (f"Reproducibility (Breuer et al., SIGIR 2020), the scores of the reproductions {where}Effect Ratio "
+            f"(er) and Delta RI of the advanced run over the baseline{runs}, and p of the "
+            f"{'paired' if same else 'unpaired'} t-test between the original and reproduced scores. Empty: "
+            f"undefined.{spellings_note(spellings)}")
+
+
+def _report_blocks(r: Repro, digits: int, spellings: Mapping[str, str]) -> list[tuple[str, list[str], list[list[str]]]]:
+    """The report's blocks (caption, header, rows): the rankings, one row per run pair
+    named (on the original's collection only: elsewhere the documents differ), then the
+    scores, one row per measure (and alpha) as typed."""
+    t = r.table
+    refuse_infinite_cells(t, "repro")
+
+    def number(v: Any) -> str:
+        return "" if pd.isna(v) else f"{float(v):.{digits}f}"
+
+    blocks = []
+    if r.setting == "same_collection" and len(t):
+        rows = [[pair, original, reproduced, *(number(t[f"{c}_{pair}"].iat[0]) for c in _ORDER)]
+                for pair, original, reproduced in (("baseline", *r.runs[0::2]), ("advanced", *r.runs[1::2]))]
+        blocks.append((_rankings_caption(r), ["pair", "original", "reproduced", *_ORDER], rows))
+    alphas = bool((t["alpha"].astype(str) != "").any())
+    scores = [c for c in _SCORES if r.setting == "same_collection" or not c.startswith(("rmse", "nrmse"))]
+    rows = [[as_typed(str(m), spellings), *([str(a)] if alphas else []), *(number(row[c]) for c in scores)]
+            for m, a, (_, row) in zip(t["measure"], t["alpha"], t.iterrows())]
+    blocks.append((_scores_caption(r, spellings), ["measure", *(["alpha"] if alphas else []), *scores], rows))
+    return blocks
 
 
 def repro_tsv(table: pd.DataFrame, digits: int | None = None) -> str:
@@ -157,11 +206,33 @@ def repro_tsv(table: pd.DataFrame, digits: int | None = None) -> str:
                         float_format=None if digits is None else f"%.{digits}f")
 
 
-def render(r: Repro, fmt: str = "markdown", digits: int | None = None) -> str:
-    """The table in one of :data:`FORMATS`; ``digits`` None: 4 decimals in Markdown and
-    LaTeX (through :func:`irmeta.artefacts.tables.table_texts`), full precision in TSV."""
+def repro_markdown(r: Repro, digits: int = 4, spellings: Mapping[str, str] | None = None) -> str:
+    """The report as GitHub Markdown: the rankings block, then the scores block, each with
+    its caption on the line above (:func:`_report_blocks`)."""
+    parts = []
+    for caption, header, rows in _report_blocks(r, digits, spellings or {}):
+        right = [h not in ("pair", "original", "reproduced", "measure", "alpha") for h in header]
+        parts.append("\n".join([markdown_escape(caption), "", *markdown_table(header, rows, right)]) + "\n")
+    return "\n".join(parts)
+
+
+def repro_latex(r: Repro, digits: int = 4, spellings: Mapping[str, str] | None = None) -> str:
+    """The report as LaTeX ``table`` environments, the blocks of :func:`repro_markdown`."""
+    parts = []
+    for caption, header, rows in _report_blocks(r, digits, spellings or {}):
+        spec = "".join("l" if h in ("pair", "original", "reproduced", "measure", "alpha") else "r" for h in header)
+        parts.append("\n".join(latex_table(header, rows, spec, caption)) + "\n")
+    return "\n".join(parts)
+
+
+def render(r: Repro, fmt: str = "markdown", digits: int | None = None,
+           spellings: Mapping[str, str] | None = None) -> str:
+    """The reproduction in one of :data:`FORMATS`; ``digits`` None: 4 decimals in Markdown
+    and LaTeX, full precision in TSV. ``spellings`` (canonical -> typed,
+    :func:`~irmeta.measures.typed.typed_spellings`): the reports name the measures as
+    typed; the TSV keeps the canonical names, one row per measure with every column."""
     fmt = check.choice("format", fmt, FORMATS)
     if fmt == "tsv":
         return repro_tsv(r.table, digits)
-    texts = table_texts(r.table, _caption(r), f"{{:.{4 if digits is None else digits}f}}", "repro")
-    return texts["md" if fmt == "markdown" else "tex"]
+    shown = 4 if digits is None else digits
+    return repro_markdown(r, shown, spellings) if fmt == "markdown" else repro_latex(r, shown, spellings)

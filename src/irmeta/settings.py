@@ -147,17 +147,19 @@ def first_repeat(values: Sequence[Any], canonical: Any = None) -> tuple[int, int
 
 
 def refuse_repeats(name: str, values: Sequence[Any], canonical: Any = None, *, config: bool = False) -> None:
-    """A ValueError naming the first value given twice: ``measures[1]: 'P_10' is P@10,
-    given already as measures[0]`` (``config``: as a config's keys are named,
-    ``key 'measures.1': ... as measures.0``)."""
+    """A ValueError naming the first value given twice, and its earlier spelling where it
+    differs: ``measures[1]: 'P_10' is P@10, given already as measures[0] ('P@10')``
+    (``config``: as a config's keys are named, ``key 'measures.1': ... as measures.0``)."""
     repeat = first_repeat(values, canonical)
     if repeat is None:
         return
     i, j = repeat
     spelled = canonical(values[i]) if canonical is not None else values[i]
-    same = "" if str(spelled) == str(values[i]) else f" is {spelled},"
+    other = str(values[j]) != str(values[i])  # two spellings of one value: both named, as given
+    same = f" is {spelled}," if other or str(spelled) != str(values[i]) else ""
     at, before = (f"key '{name}.{i}'", f"{name}.{j}") if config else (f"{name}[{i}]", f"{name}[{j}]")
-    raise ValueError(f"{at}: {shown(values[i])}{same} given already as {before}")
+    raise ValueError(f"{at}: {shown(values[i])}{same} given already as {before}"
+                     + (f" ({shown(values[j])})" if other else ""))
 
 
 def measure_names(name: str, value: Any, *, empty: bool = False) -> list[Measure]:

@@ -18,6 +18,15 @@ from snakemake_interface_logger_plugins.base import LogHandlerBase
 
 SCREEN_QUIET = ("rules", "host", "reason")
 
+#: Snakemake's --report says this once per rule (24 lines around the report): on the
+#: screen it is noise, in Snakemake's own log file it stays.
+SCREEN_NOISE = ("Loading script code for rule ", "Loading wrapper code for rule ")
+
+
+def shown_on_screen(record: LogRecord) -> bool:
+    """Whether the screen shows ``record``: all but :data:`SCREEN_NOISE`."""
+    return not str(record.getMessage()).startswith(SCREEN_NOISE)
+
 
 class LogHandler(LogHandlerBase):
     """Snakemake's own screen handler, quiet about :data:`SCREEN_QUIET` unless told otherwise."""
@@ -34,7 +43,8 @@ class LogHandler(LogHandlerBase):
             filter=DefaultFilter(quiet, common.debug_dag, common.verbose, common.dryrun, common.printshellcmds))
 
     def emit(self, record: LogRecord) -> None:
-        self.screen.handle(record)
+        if shown_on_screen(record):
+            self.screen.handle(record)
 
     def flush(self) -> None:
         self.screen.flush()

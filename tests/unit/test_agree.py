@@ -302,7 +302,7 @@ def test_without_runs_the_labels_alone(found, trec8, capsys):
     code, with_runs, _ = run_cli(capsys, *cli_args(trec8, "--format", "tsv", sets=("half.txt", "noisy.txt")))
     assert code == 0 and out == with_runs.split("\n\n")[0] + "\n"  # the first block, and nothing else
     code, out, _ = run_cli(capsys, "agree", "--qrels", qrels, "--judgments", sets[1], "--threshold", "2")
-    assert code == 0 and out.startswith("Label agreement with the qrels") and "grade \\>= 2" in out
+    assert code == 0 and out.startswith("Label agreement with the qrels") and "grade >= 2" in out
 
 
 @pytest.mark.parametrize("extra, said", [
@@ -337,3 +337,16 @@ def test_an_empty_set_is_refused_under_either_rule_as_protocol_says(trec8, unjud
     with pytest.raises(ValueError, match=r"judgments llm: the set is empty \(it judges nothing to compare with the "
                                          r"qrels; under unjudged 'reference' it would only repeat them\)"):
         irmeta.agree(qrels, {"llm": empty}, runs[:2], unjudged=unjudged)
+
+
+def test_reports_name_measures_as_typed_and_read_clean(capsys, trec8):
+    # Issue 43, item 2: no backslash escapes (cohen_kappa, grade >= 2 as written), the
+    # measures as typed (P_10, not P@10) with irmeta's names in a caption; TSV unchanged
+    qrels, runs, folder = trec8
+    argv = ["agree", "--qrels", qrels, "--judgments", str(folder / "noisy.txt"), "--runs", *runs, "--measure", "P_10"]
+    code, out, _ = run_cli(capsys, *argv)
+    assert code == 0 and "\\" not in out and "cohen_kappa" in out and "grade >= 1" in out
+    assert "| noisy | P_10 |" in out and "| P@10 |" not in out and out.count("irmeta's names: P_10 is P@10") == 1
+    code, tsv, _ = run_cli(capsys, *argv, "--format", "tsv")
+    code, same, _ = run_cli(capsys, *cli_args(trec8, "--format", "tsv"))
+    assert code == 0 and tsv == same

@@ -286,3 +286,22 @@ def test_too_few_draws_for_the_correction_is_one_warning_line(capsys, trec8):
                   ("--test", "randomisation_count", "--permutations", "200"), ("--test", "paired_t")):
         code, _, err = run_cli(capsys, *cli_args(trec8, "--measure", "AP@100", "--format", "tsv", *extra))
         assert code == 0 and err == "", extra
+
+
+def test_reports_name_measures_as_typed_and_tsv_as_irmeta(capsys, trec8):
+    # Issue 43, item 2: map stays map in the reports, the caption naming irmeta's AP; the
+    # TSV keeps irmeta's names (the same bytes as when AP is typed); --canonical for them
+    code, out, _ = run_cli(capsys, *cli_args(trec8, "--measure", "map", "--measure", "P_10"))
+    assert code == 0 and out.splitlines()[2] == "| # | run | map | P_10 |"
+    assert "irmeta's names: map is AP, P_10 is P@10" in out and "\\" not in out
+    code, latex, _ = run_cli(capsys, *cli_args(trec8, "--measure", "map", "--format", "latex"))
+    assert code == 0 and " & run & map \\\\" in latex
+    code, tsv, _ = run_cli(capsys, *cli_args(trec8, "--measure", "map", "--measure", "P_10", "--format", "tsv"))
+    code, same, _ = run_cli(capsys, *cli_args(trec8, "--measure", "AP", "--measure", "P@10", "--format", "tsv"))
+    assert tsv == same
+    code, canonical, _ = run_cli(capsys, *cli_args(trec8, "--measure", "map", "--measure", "P_10", "--canonical"))
+    assert canonical.splitlines()[2] == "| # | run | AP | P@10 |" and "irmeta's names" not in canonical
+    code, _, err = run_cli(capsys, *cli_args(trec8, "--measure", "P_10", "--measure", "P@10"))
+    assert code == 2 and err == "irmeta: error: --measure P_10 and --measure P@10 are one measure, P@10: give it once\n"
+    code, _, err = run_cli(capsys, *cli_args(trec8, "--format", "tsv", "--canonical"))
+    assert code == 2 and "tsv always names measures by irmeta's canonical names" in err

@@ -105,7 +105,7 @@ def test_cli_tsv_equals_the_api_at_full_precision(capsys):
 def test_cli_markdown_latex_output_and_errors(capsys, tmp_path):
     args = _trec8("CL99SD", "CL99XT", "CL99SD", "CL99XT")
     code, out, _ = _cli(capsys, *args, "--measure", "AP", "--ktu-cutoff", "100", "--rbo-depth", "50")
-    assert code == 0 and "KTU at 100, RBO p 0.95 to depth 50" in out and "| ktu\\_baseline |" in out
+    assert code == 0 and "KTU at 100, RBO p 0.95 to depth 50" in out and "| pair | original | reproduced | ktu |" in out
     target = tmp_path / "t.tex"
     code, out, _ = _cli(capsys, *args, "--measure", "AP", "--format", "latex", "--output", str(target), "--digits", "2")
     assert code == 0 and out == "" and "\\begin{tabular}" in target.read_text() and " 1.00 " in target.read_text()
@@ -115,6 +115,42 @@ def test_cli_markdown_latex_output_and_errors(capsys, tmp_path):
         main(["repro", *args, "--rbo-p", "1"])
     err = capsys.readouterr().err
     assert usage.value.code == 2 and "--rbo-p: '1' is not a persistence in (0, 1)" in err and err.count("\n") == 1
+
+
+def _markdown_blocks(out: str) -> list[list[list[str]]]:
+    """Each Markdown table of ``out`` as rows of cells (header first, the rule left out)."""
+    blocks = []
+    for part in out.split("\n\n"):
+        lines = [line for line in part.splitlines() if line.startswith("| ") and not line.startswith("| :")]
+        if lines:
+            blocks.append([[c.strip() for c in line.strip("|").split(" | ")] for line in lines])
+    return blocks
+
+
+def test_cli_markdown_a_rankings_block_per_pair_named_and_a_scores_block_as_typed(capsys):
+    # Issue 43, item 2: KTU and RBO once per run pair, the reproduced runs named; the
+    # scores per measure, named as typed (map stays map); the TSV unchanged
+    names = ("CL99SD", "CL99XT", "CL99SDopt1", "CL99XTopt")
+    code, out, err = _cli(capsys, *_trec8(*names), "--measure", "map", "--measure", "P_10", "--digits", "6")
+    assert code == 0, err
+    assert "\\" not in out  # nothing escaped: names read as they are
+    rankings, scores = _markdown_blocks(out)
+    assert rankings[0] == ["pair", "original", "reproduced", "ktu", "rbo", "ktu_repro_eval", "rbo_repro_eval"]
+    assert [r[:3] for r in rankings[1:]] == [["baseline", "CL99SD", "CL99SDopt1"], ["advanced", "CL99XT", "CL99XTopt"]]
+    assert scores[0] == ["measure", "rmse_baseline", "rmse_advanced", "nrmse_baseline", "nrmse_advanced", "er",
+                         "delta_ri", "p_value_baseline", "p_value_advanced"]
+    assert [r[0] for r in scores[1:]] == ["map", "P_10"] and "map is AP, P_10 is P@10" in out
+    tsv = irmeta.repro(DATA / "qrels.txt", *(RUNS / f"{n}.gz" for n in names), ["AP", "P@10"])
+    for row, pair in zip(rankings[1:], ("baseline", "advanced")):
+        assert row[3:] == [f"{tsv[f'{c}_{pair}'].iat[0]:.6f}" for c in ("ktu", "rbo", "ktu_repro_eval",
+                                                                         "rbo_repro_eval")]
+    for row, (_, expected) in zip(scores[1:], tsv.iterrows()):
+        assert row[1:] == [f"{expected[c]:.6f}" for c in scores[0][1:]]
+    code, canonical, _ = _cli(capsys, *_trec8(*names), "--measure", "map", "--measure", "P_10", "--digits", "6",
+                              "--canonical")
+    assert [r[0] for r in _markdown_blocks(canonical)[1][1:]] == ["AP", "P@10"] and "irmeta's names" not in canonical
+    code, _, err = _cli(capsys, *_trec8(*names), "--measure", "map", "--measure", "AP")
+    assert code == 2 and err == "irmeta: error: --measure map and --measure AP are one measure, AP: give it once\n"
 
 
 def test_a_shorter_reproduction_is_extrapolated_never_negative(tmp_path, capsys):

@@ -312,8 +312,34 @@ def ingested_input(wildcards):
 
 def ingest_shard_memory(wildcards, input):
     """A shard holds one run file per thread and its runs' judged postings: twice its
-    slice of the runs (the input is every run file; each shard reads its slice)."""
-    return max(1024, int(2 * input.size_mb / ingest_shard_count(wildcards.collection)))
+    slice of the runs (the input is every run file; each shard reads its slice), at most
+    its memory budget (ingestion_memory)."""
+    return ingestion_memory(max(1024, int(2 * input.size_mb / ingest_shard_count(wildcards.collection))))
+
+
+# An ingestion job keeps within config's memory_budget (irmeta.campaign.ingest_parts),
+# interpreter included; it asks for that and this margin at most (3 GB: a 4 GB slot).
+INGESTION_MARGIN_MB = 1024
+
+
+def ingestion_memory(wanted_mb):
+    """mem_mb of an ingestion job: what its input suggests, at most its budget and the margin."""
+    return min(int(wanted_mb), config["memory_budget"] + INGESTION_MARGIN_MB)
+
+
+def ingestion_memory_from_input(factor):
+    """mem_mb_from_input(factor) for an ingestion job (ingestion_memory)."""
+    wanted = mem_mb_from_input(factor)
+
+    def mem_mb(wildcards, input):
+        return ingestion_memory(wanted(wildcards, input))
+
+    return mem_mb
+
+
+def memory_budget(wildcards):
+    """The memory (MB) an ingestion job keeps within (config's memory_budget)."""
+    return config["memory_budget"]
 
 
 # The degraded reproductions read the runs' rankings, which the ingestion keeps then.
@@ -365,20 +391,26 @@ def degradation_threads(wildcards, input):
         return config["threads"]
 
 
-def ingest_shard_threads(wildcards, input):
-    """A shard's threads: the config's, fewer when its memory holds fewer run files in
-    flight beside the qrels (irmeta.support.memory), so that shards of a few large files
-    (an MS MARCO-sized leaderboard: 7 M lines a file) run side by side, a file each."""
+def ingest_threads(wildcards, input):
+    """An ingestion job's threads: the config's, fewer when half of what its memory
+    budget leaves beside the qrels holds fewer run files in flight (the job's own plan,
+    irmeta.campaign.ingest_parts.reading_plan), so that jobs of a few large files (an
+    MS MARCO-sized leaderboard: 7 M lines a file) run side by side, a file each. A
+    merge of parts reads no run: the config's."""
     from irmeta.campaign.files import resolve_paths
-    from irmeta.support.memory import qrels_held_mb, run_file_in_flight_mb, within_memory
+    from irmeta.campaign.ingest_parts import MemoryBudgetError, reading_plan
+    from irmeta.support.memory import qrels_held_mb
 
-    runs = [input.runs] if isinstance(input.runs, str) else list(input.runs)
-    if not runs or not all(Path(p).exists() for p in runs):  # a simulated campaign not made yet
+    if "runs" not in input.keys():
         return config["threads"]
-    files = resolve_paths(runs)
-    largest = max(run_file_in_flight_mb(f) for f in files)
-    return within_memory(ingest_shard_memory(wildcards, input), config["threads"], largest,
-                         held_mb=qrels_held_mb(input.qrels))
+    runs = [input.runs] if isinstance(input.runs, str) else list(input.runs)
+    if not runs or not all(Path(p).exists() for p in [*runs, input.qrels]):  # a simulated campaign not made yet
+        return config["threads"]
+    try:
+        return reading_plan(resolve_paths(runs), input.qrels, budget_mb=config["memory_budget"],
+                            fixed_mb=qrels_held_mb(input.qrels), threads=config["threads"]).threads
+    except MemoryBudgetError:  # the job says so on one line when it starts
+        return 1
 
 
 def ingest_options(wildcards):

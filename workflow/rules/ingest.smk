@@ -1,6 +1,7 @@
 rule ingest_shard:
     """One shard of a sharded ingestion (config's ingest_shards > 1): its slice of the run
-    files read once, with trec_eval's semantics, into its runs' judged postings."""
+    files read once, with trec_eval's semantics, into its runs' judged postings, a block
+    at a time within config's memory_budget."""
     input:
         unpack(ingest_input),
     output:
@@ -10,11 +11,12 @@ rule ingest_shard:
         threshold=relevance_threshold,
         shards=lambda wildcards: ingest_shard_count(wildcards.collection),
         ranked_depth=ranked_depth,
+        memory_budget=memory_budget,
     log:
         job_log("ingest_shard", SHARD),
     benchmark:
         job_benchmark("ingest_shard", SHARD)
-    threads: ingest_shard_threads
+    threads: ingest_threads
     resources:
         mem_mb=ingest_shard_memory,
         runtime=30,
@@ -28,8 +30,8 @@ rule ingest_collection:
     """Read qrels and runs once, with trec_eval's semantics (runs cut at the collection's
     depth), into judged.npz: the judged documents each run retrieved, which every later
     step loads in a fraction of a second (and, for the degraded reproductions, ranked.npz:
-    every ranking down to their depth). With ingest_shards > 1, the shards' parts
-    merged instead: the same bytes."""
+    every ranking down to their depth), a block at a time within config's memory_budget.
+    With ingest_shards > 1, the shards' parts merged instead: the same bytes."""
     input:
         unpack(ingested_input),
     output:
@@ -40,16 +42,17 @@ rule ingest_collection:
         options=ingest_options,
         threshold=relevance_threshold,
         ranked_depth=ranked_depth,
+        memory_budget=memory_budget,
     log:
         job_log("ingest_collection"),
     benchmark:
         job_benchmark("ingest_collection")
-    threads: config["threads"]
+    threads: ingest_threads
     resources:
-        # One run file per thread in memory, then the judged postings: TREC-8 (64 MB of
-        # gzipped runs) peaks at 0.4 GB, 1,000 runs x 1,000 topics x 100 (1.1 GB) at 1 GB.
-        # Merging parts holds the postings once (the parts' size).
-        mem_mb=mem_mb_from_input(2),
+        # Reading the runs: a block at a time within memory_budget (TREC-8, 64 MB of
+        # gzipped runs, peaks at 0.4 GB). Merging parts holds the pools of the rankings
+        # and one array of one block at a time.
+        mem_mb=ingestion_memory_from_input(2),
         runtime=30,
     conda:
         IRMETA_ENV

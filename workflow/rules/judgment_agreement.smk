@@ -15,13 +15,14 @@ rule ingest_judgments:
     params:
         options=ingest_options,
         threshold=relevance_threshold,
+        memory_budget=memory_budget,
     log:
         job_log("ingest_judgments", "{collection}.{judgments}"),
     benchmark:
         job_benchmark("ingest_judgments", "{collection}.{judgments}")
-    threads: config["threads"]
+    threads: ingest_threads
     resources:
-        mem_mb=mem_mb_from_input(2),
+        mem_mb=ingestion_memory_from_input(2),
         runtime=30,
     conda:
         IRMETA_ENV

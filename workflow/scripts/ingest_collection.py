@@ -23,7 +23,8 @@ def main(smk) -> None:
     log.info("reading %s and %d run path(s) with %s, relevance threshold %s", smk.input.qrels, len(runs),
              json.dumps(smk.params.options), smk.params.threshold)
     ingest_collection(qrels=smk.input.qrels, runs=runs, out=smk.output.judged, threshold=smk.params.threshold,
-                      threads=smk.threads, memory_mb=smk.resources.mem_mb, **ranked, **smk.params.options)
+                      threads=smk.threads, memory_budget=smk.params.memory_budget, **ranked,
+                      **smk.params.options)
 
 
 run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

@@ -15,7 +15,7 @@ def main(smk) -> None:
              shards, smk.input.qrels, len(runs), json.dumps(smk.params.options), smk.params.threshold)
     ingest_shard(qrels=smk.input.qrels, runs=runs, out=smk.output.part, shard=shard, shards=shards,
                  threshold=smk.params.threshold, threads=smk.threads, ranked_depth=smk.params.ranked_depth,
-                 memory_mb=smk.resources.mem_mb, **smk.params.options)
+                 memory_budget=smk.params.memory_budget, **smk.params.options)
 
 
 run_script(main, snakemake)  # noqa: F821 (defined by Snakemake)

@@ -7,7 +7,10 @@ retrieved document.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import warnings
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -16,10 +19,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from irmeta.campaign.errors import TrecFormatError, TrecFormatWarning
 from irmeta.campaign.files import resolve_paths
 from irmeta.campaign.postings import Postings, RelevanceMatrix, offsets_from_counts
 from irmeta.campaign.qrels import Qrels, sort_topics
 from irmeta.campaign.ranked_store import TopRows, top_rows
+from irmeta.campaign.run_blocks import TopicsNotGrouped
 from irmeta.campaign.runs import (
     DuplicatePolicy,
     RunFile,
@@ -292,6 +297,114 @@ def judge_sources(sources: Sequence[Any], read: Callable[[Any], RunFile], qrels:
         return judged if finish is None else finish(judged)
 
     return read_each_run(sources, load, threads=threads, progress=progress)
+
+
+def judged_in_order(sources: Sequence[Any], read: Callable[[Any], RunFile], qrels: Qrels, *, depth: int | None,
+                    threshold: int, threads: int = 2, progress: Callable[[int, int, Any], None] | None = None,
+                    ranked_depth: int | None = None, finish: Callable[[JudgedRun], JudgedRun] | None = None,
+                    pieces: Callable[[Any], Iterator[RunFile]] | None = None,
+                    in_pieces: Callable[[Any], bool] = lambda source: False) -> Iterator[JudgedRun]:
+    """:func:`judge_sources` one run at a time, in source order, as the caller takes them:
+    at most ``threads`` sources read ahead (in threads) while it works on the last, so
+    memory holds that many in flight and what the caller keeps. A source for which
+    ``in_pieces`` says so is read alone, in this thread, as ``pieces(source)`` gives it
+    (topics in pieces, :func:`irmeta.campaign.run_blocks.read_run_pieces`), each piece
+    judged on its own and the pieces joined (:func:`_joined`): the run it judges whole.
+    Two sources that give one run name are refused, naming both, as
+    :func:`~irmeta.campaign.runs.read_each_run` does."""
+    if depth is not None and depth < 1:
+        raise ValueError(f"depth must be a positive integer, not {depth}")
+    _check_threshold(threshold)
+    if not sources:
+        raise FileNotFoundError("no run file given")
+    lookup = _Lookup.of(qrels, qrels.topics)
+    grade = qrels.grade.astype(np.int64)
+    n_topics = len(qrels.topics)
+
+    def judged(f: RunFile) -> JudgedRun:
+        run = _judge_run(f.name, str(f.path), f.qid, f.docid, f.rank, lookup, grade, threshold, None, f.dropped)
+        return run if ranked_depth is None else replace(run, top=top_rows(f, ranked_depth))
+
+    def load(source: Any) -> JudgedRun:
+        run = judged(read(source))
+        return run if finish is None else finish(run)
+
+    def load_pieces(source: Any) -> JudgedRun:
+        assert pieces is not None
+        try:
+            run = _joined([judged(piece) for piece in pieces(source)], n_topics)
+        except TopicsNotGrouped as exc:
+            warnings.warn(TrecFormatWarning(f"{exc.path}:{exc.line}: topic {exc.topic} again, after other topics: "
+                                            f"the file is read whole, not in blocks of lines (its memory follows "
+                                            f"the file)"), stacklevel=2)
+            return load(source)
+        return run if finish is None else finish(run)
+
+    seen: dict[str, Any] = {}
+    following = iter(sources)
+    upcoming = next(following, _NOTHING)
+    ahead: deque[tuple[Any, Future[JudgedRun] | None]] = deque()
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+
+        def top_up() -> None:  # the pool's threads busy, one more source queued
+            nonlocal upcoming
+            while upcoming is not _NOTHING and len(ahead) <= max(1, threads):
+                alone = pieces is not None and in_pieces(upcoming)
+                if ahead and (alone or ahead[-1][1] is None):
+                    return  # one read in pieces is read alone: after the sources before it, before the next
+                ahead.append((upcoming, None if alone else pool.submit(load, upcoming)))
+                upcoming = next(following, _NOTHING)
+                if alone:
+                    return
+
+        for done in range(1, len(sources) + 1):
+            top_up()
+            source, future = ahead.popleft()
+            if future is not None:
+                top_up()
+            run = future.result() if future is not None else load_pieces(source)
+            if run.name in seen:
+                raise TrecFormatError(run.path, None, f"run name {run.name!r} is also the name of {seen[run.name]}")
+            seen[run.name] = run.path
+            if progress is not None:
+                progress(done, len(sources), source)
+            yield run
+
+
+_NOTHING = object()
+
+
+def _joined(pieces: list[JudgedRun], n_topics: int) -> JudgedRun:
+    """One run's pieces (each every row of its topics, judged) as the run judged whole:
+    its lengths, dropped duplicates and ignored topics summed, its postings laid in topic
+    order (each piece's topics apart from the others'), its rankings one after another."""
+    first = pieces[0]
+    if len(pieces) == 1:
+        return first
+
+    def side(name: str) -> Side:
+        parts = [getattr(p, name) for p in pieces]
+        counts = np.asarray(np.sum([p.counts for p in parts], axis=0, dtype=np.int64))
+        start = offsets_from_counts(counts)
+        rank = np.empty(int(start[-1]), dtype=np.int32)
+        judgment = np.empty(int(start[-1]), dtype=np.int32)
+        for part in parts:  # each posting to its topic's place, after the piece's earlier postings of it
+            topic = np.repeat(np.arange(n_topics, dtype=np.int64), part.counts)
+            at = start[topic] + np.arange(len(topic), dtype=np.int64) - offsets_from_counts(part.counts)[topic]
+            rank[at], judgment[at] = part.rank, part.judgment
+        return Side(rank, judgment, counts)
+
+    tops = [p.top for p in pieces if p.top is not None]
+    top = None
+    if tops:
+        shift = np.cumsum([0] + [len(t.topics) for t in tops])
+        top = TopRows([t for r in tops for t in r.topics],
+                      np.concatenate([r.topic + np.int32(s) for r, s in zip(tops, shift)]).astype(np.int32),
+                      pa.chunked_array([r.docid for r in tops], pa.large_string()).combine_chunks(),
+                      np.concatenate([r.score for r in tops]))
+    return JudgedRun(first.name, first.path, side("hits"), side("misses"),
+                     np.asarray(np.sum([p.length for p in pieces], axis=0, dtype=np.int32)),
+                     sort_topics({t for p in pieces for t in p.ignored}), sum(p.dropped for p in pieces), top)
 
 
 def reading_record(judged: Sequence[JudgedRun], *, depth: int | None, duplicates: DuplicatePolicy,

@@ -23,7 +23,7 @@ narrowest integers. Every array is uncompressed, so a range of runs is read alon
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -178,22 +178,98 @@ class PartArrays(Protocol):
 
 @dataclass(frozen=True)
 class StoredPart:
-    """A part kept in an ingestion part's ``.npz``: each array read when asked for."""
+    """A part kept in an ingestion part's ``.npz`` (its members named ``prefix`` + name):
+    each array read when asked for."""
 
     path: str | Path
     runs: list[str]
     topics: list[str]
+    prefix: str = PREFIX
 
     def array(self, name: str) -> Any:
         with load_npz(self.path) as stored:
             if name == "pool":
-                return _strings(stored[PREFIX + "pool_offsets"], stored[PREFIX + "pool_bytes"])
-            return stored[PREFIX + name]
+                return _strings(stored[self.prefix + "pool_offsets"], stored[self.prefix + "pool_bytes"])
+            return stored[self.prefix + name]
 
 
-def _global_pools(parts: Sequence[PartArrays], topics: list[str]) -> tuple[list[np.ndarray], np.ndarray, pa.Array]:
-    """Every part's pools merged: per part the global place of each of its places, and
-    the merged pools' starts and documents."""
+def _global_pools(parts: Sequence[PartArrays], topics: list[str]
+                  ) -> tuple[Callable[[int], np.ndarray], np.ndarray, pa.Array]:
+    """Every part's pools merged: the merged pools' starts and documents, and a function
+    giving part ``i``'s places in them (made when asked). The pools are merged one part
+    at a time into the pools so far, so memory holds them and one part's, however many
+    parts there are (a job's blocks: :mod:`irmeta.campaign.ingest_parts`)."""
+    code = {t: i for i, t in enumerate(topics)}
+
+    def keys(part: PartArrays) -> np.ndarray | None:
+        topic = np.repeat(np.asarray([code[t] for t in part.topics], np.int64), np.diff(part.array("pool_start")))
+        return _pool_keys(topic, part.array("pool"))
+
+    merged = np.zeros(0, dtype="S4")
+    for part in parts:
+        new = keys(part)
+        if new is None:  # a document ending in a NUL byte, which byte strings cannot tell apart
+            return _pools_at_once(parts, topics)
+        new = np.sort(new)
+        merged, new = _widest(merged, new)
+        at = np.searchsorted(merged, new)
+        found = np.zeros(len(new), dtype=bool)
+        inside = at < len(merged)
+        found[inside] = merged[at[inside]] == new[inside]
+        merged = np.insert(merged, at[~found], new[~found])  # sorted: the new keys in order, each before its place
+    topic, pool = _of_keys(merged)
+
+    def places(i: int) -> np.ndarray:
+        mine = keys(parts[i])
+        assert mine is not None
+        return np.searchsorted(*_widest(merged, mine)).astype(np.int32)
+
+    return places, offsets_from_counts(np.bincount(topic, minlength=len(topics))), pool
+
+
+def _pool_keys(topic: np.ndarray, docid: pa.Array) -> np.ndarray | None:
+    """Each (topic, document) as one byte string, the topic's code (4 bytes, big-endian)
+    then the document's bytes, so that byte strings sort as (topic, document) pairs do in
+    :func:`_unique_sorted`; None when a document is empty or ends in a NUL byte (numpy's
+    byte strings drop trailing NULs; a run file's documents are neither)."""
+    offsets, data = _string_buffers(docid)
+    lengths = np.diff(offsets)
+    if (lengths == 0).any() or (data[offsets[1:] - 1] == 0).any():
+        return None
+    n, width = len(lengths), 4 + int(lengths.max(initial=0))
+    table = np.zeros((n, width), dtype=np.uint8)
+    table[:, :4] = topic.astype(">u4").view(np.uint8).reshape(n, 4)
+    for lo in range(0, n, _KEY_ROWS):  # a slice of rows at a time: the byte indices are 16 bytes a byte
+        hi = min(n, lo + _KEY_ROWS)
+        row = np.repeat(np.arange(lo, hi, dtype=np.int64), lengths[lo:hi])
+        byte = np.arange(offsets[lo], offsets[hi], dtype=np.int64)
+        table[row, 4 + byte - offsets[row]] = data[offsets[lo]:offsets[hi]]
+    return table.view(f"S{width}").reshape(n)
+
+
+_KEY_ROWS = 1 << 16
+
+
+def _widest(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two byte-string arrays in the wider of their widths."""
+    width = max(a.dtype.itemsize, b.dtype.itemsize)
+    return a.astype(f"S{width}", copy=False), b.astype(f"S{width}", copy=False)
+
+
+def _of_keys(keys: np.ndarray) -> tuple[np.ndarray, pa.Array]:
+    """The topics and documents of :func:`_pool_keys`' byte strings."""
+    n, width = len(keys), keys.dtype.itemsize
+    table = keys.view(np.uint8).reshape(n, width)
+    topic = table[:, :4].copy().view(">u4").reshape(n).astype(np.int64)
+    lengths = np.char.str_len(keys).astype(np.int64) - 4 if n else np.zeros(0, np.int64)
+    data = table[:, 4:][np.arange(width - 4) < lengths[:, None]]
+    return topic, _strings(offsets_from_counts(lengths), data)
+
+
+def _pools_at_once(parts: Sequence[PartArrays], topics: list[str]
+                   ) -> tuple[Callable[[int], np.ndarray], np.ndarray, pa.Array]:
+    """:func:`_global_pools` by one sort of every part's pools (memory follows them all),
+    for documents :func:`_pool_keys` cannot hold."""
     code = {t: i for i, t in enumerate(topics)}
     mapped = [np.repeat(np.asarray([code[t] for t in p.topics], np.int64), np.diff(p.array("pool_start")))
               for p in parts]
@@ -203,7 +279,7 @@ def _global_pools(parts: Sequence[PartArrays], topics: list[str]) -> tuple[list[
         pa.chunked_array(pools, pa.large_string()).combine_chunks() if pools else pa.array([], pa.large_string()))
     bounds = np.cumsum([0] + [len(p) for p in pools])
     maps = [place[lo:hi].astype(np.int32) for lo, hi in zip(bounds[:-1], bounds[1:])]
-    return maps, offsets_from_counts(np.bincount(pool_topic, minlength=len(topics))), pool
+    return maps.__getitem__, offsets_from_counts(np.bincount(pool_topic, minlength=len(topics))), pool
 
 
 @dataclass(frozen=True)
@@ -237,7 +313,7 @@ def write_ranked(path: str | Path, parts: Sequence[PartArrays], settings: dict) 
     in the merged pools, written part by part (one part's documents in memory at a
     time); ``settings`` (the depth, how the runs were read) recorded."""
     topics = sort_topics({t for p in parts for t in p.topics})
-    maps, pool_start, pool = _global_pools(parts, topics)
+    places, pool_start, pool = _global_pools(parts, topics)
     code = {t: i for i, t in enumerate(topics)}
     cells = [_cells_in_global_order(p, np.asarray([code[t] for t in p.topics], np.int64)) for p in parts]
     runs = [name for p in parts for name in p.runs]
@@ -254,7 +330,7 @@ def write_ranked(path: str | Path, parts: Sequence[PartArrays], settings: dict) 
         if name != "place":
             return values
         # a place within its topic's pool: as many bits as the largest pool needs
-        return maps[i][values] - np.repeat(pool_start[cells[i].cell_topic], np.diff(cells[i].start))
+        return places(i)[values] - np.repeat(pool_start[cells[i].cell_topic], np.diff(cells[i].start))
 
     def packed(values, width: int):
         writer = BitWriter(width)

@@ -37,7 +37,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from irmeta.campaign.errors import TrecFormatError
+from irmeta.campaign.errors import DuplicateDocumentError, TrecFormatError
 from irmeta.campaign.files import read_bytes, resolve_paths, run_name_from_path, without_bom
 from irmeta.campaign.qrels import sort_topics
 from irmeta.campaign.tokens import NUMBER, arrow_fields, check_columns, parse_numbers, tokenise, utf8_column
@@ -101,10 +101,17 @@ def _general_columns(path: Path, data: bytes) -> RunColumns:
                        parse_numbers(path, lines, 4, "score", NUMBER, np.float64), tag, lines.number)
 
 
+def run_columns(path: Path, data: bytes, *, numbered: bool = False) -> RunColumns:
+    """The columns of a run's lines (``data``: a whole file, or whole lines of one), by
+    Arrow's reader when they are plain, else (or when ``numbered``: each row's line
+    wanted) by the tokeniser, which words any error."""
+    return (None if numbered else _fast_columns(data)) or _general_columns(path, data)
+
+
 def read_run_file(path: Path, run_name: RunNameSource, depth: int | None,
                    duplicates: DuplicatePolicy, score_precision: ScorePrecision = "double") -> RunFile:
     data = without_bom(path, read_bytes(path))
-    columns = _fast_columns(data) or _general_columns(path, data)
+    columns = run_columns(path, data)
     name = columns.tag if run_name == "tag" else run_name_from_path(path)
 
     def line_numbers() -> np.ndarray:
@@ -144,11 +151,10 @@ def ordered_run(columns: RunColumns, name: str, source: Path | str, depth: int |
             line = line_numbers()
             line = line if order is None else line[order]
             lo, hi = sorted((int(line[first_row]), int(line[second_row])))
-            raise TrecFormatError(
+            raise DuplicateDocumentError(
                 source, hi,
                 f"document {d_enc.dictionary[d[second_row]].as_py()} appears twice for topic "
-                f"{q_enc.dictionary[q[second_row]].as_py()} (also on {unit} {lo}); trec_eval refuses "
-                f"this, set duplicates: first to keep the best-ranked copy",
+                f"{q_enc.dictionary[q[second_row]].as_py()} (also on {unit} {lo})",
             )
         keep = np.ones(len(key), dtype=bool)
         keep[by_key[repeat + 1]] = False

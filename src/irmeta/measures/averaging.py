@@ -20,6 +20,7 @@ from irmeta.measures.alpha import PER_TOPIC_ALPHA, Alpha, alpha_label, check_uni
 from irmeta.measures.cutoffs import cut_at
 from irmeta.measures.names import Measure, parse_measure
 from irmeta.measures.rareness import rarity_cutoff, rarity_for
+from irmeta.support.progress import progress_steps
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -337,22 +338,25 @@ def score_arrays(
     rarities: dict[bool, dict[int, Rarity]] = {False: {}, True: {}}  # S_d once per list kind and depth
     names, labels, blocks = [], [], []
     means: dict[str, list[np.ndarray]] = {AVERAGING_NAMES[mode]: [] for mode in averaging}
-    for item in measures:
-        named = parse_measure(item)  # rows keep the name as given; the options fill what it leaves
-        measure = parse_measure(named, options)
-        own = _alphas_of(measure, alphas)
-        lists = scored_lists(matrix, measure)  # rarity on the lists scored (condensed for judged_only)
-        found = (rarity_for(lists, _cutoff(lists, measure), options.get("rarity_counts"), options.get("rarity_depth"),
-                            rarities[measure.judged_only]) if measure.uses_alpha else None)
-        values = evaluate(matrix, [measure], **dict(options, rarity_counts=found))[measure]
-        stacked = values if measure.uses_alpha else values[None]
-        for a_index, alpha in enumerate(own if measure.uses_alpha else [None]):
-            names.append(str(named.without_alpha()))
-            labels.append(None if alpha is None else alpha_label(alpha))
-            blocks.append(stacked[a_index])
-            grid = mean_grid(measure, alpha, None if found is None else found.n_systems)
-            for mode in averaging:
-                means[AVERAGING_NAMES[mode]].append(mean_scores(matrix, stacked[a_index], mode, grid))
+    with progress_steps("runs scored", matrix.n_runs * len(measures), "run") as step:  # each measure: every run
+        for item in measures:
+            named = parse_measure(item)  # rows keep the name as given; the options fill what it leaves
+            measure = parse_measure(named, options)
+            own = _alphas_of(measure, alphas)
+            lists = scored_lists(matrix, measure)  # rarity on the lists scored (condensed for judged_only)
+            found = (rarity_for(lists, _cutoff(lists, measure), options.get("rarity_counts"),
+                                options.get("rarity_depth"), rarities[measure.judged_only])
+                     if measure.uses_alpha else None)
+            values = evaluate(matrix, [measure], **dict(options, rarity_counts=found))[measure]
+            stacked = values if measure.uses_alpha else values[None]
+            for a_index, alpha in enumerate(own if measure.uses_alpha else [None]):
+                names.append(str(named.without_alpha()))
+                labels.append(None if alpha is None else alpha_label(alpha))
+                blocks.append(stacked[a_index])
+                grid = mean_grid(measure, alpha, None if found is None else found.n_systems)
+                for mode in averaging:
+                    means[AVERAGING_NAMES[mode]].append(mean_scores(matrix, stacked[a_index], mode, grid))
+            step(matrix.n_runs)
     shape = (0, matrix.n_runs, matrix.n_topics)
     return Scores(runs=list(matrix.runs), topics=list(matrix.topics), measures=names, alphas=labels,
                   per_topic=np.stack(blocks) if blocks else np.zeros(shape),

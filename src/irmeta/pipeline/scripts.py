@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
-from irmeta.campaign.errors import TrecFormatError
+from irmeta.campaign.errors import DuplicateDocumentError, TrecFormatError
 
 log = logging.getLogger("irmeta")
 
@@ -215,6 +215,8 @@ def error_line(exc: BaseException, outputs: Sequence[str] = ()) -> str:
     """The one line a failed job leaves: ``irmeta: error: <what>``; an OS error names its
     path and the system's words (``No space left on device``), or, when it has no path
     (a write through a stream), the job's outputs."""
+    if isinstance(exc, DuplicateDocumentError):  # its way out as the config says it
+        exc = exc.with_fix("set duplicates: first in the collection's config")
     if isinstance(exc, OSError) and exc.strerror:
         if exc.filename is not None:
             return f"irmeta: error: {exc.filename}: {exc.strerror}"

@@ -8,36 +8,41 @@ the Parquet metadata and in the tables' own columns.
 from __future__ import annotations
 
 import json
+import os
 import sys
-from collections.abc import Mapping, Sequence
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from irmeta.campaign.files import resolve_paths
-from irmeta.campaign.ingest_parts import MergedParts, compact_run, merge_parts, ranked_parts, save_part
-from irmeta.campaign.judge import (
-    ignored_topics_warnings,
-    judge_runs,
-    judge_sources,
-    matrix_of_judged,
-    qrels_topics_of_rows,
-    reading_record,
+from irmeta.campaign.ingest_parts import (
+    DEFAULT_MEMORY_BUDGET_MB,
+    MergedParts,
+    check_budget,
+    compact_run,
+    merge_parts,
+    ranked_parts,
+    reading_plan,
+    write_part,
 )
-from irmeta.campaign.postings import RelevanceMatrix
-from irmeta.campaign.qrels import read_qrels
-from irmeta.campaign.ranked_store import ranked_part, write_ranked
+from irmeta.campaign.judge import ignored_topics_warnings, judged_in_order, qrels_topics_of_rows
+from irmeta.campaign.qrels import Qrels, read_qrels
+from irmeta.campaign.ranked_store import write_ranked
 from irmeta.campaign.rarity import rarity_listing
+from irmeta.campaign.run_blocks import read_run_pieces
 from irmeta.campaign.runs import (
     DuplicatePolicy,
+    RunFile,
     RunNameSource,
     ScorePrecision,
     check_same_runs,
     check_score_precision,
     read_run_file,
 )
-from irmeta.campaign.store import load_matrix, matrix_settings, save_matrix, write_store
+from irmeta.campaign.store import load_matrix, matrix_settings, write_store
 from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import (
     AVERAGING_NAMES,
@@ -68,52 +73,42 @@ def ingest_collection(
     score_precision: ScorePrecision = "double",
     ranked_depth: int | None = None,
     ranked_out: str | Path | None = None,
-    memory_mb: float | None = None,
+    memory_budget: float | None = None,
+    block_files: int | None = None,
+    block_lines: int | None = None,
 ) -> dict:
     """Read a collection's qrels and runs once; write ``judged.npz``, the judged documents
-    every run retrieved (:func:`irmeta.campaign.store.save_matrix`), which every later step loads.
+    every run retrieved (:func:`irmeta.campaign.store.write_store`), which every later step loads.
     ``score_precision``: the scores the order, and so the stored ranks, are taken on
     (recorded in it with the other reading settings). With ``ranked_out``, the runs'
     rankings down to ``ranked_depth`` too (``ranked.npz``, :mod:`irmeta.campaign.ranked_store`),
-    read in the same pass, for the degraded reproductions. ``memory_mb``: the job's
-    memory, which bounds the files read at once (:func:`reading_threads`).
+    read in the same pass, for the degraded reproductions.
+
+    The runs are read as one shard (:func:`ingest_shard`) into a temporary part beside
+    ``out``, merged into the stores as the shards' parts are (:func:`merge_ingested`):
+    memory stays within ``memory_budget`` (MB, default
+    :data:`~irmeta.campaign.ingest_parts.DEFAULT_MEMORY_BUDGET_MB`) whatever the runs,
+    and the bytes are those of any number of shards. ``block_files``, ``block_lines``:
+    smaller blocks than the budget's (:func:`~irmeta.campaign.ingest_parts.reading_plan`).
 
     Returns a summary (counts, dropped duplicates, topics ignored) for the log.
     """
-    q = read_qrels(qrels)
-    threads = reading_threads(resolve_paths(runs), threads, memory_mb)
-    if ranked_out is None:
-        matrix, reading = judge_runs(runs, q, depth=depth, threshold=threshold, duplicates=duplicates,
-                                     run_name=run_name, threads=threads, progress=progress_logger(),
-                                     score_precision=score_precision)
-        return _save_ingested(matrix, reading, runs, qrels, out, threshold)
-    check_score_precision(score_precision)
-    judged = judge_sources(resolve_paths(runs),
-                           lambda path: read_run_file(path, run_name, depth, duplicates, score_precision), q,
-                           depth=depth, threshold=threshold, threads=threads, progress=progress_logger(),
-                           ranked_depth=_ranked_depth(ranked_depth))
-    matrix = matrix_of_judged(judged, q, threshold=threshold, run_depth=depth)
-    reading = reading_record(judged, depth=depth, duplicates=duplicates, score_precision=score_precision)
-    summary = _save_ingested(matrix, reading, runs, qrels, out, threshold)
-    write_ranked(ranked_out, [ranked_part([j.name for j in judged], [j.top for j in judged if j.top is not None])],
-                 _ranked_settings(depth, duplicates, run_name, score_precision, ranked_depth))
-    return summary
-
-
-def reading_threads(files: Sequence[Path], threads: int, memory_mb: float | None) -> int:
-    """Run files read at once: ``threads``, fewer when ``memory_mb`` (the job's) holds
-    fewer in flight (:func:`~irmeta.support.memory.run_file_in_flight_mb`, the largest
-    file's) beside what this process holds."""
-    if memory_mb is None or not files:
-        return threads
-    from irmeta.support.memory import run_file_in_flight_mb, within_memory
-
-    largest = max(run_file_in_flight_mb(f) for f in files)
-    chosen = within_memory(memory_mb, threads, largest)
-    if chosen < threads:
-        log.info("reading %d run file(s) at a time, not %d: one takes about %.0f MB, the job has %.0f MB", chosen,
-                 threads, largest, memory_mb)
-    return chosen
+    kept_depth = None if ranked_out is None else _ranked_depth(ranked_depth)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")  # as atomic_path names it
+    os.close(fd)
+    part = Path(name)
+    try:
+        q = _ingest_part(qrels, resolve_paths(runs), part, depth=depth, duplicates=duplicates, run_name=run_name,
+                         threshold=threshold, threads=threads, score_precision=score_precision,
+                         ranked_depth=kept_depth, memory_budget=memory_budget, block_files=block_files,
+                         block_lines=block_lines)
+        return _merge(q, qrels, [part], out, depth=depth, duplicates=duplicates, run_name=run_name,
+                      threshold=threshold, score_precision=score_precision, ranked_depth=kept_depth,
+                      ranked_out=ranked_out)
+    finally:
+        part.unlink(missing_ok=True)
 
 
 def _ranked_depth(ranked_depth: int | None) -> int:
@@ -129,15 +124,7 @@ def _ranked_settings(depth: int | None, duplicates: DuplicatePolicy, run_name: R
             "run_name": run_name, "score_precision": score_precision}
 
 
-def _save_ingested(matrix: RelevanceMatrix, reading: dict, runs: str | Path | Sequence[str | Path],
-                   qrels: str | Path, out: str | Path, threshold: int) -> dict:
-    """judged.npz written, the topics the qrels lack warned about, a summary for the log."""
-    summary = _ingested_summary(matrix, len(matrix.hits), len(matrix.misses), reading, runs, qrels)
-    save_matrix(matrix, out, dict(reading, qrels=str(qrels), relevance_threshold=threshold))
-    return _ingested(summary, matrix, reading, qrels)
-
-
-def _ingested_summary(read: RelevanceMatrix | MergedParts, hits: int, misses: int, reading: dict,
+def _ingested_summary(read: MergedParts, hits: int, misses: int, reading: dict,
                       runs: str | Path | Sequence[str | Path], qrels: str | Path) -> dict:
     """What the log records of an ingestion; runs and qrels sharing no topic refused."""
     if not read.length.any():
@@ -154,7 +141,7 @@ def _ingested_summary(read: RelevanceMatrix | MergedParts, hits: int, misses: in
     }
 
 
-def _ingested(summary: dict, read: RelevanceMatrix | MergedParts, reading: dict, qrels: str | Path) -> dict:
+def _ingested(summary: dict, read: MergedParts, reading: dict, qrels: str | Path) -> dict:
     """The topics the qrels lack warned about in the job's log, and the summary logged."""
     for line in ignored_topics_warnings(read, reading["files"], qrels):
         print(f"irmeta: warning: {line}", file=sys.stderr, flush=True)  # the job's log, as the CLI says it
@@ -184,27 +171,55 @@ def ingest_shard(
     threads: int = 2,
     score_precision: ScorePrecision = "double",
     ranked_depth: int | None = None,
-    memory_mb: float | None = None,
+    memory_budget: float | None = None,
+    block_files: int | None = None,
+    block_lines: int | None = None,
 ) -> int:
     """Shard ``shard`` of ``shards`` of a sharded ingestion: its contiguous slice of the
     run files (in :func:`irmeta.campaign.files.resolve_paths` order) read once, judged,
-    and written as a part (:func:`irmeta.campaign.ingest_parts.save_part`) for
+    and written as a part (:func:`irmeta.campaign.ingest_parts.write_part`) for
     :func:`merge_ingested`; with ``ranked_depth``, the part keeps the runs' rankings down
-    to it; ``memory_mb`` bounds the files read at once (:func:`reading_threads`).
-    Returns the number of runs in the part."""
+    to it. Memory stays within ``memory_budget`` (MB) whatever the files: they are read,
+    judged and encoded a block at a time, each block written to the part as it is done
+    (:func:`~irmeta.campaign.ingest_parts.reading_plan`). Returns the number of runs in
+    the part."""
     files = resolve_paths(runs)
     mine = [files[i] for i in shard_trials(len(files), shards, shard)]
-    q = read_qrels(qrels)
-    threads = reading_threads(mine, threads, memory_mb)
-    judged = judge_sources(mine, lambda path: read_run_file(path, run_name, depth, duplicates, score_precision), q,
-                           depth=depth, threshold=threshold, threads=threads, progress=progress_logger(),
-                           ranked_depth=None if ranked_depth is None else _ranked_depth(ranked_depth),
-                           finish=compact_run(q)) if mine else []  # 3 bytes a posting held, not 8
-    n_runs = len(judged)
-    save_part(judged, out, q,  # empties judged as it writes (memory)
-              _part_settings(qrels, depth, duplicates, run_name, threshold, score_precision, ranked_depth))
+    _ingest_part(qrels, mine, out, depth=depth, duplicates=duplicates, run_name=run_name, threshold=threshold,
+                 threads=threads, score_precision=score_precision,
+                 ranked_depth=None if ranked_depth is None else _ranked_depth(ranked_depth),
+                 memory_budget=memory_budget, block_files=block_files, block_lines=block_lines)
     log.info("shard %d of %d: %d of %d run files", shard, shards, len(mine), len(files))
-    return n_runs
+    return len(mine)
+
+
+def _ingest_part(qrels: str | Path, files: Sequence[Path], out: str | Path, *, depth: int | None,
+                 duplicates: DuplicatePolicy, run_name: RunNameSource, threshold: int, threads: int,
+                 score_precision: ScorePrecision, ranked_depth: int | None, memory_budget: float | None,
+                 block_files: int | None, block_lines: int | None) -> Qrels:
+    """``files`` read into a part at ``out`` within the memory budget; the qrels read."""
+    from irmeta.support.memory import qrels_held_mb, resident_mb
+
+    check_score_precision(score_precision)
+    budget = DEFAULT_MEMORY_BUDGET_MB if memory_budget is None else memory_budget
+    check_budget(qrels, budget)  # before anything is read
+    q = read_qrels(qrels)
+    settings = _part_settings(qrels, depth, duplicates, run_name, threshold, score_precision, ranked_depth)
+    plan = reading_plan(files, qrels, budget_mb=budget, fixed_mb=max(qrels_held_mb(qrels), resident_mb()),
+                        threads=threads, block_files=block_files, block_lines=block_lines)
+    log.info("reading %d run file(s): %s", len(files), plan.describe(files))
+
+    def read(path: Path) -> RunFile:
+        return read_run_file(path, run_name, depth, duplicates, score_precision)
+
+    def pieces(path: Path) -> Iterator[RunFile]:
+        return read_run_pieces(path, run_name, depth, duplicates, score_precision, lines=plan.block_lines)
+
+    judged = judged_in_order(files, read, q, depth=depth, threshold=threshold, threads=plan.threads,
+                             progress=progress_logger(), ranked_depth=ranked_depth, finish=compact_run(q),
+                             pieces=pieces, in_pieces=plan.in_pieces) if files else iter(())
+    write_part(out, judged, q, settings, block_mb=plan.block_mb, block_files=plan.block_files)
+    return q
 
 
 def merge_ingested(
@@ -223,7 +238,14 @@ def merge_ingested(
     """The parts of :func:`ingest_shard` (in shard order) merged into ``judged.npz`` (and,
     with ``ranked_out``, their rankings into ``ranked.npz``): the same bytes
     :func:`ingest_collection` writes reading every file in one job."""
-    q = read_qrels(qrels)
+    return _merge(read_qrels(qrels), qrels, parts, out, depth=depth, duplicates=duplicates, run_name=run_name,
+                  threshold=threshold, score_precision=score_precision, ranked_depth=ranked_depth,
+                  ranked_out=ranked_out)
+
+
+def _merge(q: Qrels, qrels: str | Path, parts: Sequence[str | Path], out: str | Path, *, depth: int | None,
+           duplicates: DuplicatePolicy, run_name: RunNameSource, threshold: int, score_precision: ScorePrecision,
+           ranked_depth: int | None, ranked_out: str | Path | None) -> dict:
     settings = _part_settings(qrels, depth, duplicates, run_name, threshold, score_precision, ranked_depth)
     merged = merge_parts(parts, q, settings)
     summary = _ingested_summary(merged, merged.postings("hits"), merged.postings("misses"), merged.reading,

@@ -8,10 +8,15 @@ the claims) takes its escaping and its checks from, so no two writers disagree.
   :mod:`irmeta.measures.score_files`; it is refused, one line naming it. trec_eval's
   format separates its fields by any whitespace, so there a run name holding a space,
   a vertical tab or a form feed is refused too.
-- **Markdown** (:func:`markdown_escape`): every character that would change a GitHub
-  table cell's meaning is backslash-escaped (CommonMark escapes any ASCII punctuation):
-  ``\\ | * _ ` [ ] < > ~ & $``; a newline becomes a space. A run named
-  ``<img src=x onerror=alert(1)>`` is text, and ``P_rareness`` is ``P\\_rareness``.
+- **Markdown** (:func:`markdown_escape`): a character is backslash-escaped only where
+  GitHub Markdown (CommonMark and its table, strikethrough and math extensions) would read
+  it as markup, so that the raw text reads as the rendered one: ``\\ | * ` [ ] ~ $``
+  always, ``_`` unless between two letters or digits (``P_rareness``, ``dl20_perturbed``
+  stay as they are: an underscore inside a word opens no emphasis), ``<`` before what
+  would open an HTML tag or an autolink (a letter, ``/``, ``!``, ``?``), ``&`` before what
+  would make an entity (a letter, ``#``), ``>`` opening the text (a block quote);
+  ``grade >= 2`` is as written. A newline becomes a space. A run named
+  ``<img src=x onerror=alert(1)>`` is text (``\\<img src=x onerror=alert(1)>``).
 - **LaTeX** (:func:`latex_escape`): ``& % $ # _ { }`` with a backslash, ``\\ ~ ^ | < >``
   as text commands (``\\textbackslash{}``, ``\\textasciitilde{}``, ``\\textasciicircum{}``,
   ``\\textbar{}``, ``\\textless{}``, ``\\textgreater{}``: outside math mode ``|<>`` would
@@ -57,23 +62,36 @@ class Markup(str):
     __slots__ = ()
 
 
-_MARKDOWN_SPECIAL = frozenset("\\|*_`[]<>~&$")
+#: Markup wherever it stands: table cells (``|``), escapes, emphasis (``*``), code,
+#: links, strikethrough, GitHub's math.
+_MARKDOWN_ALWAYS = frozenset("\\|*`[]~$")
 
 
 def markdown_escape(text: object) -> str:
-    """``text`` as literal text in a GitHub Markdown table cell or paragraph: each of
-    ``\\ | * _ ` [ ] < > ~ & $`` after a backslash, line breaks as spaces. A
-    :class:`Markup` is returned as it is."""
+    """``text`` as literal text in a GitHub Markdown table cell or paragraph, escaped only
+    where it would be read as markup (the module's rules): ``dl20_perturbed``,
+    ``cohen_kappa`` and ``grade >= 2`` come out as they are, ``a|b`` as ``a\\|b``, ``<b>``
+    as ``\\<b>``; line breaks as spaces. A :class:`Markup` is returned as it is."""
     if isinstance(text, Markup):
         return text
+    chars = str(text)
     out = []
-    for c in str(text):
-        if c in _MARKDOWN_SPECIAL:
-            out.append("\\" + c)
-        elif c in "\r\n":
+    opening = True  # only white space so far: a ">" here would open a block quote
+    for i, c in enumerate(chars):
+        before = chars[i - 1] if i else ""
+        after = chars[i + 1] if i + 1 < len(chars) else ""
+        if c in "\r\n":
             out.append(" ")
+            continue
+        if (c in _MARKDOWN_ALWAYS
+                or (c == "_" and not (before.isalnum() and after.isalnum()))
+                or (c == "<" and (after.isalpha() or (after != "" and after in "/!?")))
+                or (c == "&" and (after.isalpha() or after == "#"))
+                or (c == ">" and opening)):
+            out.append("\\" + c)
         else:
             out.append(c)
+        opening = opening and c.isspace()
     return "".join(out)
 
 

@@ -194,7 +194,7 @@ def test_write_claims_is_deterministic(two_collections, tmp_path):
     pd.testing.assert_frame_equal(back.drop(columns="holds"), table.drop(columns="holds"), check_dtype=False)
     assert back["holds"].tolist() == table["holds"].tolist()
     md = paths[1].read_text(encoding="utf-8")
-    assert "holds if tau at least 0.9" in md and r"paper\_pairwise (the authors' script" in md
+    assert "holds if tau at least 0.9" in md and "paper_pairwise (the authors' script" in md
     assert "| claim | protocol | comparison | alpha | holds if | One | Two |" in md
     assert r"\begin{tabular}{lllllll}" in paths[2].read_text(encoding="utf-8")
 

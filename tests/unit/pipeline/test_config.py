@@ -168,6 +168,7 @@ def test_config_defaults(tmp_path):
         "averaging": ["all", "returned"],
         "threads": 2,
         "ingest_shards": 1,
+        "memory_budget": 3072,  # MB an ingestion job keeps within (a 4 GB slot)
     }
     assert experiments["judgment_agreement"] == {
         "level": 0.05, "pool_depths": [10, 20, 50], "judgment_fractions": [0.1, 0.2, 0.3, 0.5], "trials": 20,

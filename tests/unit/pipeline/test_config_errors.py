@@ -98,3 +98,14 @@ def test_the_ingest_log_warns_of_ignored_topics_naming_the_file(tmp_path, capfd)
     assert summary["run_topics_not_in_qrels"] == ["7", "9"]
     lines = [line for line in capfd.readouterr().err.splitlines() if "not in the qrels" in line]
     assert lines == [f"irmeta: warning: {runs / 'r1'}: run r1: 2 topic(s) not in the qrels ({qrels}) ignored: 7 9"]
+
+
+@pytest.mark.parametrize("budget, said", [(64, "64 is less than the minimum of 128"),
+                                          ("3 GB", "'3 GB' is not of type 'integer'")])
+def test_a_memory_budget_out_of_range_names_file_and_key(tmp_path, budget, said):
+    path = _config(tmp_path, {"memory_budget": budget})
+    with pytest.raises(ConfigError) as exc:
+        load_config(path)
+    message = str(exc.value)
+    assert message.startswith(f"{path}: key 'memory_budget': ") and said in message and "\n" not in message
+    assert load_config(_config(tmp_path, {"memory_budget": 128}))["memory_budget"] == 128

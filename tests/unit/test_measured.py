@@ -1,0 +1,62 @@
+"""Every timing the README's "How fast" table and the documentation's pages state comes
+from one file the benchmarks write, ``benchmarks/measured.yaml`` (issue 43, item 5): the
+README's rows are its entries, a page's ``{{ measured.<key>.<figure> }}`` is filled in
+from it by the docs hook, and a benchmark records what it measured there."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+
+import pytest
+
+from campaigns import REPO
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+import measured  # noqa: E402
+
+
+def _hook():
+    spec = importlib.util.spec_from_file_location("docs_measured_hook", REPO / "docs" / "hooks" / "reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_readme_table_is_the_measured_file():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## How fast", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("| campaign")]
+    assert rows == [measured.readme_row(entry) for entry in measured.load().values()]
+    trec8 = measured.load()["trec8_paper"]["wall"]
+    assert f"the run now takes {trec8}" in section  # the prose under it too
+
+
+def test_pages_state_timings_through_the_measured_file():
+    hook = _hook()
+    entries = measured.load()
+    pages = sorted((REPO / "docs").rglob("*.md"))
+    used = 0
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        for key, name in hook.MEASURED_FIGURE.findall(text):
+            assert name in entries.get(key, {}), (page, key, name)
+            used += 1
+    install = (REPO / "docs" / "install.md").read_text(encoding="utf-8")
+    rendered = hook.with_measured_figures(install)
+    assert f"take {entries['trec8_paper']['wall']} on 2 idle cores" in rendered and "{{" not in rendered
+    assert used >= 2 and not re.search(r"about \d+ s on 2 cores", install)
+    with pytest.raises(KeyError, match="measured.yaml has no trec8_paper.nope"):
+        hook.with_measured_figures("{{ measured.trec8_paper.nope }}")
+
+
+def test_a_benchmark_records_a_figure_keeping_the_others(tmp_path):
+    copy = tmp_path / "measured.yaml"
+    copy.write_text(measured.PATH.read_text(encoding="utf-8"))
+    measured.record("trec8_paper", copy, wall="21.0 s")
+    after = measured.load(copy)
+    assert after["trec8_paper"]["wall"] == "21.0 s"
+    assert after["trec8_paper"]["cpu"] == measured.load()["trec8_paper"]["cpu"]
+    assert list(after) == list(measured.load())
+    assert copy.read_text().startswith("# What the benchmarks measured")

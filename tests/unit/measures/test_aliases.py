@@ -31,6 +31,10 @@ from irmeta.measures.registry import MEASURES, PEER_NAMES, PeerName
 pytrec_eval = pytest.importorskip("pytrec_eval")
 ir_measures = pytest.importorskip("ir_measures")
 
+# the peers' own noise: trectools' pandas call, ranx's numba casts
+pytestmark = [pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.sort_values"),
+              pytest.mark.filterwarnings("ignore:unsafe cast from uint64 to int64")]
+
 TOLERANCE = 1e-9
 GDEVAL_DECIMALS = 5  # gdeval.pl prints %.5f
 PEERS = ("trec_eval", "ir_measures", "ranx")

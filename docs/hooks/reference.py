@@ -6,13 +6,14 @@ with its columns (the experiment manifest, ``irmeta.pipeline.manifest.EXPERIMENT
 names for each table the ``*COLUMNS`` constant its writer takes the columns from).
 
 mkdocs.yml names this file under ``hooks:``; the pages exist only in the built site
-(``File.generated``), never in the repository. ``tests/unit/test_docs_reference.py``
+(``File.generated``), never in the repository. docs/names.md's table of peers' measure
+names is written the same way, from the registry's ``PEER_NAMES``, in place of its marker
+(:func:`names_page`). ``tests/unit/test_docs_reference.py``
 checks them against the schemas, the registry and the manifest.
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 import re
 from collections.abc import Iterator
@@ -70,14 +71,10 @@ def code(value: object) -> str:
 
 
 def option_default(compute: Any, option: str) -> object:
-    """An option's default: the family function's keyword default (irmeta.measures.names)."""
-    try:
-        parameter = inspect.signature(compute).parameters.get(option)
-    except (TypeError, ValueError):
-        return None
-    if parameter is None or parameter.default is inspect.Parameter.empty:
-        return None
-    return parameter.default
+    """An option's default: the family function's keyword default (irmeta.measures.catalogue)."""
+    from irmeta.measures.catalogue import option_default as default_of
+
+    return default_of(compute, option)
 
 
 def measure_page() -> str:
@@ -190,6 +187,23 @@ def tables_page() -> str:
 
 
 # --- the hook ------------------------------------------------------------------------
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """docs/names.md: the peer-name table, written from the registry in place of its marker."""
+    if page.file.src_uri == "names.md":
+        return names_page(markdown)
+    return markdown
+
+
+def names_page(markdown: str) -> str:
+    """docs/names.md as built: its marker replaced by :func:`irmeta.measures.catalogue.names_table`."""
+    import irmeta.measures  # noqa: F401  (registers every shipped family and its peers' names)
+    from irmeta.measures.catalogue import NAMES_TABLE_MARKER, names_table
+
+    if markdown.count(NAMES_TABLE_MARKER) != 1:
+        raise ValueError(f"docs/names.md must hold the marker {NAMES_TABLE_MARKER!r} once")
+    return markdown.replace(NAMES_TABLE_MARKER, names_table().rstrip("\n"))
 
 
 def on_files(files: Any, config: Any) -> Any:

@@ -4,6 +4,7 @@
     irmeta compare --qrels QRELS --runs RUN_OR_DIR... --measure AP@100 --test paired_t
     irmeta test-errors --scores MATRIX.csv --measure-kind continuous --trials 1000
     irmeta simulate --out DIR --seed 42
+    irmeta measures --search rbp --peer ranx
 
 ``score`` prints TSV (run, measure, qid, value), or with ``--format trec_eval`` what
 ``trec_eval [-q]`` prints (per run ``measure qid value``, then ``runid all <run>`` and the
@@ -35,6 +36,7 @@ from irmeta.cli_args import (
     INPUT_ERRORS,
     Once,
     Parser,
+    add_measures_options,
     add_reading_options,
     bounded_int,
     check_paths,
@@ -226,6 +228,14 @@ def _simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _measures(args: argparse.Namespace) -> int:
+    from irmeta.measures.catalogue import listing
+
+    load_plugins(args.plugin or [])
+    sys.stdout.write(listing(args.search, args.peer))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="irmeta", description=_DESCRIPTION, epilog=_EXAMPLES,
                     formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -262,6 +272,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_repro_parser(sub)
     add_agree_parser(sub)
     add_test_errors_parser(sub)
+
+    measures = sub.add_parser("measures", help="list every measure family, its parameters and its peers' names",
+                              description=_MEASURES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_measures_options(measures)
+    measures.set_defaults(func=_measures)
 
     sim = sub.add_parser("simulate", help="write a synthetic campaign (qrels and runs)")
     sim.add_argument("--out", action=Once, type=output_folder, required=True,
@@ -318,6 +333,14 @@ Parameters may be written in a measure's name, as ir_measures does; they win ove
 several settings: --measure 'nDCG(gains={1:1,2:3})@10' --measure nDCG@10
 --measure 'Q(beta=0.5)@100' --measure 'ASL(asl_unretrieved=depth)'
 --measure 'P_rareness(alpha=0.5)@100'.
+"""
+
+
+_MEASURES_HELP = """List every measure family irmeta computes: its definition, whether higher is
+better, the parameters a name takes (family(key=value)@k) and their defaults, and the
+names trec_eval, ir_measures and ranx give it, each with irmeta's reading of it and
+what differs (or why irmeta refuses it). The same registry docs/names.md is written
+from; --measure takes any name listed here.
 """
 
 

@@ -464,6 +464,18 @@ def report_spellings(args: argparse.Namespace, measures: Sequence[str]) -> dict[
     return {} if args.canonical else typed_spellings(measures)
 
 
+def add_measures_options(p: argparse.ArgumentParser) -> None:
+    """``irmeta measures``' options: what to list of the measure registry."""
+    from irmeta.measures.catalogue import PEERS
+
+    p.add_argument("--search", action=Once, default=None, metavar="TEXT",
+                   help="only the families whose name, definition or peers' names hold TEXT (any case)")
+    p.add_argument("--peer", action=Once, choices=list(PEERS), default=None,
+                   help="only the families this peer names, with its names alone")
+    p.add_argument("--plugin", action="append", type=input_path,
+                   help="a module or .py file that registers measures, listed with the shipped ones; repeatable")
+
+
 # ---------------------------------------------------------------- reading options
 #
 # How runs are read and the measures weighted: ``irmeta score``'s options, declared once;

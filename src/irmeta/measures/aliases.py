@@ -1,12 +1,15 @@
-"""Other tools' measure names, read as irmeta's: the one table of aliases (issue 29).
+"""Other tools' measure names, read as each tool means them (issues 29 and 42).
 
 The names users of trec_eval, ir_measures, ranx and PyTerrier type are read as the irmeta
-family that computes the same thing; every output names the family (``NDCG@10``,
-``ndcg_cut.10``, ranx's ``ndcg@10`` are all ``nDCG@10``). A family's own name and every
-alias are read without regard to case. A name is an alias only where the definitions agree
-(read from each tool's source: trec_eval 9.0.8, ir_measures 0.3, ranx 0.3.21); a name whose
-peer computes something else is refused with the reason and what to write instead
-(:data:`REFUSED`), never read as a near neighbour. docs/names.md lists both.
+measure that computes what that tool computes; every output names irmeta's measure
+(``NDCG@10``, ``ndcg_cut.10``, ranx's ``ndcg@10`` are all ``nDCG@10``; ranx's ``rbp.95`` is
+``RBP(p=0.95,gain_scale=none)``). The table is the registry's
+:data:`~irmeta.measures.registry.PEER_NAMES`: each family declares its peers' names beside
+its registration, each with the peer whose meaning it takes, what irmeta reads and what
+differs. A name whose peer computes something irmeta cannot is refused with why and what
+to write instead, never read as a near neighbour; a spelling two peers read differently is
+refused naming the spellings that pick each. docs/names.md and ``irmeta measures`` show
+the same table; tests/unit/measures/test_aliases.py checks each name against its peer.
 """
 
 from __future__ import annotations
@@ -14,156 +17,113 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
-from irmeta.measures.registry import MEASURES
+from irmeta.measures.registry import MEASURES, PEER_NAMES, PeerName
 
-# trec_eval's names of irmeta's families, without a cutoff and with one ({}: the cutoff): read
-# here, written by names.trec_eval_name (irmeta score --format trec_eval).
-TREC_EVAL_NAMES = {"AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "Rprec": "Rprec", "Bpref": "bpref",
-                   "SetP": "set_P", "SetR": "set_recall", "SetF": "set_F",
-                   "SetAP": "set_map", "SetRelP": "set_relative_P", "NumQ": "num_q", "NumRet": "num_ret",
-                   "NumRel": "num_rel", "NumRelRet": "num_rel_ret", "nDCG_rel": "ndcg_rel"}
-TREC_EVAL_CUT_NAMES = {"P": "P_{}", "AP": "map_cut_{}", "nDCG": "ndcg_cut_{}", "Recall": "recall_{}",
-                       "Success": "success_{}", "RelP": "relative_P_{}", "Unjudged": "unj_{}"}
-# Names trec_eval writes that irmeta's grammar cannot read as a family (a leading digit, or
-# the parameter in the name): written by names.trec_eval_name, read by trec_eval_spelling.
-TREC_EVAL_WRITTEN = {"IPrec_avg": "11pt_avg"}
-
-
-@dataclass(frozen=True)
-class Alias:
-    """A name another tool uses: ``family`` is what it reads as with ``@k``, ``bare``
-    without (None: that form is refused, ``note`` says why); ``note``: why they agree."""
-
-    name: str
-    peer: str
-    family: str | None
-    bare: str | None
-    note: str
-
-
-_TREC = "trec_eval, PyTerrier"  # PyTerrier's string measures are trec_eval's names
-ALIASES: tuple[Alias, ...] = (
-    *(Alias(name, _TREC, family, family, f"trec_eval's {name}") for family, name in TREC_EVAL_NAMES.items()),
-    Alias("P_", "trec_eval", "P", "P", "trec_eval's P without its cutoff"),
-    Alias("MAP", "ir_measures", "AP", "AP", "ir_measures' alias of AP"),
-    Alias("MRR", "ir_measures, ranx", "RR", "RR", "ir_measures' alias of RR; ranx's mrr@k: 1 / rank of the "
-          "first relevant document in the top k, 0 if none"),
-    Alias("R", "ir_measures", "Recall", "Recall", "ir_measures' R@k: relevant in the top k / relevant"),
-    Alias("Precision", "ir_measures, ranx", "P", "SetP", "precision@k: relevant in the top k / k (P@k); "
-          "ranx's precision without k: relevant returned / returned (trec_eval set_P)"),
-    Alias("hit_rate", "ranx", "Success", "Success", "ranx's hit_rate@k: 1 if a relevant document is in the "
-          "top k (its docstring: trec_eval success)"),
-    Alias("r-precision", "ranx", "Rprec", "Rprec", "ranx's r-precision: P@R, R the relevant documents"),
-    Alias("r_precision", "ranx", "Rprec", "Rprec", "ranx's r-precision, with an underscore"),
-    Alias("f1", "ranx", None, "SetF", "ranx's f1 without k is set_F (beta 1); f1@k divides the hits by k "
-          "(precision@k), irmeta's SetF@k by the documents returned, so it is refused"),
-)
-# Recall, DCG, nDCG, Bpref and ranx's map/ndcg/dcg/recall/bpref need no entry: they are the
-# family's own name in another case (ranx's map@k sums precision at the relevant ranks <= k
-# over all relevant documents, trec_eval's map_cut_k; its dcg and ndcg take gain = grade and
-# discount log2(rank + 1), trec_eval's ndcg_cut, not irmeta's DCG_jk).
-
-#: Names a peer uses for something irmeta computes differently, with what to write instead.
-REFUSED: dict[str, str] = {
-    "hits": "ranx's hits@k counts the relevant documents in the top k; irmeta's P@k is hits@k / k",
-    "ndcg_burges": "ranx's ndcg_burges takes the gain 2^grade - 1: write nDCG(gains={1:1,2:3,3:7})@k for "
-                   "grades 1..3",
-    "dcg_burges": "ranx's dcg_burges takes the gain 2^grade - 1: write DCG(gains={1:1,2:3,3:7})@k for "
-                  "grades 1..3",
-    "rbp": "trec_eval writes its RBP's persistence as rbp.p=0.95 (read as RBP(p=0.95,gain_scale=topic_max)); "
-           "ranx's rbp.95 weighs a relevant document by its grade: write RBP(p=0.95) or "
-           "RBP(p=0.95,gains={...}) for irmeta's",
-    "gm_map": "trec_eval's gm_map is AP under the geometric mean: score AP with average geometric",
-}
-
-# trec_eval's names with a cutoff, as it prints them (P_10, map_cut_100) and as -m takes them
-# (P.10, ndcg_cut.10), in any case; gives the family @ the cutoff.
-CUT_SPELLINGS = [(re.compile(re.escape(name.format("").rstrip("_")) + r"[._](\d+)", re.IGNORECASE), family)
-                 for family, name in TREC_EVAL_CUT_NAMES.items()]
-_BY_NAME = {a.name.lower(): a for a in ALIASES}
-
-_NUMBER = r"(\d*\.?\d+(?:[eE][+-]?\d+)?)"
-_SIGNED = r"([+-]?\d*\.?\d+(?:[eE][+-]?\d+)?)"
-# trec_eval's names that carry a parameter (as -m takes them, name.params, and as it prints
-# them, name_params), case as trec_eval spells them: each read as irmeta's name.
-TREC_EVAL_SPELLINGS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"rbp"), "RBP(p=0.9,gain_scale=topic_max)"),
-    (re.compile(r"rbp[._]p=" + _NUMBER), "RBP(p={0},gain_scale=topic_max)"),
-    (re.compile(r"rbp_resid"), "RBP_residual(p=0.9,when=any_unjudged)"),
-    (re.compile(r"rbp_resid[._]p=" + _NUMBER), "RBP_residual(p={0},when=any_unjudged)"),
-    (re.compile(r"iprec_at_recall[._]" + _NUMBER), "IPrec(recall={0})"),
-    (re.compile(r"11pt_avg"), "IPrec_avg"),
-    (re.compile(r"Rprec_mult[._]" + _NUMBER), "Rprec_mult(multiple={0})"),
-    (re.compile(r"set_F[._]" + _NUMBER), "SetF(recall_weight={0})"),
-    (re.compile(r"utility"), "Utility"),
-    (re.compile(r"utility[._]" + ",".join([_SIGNED] * 4)),
-     "Utility(rel_ret={0},nonrel_ret={1},rel_unret={2},nonrel_unret={3})"),
-)
-
-
-def trec_eval_spelling(text: str) -> str | None:
-    """trec_eval's name with its parameter as irmeta's (``rbp`` -> ``RBP(p=0.9,gain_scale=topic_max)``,
-    ``iprec_at_recall_0.10`` -> ``IPrec(recall=0.10)``); None for any other text."""
-    for pattern, spelling in TREC_EVAL_SPELLINGS:
-        match = pattern.fullmatch(text)
-        if match:
-            return spelling.format(*match.groups())
-    return None
 _FIRST_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_+\-]*")
+_compiled: tuple[int, list[tuple[PeerName, re.Pattern[str]]]] = (-1, [])
 
 
-def spelled_with_cutoff(text: str) -> str | None:
-    """``ndcg_cut.10`` -> ``nDCG@10`` (trec_eval's cut names); None for any other text."""
-    for pattern, family in CUT_SPELLINGS:
+def _patterns() -> list[tuple[PeerName, re.Pattern[str]]]:
+    """The pattern entries, compiled once (again when a family declares more): the ones
+    in a fixed case first, so an any-case refusal never shadows a peer's exact spelling."""
+    global _compiled
+    if _compiled[0] != len(PEER_NAMES):
+        entries = [e for e in PEER_NAMES if e.pattern is not None]
+        entries.sort(key=lambda e: str(e.pattern).startswith("(?i)"))
+        _compiled = (len(PEER_NAMES), [(e, re.compile(str(e.pattern))) for e in entries])
+    return _compiled[1]
+
+
+def peer_spelling(text: str) -> str | None:
+    """A peer's name matched whole by a pattern entry, as irmeta's name (``rbp.95`` ->
+    ``RBP(p=0.95,gain_scale=none)``, ``ndcg_cut.10`` -> ``nDCG@10``); None for any other
+    text. A refused one is a one-line ValueError naming what to write."""
+    for entry, pattern in _patterns():
         match = pattern.fullmatch(text)
         if match:
-            return f"{family}@{match.group(1)}"
+            groups = match.groups()
+            if entry.reads is None:
+                raise ValueError(f"measure {text!r}: {entry.differs.format(*groups)}")
+            return entry.reads.format(*groups)
     return None
+
+
+def _fits(entry: PeerName, cutoff: str | None) -> bool:
+    return entry.cutoff is None or entry.cutoff == (cutoff is not None)
+
+
+def _words(word: str, cutoff: str | None, *, exact: bool) -> list[PeerName]:
+    key = word if exact else word.lower()
+    return [e for e in PEER_NAMES if e.pattern is None and (e.name if exact else e.name.lower()) == key
+            and _fits(e, cutoff)]
 
 
 def family_of(word: str, text: str, cutoff: str | None) -> str:
     """The family ``word`` names (``text``: the whole name, for errors; ``cutoff``: its
-    ``@k``, if any): a family, then an alias, exactly, then a family, then an alias, in
-    any case. A refused name or an unknown one is a one-line ValueError."""
+    ``@k``, if any): a family, then a peer's word as spelt, then a family in any case,
+    then a peer's word in any case. A refused name or an unknown one is a one-line
+    ValueError."""
     if word in MEASURES:
         return word
     families = {f.lower(): f for f in MEASURES}
-    alias = next((a for a in ALIASES if a.name == word), None)
-    if alias is None and word.lower() in families:
+    found = _words(word, cutoff, exact=True)
+    if not found and word.lower() in families:
         return families[word.lower()]
-    alias = alias or _BY_NAME.get(word.lower())
-    if alias is not None:
-        target = alias.family if cutoff is not None else alias.bare
-        if target is not None:
-            return target
-        raise ValueError(f"measure {text!r}: {alias.note}")
-    refusal = REFUSED.get(word.lower())
-    if refusal is not None:
-        raise ValueError(f"measure {text!r}: {refusal}")
+    found = found or _words(word, cutoff, exact=False)
+    if found:
+        entry = found[0]
+        if entry.reads is None:
+            raise ValueError(f"measure {text!r}: {entry.differs}")
+        return entry.reads
     raise ValueError(unknown_message(text, word, cutoff))
 
 
 def refused_reason(text: str) -> str | None:
-    """Why a name the grammar cannot read is a peer's measure irmeta refuses (``rbp.95``), else None."""
+    """Why a name the grammar cannot read is a peer's measure irmeta refuses
+    (``ndcg_burges@10-l2``), else None."""
     match = _FIRST_WORD.match(text.strip())
-    return None if match is None else REFUSED.get(match.group().lower())
+    if match is None:
+        return None
+    word = match.group().lower()
+    refused = [e for e in PEER_NAMES if e.pattern is None and e.reads is None and e.name.lower() == word]
+    return refused[0].differs if refused else None
 
 
 def unknown_message(text: str, word: str, cutoff: str | None) -> str:
     """``unknown measure 'ndgc@10'; the closest known: nDCG@10, DCG@10, ...``: the three
-    known names closest to ``word`` (difflib's ratio, in any case), as their family."""
-    shown = [f + (f"@{cutoff}" if cutoff else "") for f in closest(word)]
+    known names closest to ``word`` (difflib's ratio, in any case; families and every
+    peer's name), as their family."""
+    shown = [f + (f"@{cutoff}" if cutoff else "") for f in closest(word, cutoff=cutoff)]
     return f"unknown measure {text!r}; the closest known: {', '.join(shown)}"
 
 
-def closest(word: str, n: int = 3) -> list[str]:
-    """The ``n`` families whose names or aliases are closest to ``word``."""
+def _spelt_word(entry: PeerName) -> str:
+    """A peer name's leading word (``iprec_at_recall`` of ``iprec_at_recall_x``)."""
+    match = _FIRST_WORD.match(entry.name)
+    return (match.group() if match else entry.name).rstrip("_.")
+
+
+def closest(word: str, n: int = 3, cutoff: str | None = None) -> list[str]:
+    """The ``n`` families whose names or peers' names (those that take ``cutoff``, if
+    given) are closest to ``word``."""
     names: dict[str, str] = {f.lower(): f for f in MEASURES}
-    names.update({a.name.lower(): a.family or a.bare or "" for a in ALIASES})
+    for entry in PEER_NAMES:
+        if entry.family in MEASURES and _fits(entry, cutoff):
+            names.setdefault(_spelt_word(entry).lower(), entry.family)
     ranked = difflib.get_close_matches(word.lower(), list(names), n=len(names), cutoff=0.0)
     return _unique(names[x] for x in ranked)[:n]
+
+
+def trec_eval_printed(family: str, cutoff: int | None) -> str | None:
+    """The name trec_eval prints for ``family`` (``{}``: the cutoff) with a cutoff or without,
+    from the peer names trec_eval's families declare; None if it has none."""
+    for entry in PEER_NAMES:
+        if entry.peer != "trec_eval" or entry.prints is None or entry.family != family:
+            continue
+        if ("{}" in entry.prints) == (cutoff is not None) and (entry.reads or "").split("@")[0] == family:
+            return entry.prints
+    return None
 
 
 def _unique(items: Iterable[str]) -> list[str]:

@@ -33,7 +33,19 @@ import numpy as np
 
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.cutoffs import divide_by_relevant, relevant_count, top_ranks
-from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, RangeDeclaration, register, register_option_check
+from irmeta.measures.registry import (
+    NUMBER,
+    UNIT_RANGE,
+    MeasureDefinition,
+    PeerName,
+    RangeDeclaration,
+    register,
+    register_option_check,
+    register_peer_names,
+    same,
+    trec_eval_cut,
+    trec_eval_word,
+)
 
 
 def recall(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
@@ -139,3 +151,39 @@ register(MeasureDefinition("SetF", set_f, "weighted harmonic mean of SetP and Se
 
 register(MeasureDefinition("Success", success, "1 if a relevant document is in the top k (trec_eval success_k)",
                            value_range=RangeDeclaration(grid="binary")))
+
+register_peer_names(
+    trec_eval_cut("Recall", "recall", 100),
+    PeerName("Recall", "ir_measures", "R", "Recall", "relevant in the top k / relevant", examples=same("R@100")),
+    PeerName("Recall", "ir_measures", "Recall", "Recall", "relevant in the top k / relevant",
+             examples=same("Recall@100")),
+    PeerName("Recall", "ranx", "recall", "Recall", "relevant in the top k / relevant", examples=same("recall@100")),
+    trec_eval_word("Rprec", "Rprec"),
+    PeerName("Rprec", "ir_measures", "RPrec", "Rprec", examples=same("RPrec")),
+    PeerName("Rprec", "ranx", "r-precision", "Rprec", "P@R, R the relevant documents", examples=same("r-precision")),
+    PeerName("Rprec", "ranx", "r_precision", "Rprec", "ranx's r-precision, with an underscore",
+             examples=(("r_precision", "r-precision"),)),
+    trec_eval_word("Bpref", "bpref"),
+    PeerName("Bpref", "ir_measures", "BPref", "Bpref", examples=same("BPref")),
+    PeerName("Bpref", "ranx", "bpref", "Bpref", examples=same("bpref")),
+    trec_eval_word("SetP", "set_P"),
+    PeerName("SetP", "ranx", "precision", "SetP", "without k ranx divides by the documents returned: trec_eval's set_P",
+             cutoff=False, examples=same("precision")),
+    trec_eval_word("SetR", "set_recall"),
+    trec_eval_word("SetF", "set_F"),
+    PeerName("SetF", "trec_eval", "set_F.x", "SetF(recall_weight={0})", "x weighs recall against precision: "
+             "(x + 1) P R / (x P + R)", pattern=r"set_F[._]" + NUMBER, examples=same("set_F.0.5"),
+             symbols=("x",)),
+    PeerName("SetF", "ir_measures", "SetF(beta=x)", "SetF(recall_weight={0})", "ir_measures passes beta to "
+             "trec_eval's set_F.x: (x + 1) P R / (x P + R), not the textbook F_beta's beta^2",
+             pattern=r"SetF\(beta=" + NUMBER + r"\)", examples=same("SetF(beta=0.5)", "SetF(beta=2.0)"),
+             symbols=("x",)),
+    PeerName("SetF", "ranx", "f1", "SetF", "without k: 2 set_P set_recall / (set_P + set_recall)", cutoff=False,
+             examples=same("f1")),
+    PeerName("SetF", "ranx", "f1", None, "ranx's f1@k divides the hits by k (precision@k), irmeta's SetF@k by the "
+             "documents returned, so it is refused", cutoff=True),
+    trec_eval_cut("Success", "success"),
+    PeerName("Success", "ir_measures", "Success", "Success", cutoff=True, examples=same("Success@10")),
+    PeerName("Success", "ranx", "hit_rate", "Success", "1 if a relevant document is in the top k (ranx: trec_eval's "
+             "success)", examples=same("hit_rate@10")),
+)

@@ -33,7 +33,19 @@ import numpy as np
 
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.cutoffs import measure_depth, relevant_count
-from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, RangeDeclaration, register, register_option_check
+from irmeta.measures.registry import (
+    SIGNED,
+    UNIT_RANGE,
+    MeasureDefinition,
+    PeerName,
+    RangeDeclaration,
+    register,
+    register_option_check,
+    register_peer_names,
+    same,
+    trec_eval_cut,
+    trec_eval_word,
+)
 
 #: Families whose trec_eval summary line is a sum over the topics (num_q's: their count).
 SUMMED = ("NumQ", "NumRet", "NumRel", "NumRelRet")
@@ -150,3 +162,15 @@ register(MeasureDefinition("RelP", relative_precision, "relevant in the top k / 
 register(MeasureDefinition("Utility", utility, "linear set utility a rr + b nonrel_ret + c rel_unret + d nonrel_unret "
                            "(trec_eval utility)", options=UTILITY_OPTIONS,
                            value_range=RangeDeclaration(low=-math.inf, high=math.inf)))  # its coefficients' signs
+
+register_peer_names(
+    trec_eval_word("NumQ", "num_q"), trec_eval_word("NumRet", "num_ret"), trec_eval_word("NumRel", "num_rel"),
+    trec_eval_word("NumRelRet", "num_rel_ret"), trec_eval_cut("Unjudged", "unj"),
+    trec_eval_word("SetAP", "set_map"), trec_eval_word("SetRelP", "set_relative_P"),
+    trec_eval_cut("RelP", "relative_P"),
+    PeerName("Utility", "trec_eval", "utility", "Utility", pattern="utility", examples=same("utility"),
+             prints="utility"),
+    PeerName("Utility", "trec_eval", "utility.a,b,c,d", "Utility(rel_ret={0},nonrel_ret={1},rel_unret={2},"
+             "nonrel_unret={3})", pattern=r"utility[._]" + ",".join([SIGNED] * 4),
+             examples=same("utility.2,-1,-1,0"), symbols=("a", "b", "c", "d")),
+)

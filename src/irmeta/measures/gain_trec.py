@@ -32,7 +32,13 @@ import numpy as np
 from irmeta.campaign.postings import Postings, RelevanceMatrix, offsets_from_counts
 from irmeta.measures.cutoffs import divide_by_relevant
 from irmeta.measures.graded import ideal_gains
-from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, register
+from irmeta.measures.registry import (
+    UNIT_RANGE,
+    MeasureDefinition,
+    register,
+    register_peer_names,
+    trec_eval_word,
+)
 
 
 def grade_gains(matrix: RelevanceMatrix) -> np.ndarray:
@@ -173,3 +179,8 @@ register(MeasureDefinition("nDCG_rel", ndcg_rel, "nDCG averaged over the positiv
                            value_range=UNIT_RANGE))
 register(MeasureDefinition("Rndcg", r_ndcg, "nDCG averaged at the ideal's gain-level changes (trec_eval Rndcg)",
                            value_range=UNIT_RANGE))
+
+register_peer_names(
+    trec_eval_word("binG", "binG"), trec_eval_word("G", "G"), trec_eval_word("nDCG_rel", "ndcg_rel"),
+    trec_eval_word("Rndcg", "Rndcg"),
+)

@@ -63,9 +63,14 @@ from irmeta.measures.cutoffs import divide_by_relevant
 from irmeta.measures.registry import (
     UNIT_RANGE,
     MeasureDefinition,
+    PeerName,
     RangeDeclaration,
     register,
     register_option_check,
+    register_peer_names,
+    same,
+    trec_eval_cut,
+    trec_eval_word,
 )
 
 GainMap = Mapping[int, float]
@@ -207,10 +212,26 @@ def _log2_denominators(n: int, convention: str) -> np.ndarray:
     return np.log2(np.maximum(ranks, 2.0))  # JK: rank 1 undiscounted, rank r >= 2: log2(r)
 
 
+def check_min_grade(value: object) -> int:
+    """``min_grade``: the lowest grade that gains, a whole number >= 1 (ranx's ``-lN``)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"min_grade must be a whole number >= 1, not {type(value).__name__} {value!r}")
+    if not (float(value).is_integer() and value >= 1):
+        raise ValueError(f"min_grade must be a whole number >= 1, not {value!r}")
+    return int(value)
+
+
+def gains_from(matrix: RelevanceMatrix, gain: np.ndarray, min_grade: int) -> np.ndarray:
+    """``gain`` with the judged documents graded below ``min_grade`` gaining nothing
+    (ranx's ``-lN``: its graded measures drop the grades below N from the qrels)."""
+    min_grade = check_min_grade(min_grade)
+    return gain if min_grade <= 1 else np.where(matrix.qrels_grade >= min_grade, gain, 0.0)
+
+
 def _dcg(matrix: RelevanceMatrix, cutoff: int | None, gains: GainMap | None, convention: str,
-         normalised: bool) -> np.ndarray:
+         normalised: bool, min_grade: int = 1) -> np.ndarray:
     _check_cutoff(cutoff)
-    gain = judgment_gains(matrix, gains, below_threshold=True)
+    gain = gains_from(matrix, judgment_gains(matrix, gains, below_threshold=True), min_grade)
     postings = _gain_postings(matrix, gain, cutoff)
     deepest = int(postings.rank.max(initial=0))
     # Summed in rank order, gain / log2(.), as trec_eval's loop does.
@@ -227,14 +248,18 @@ def _dcg(matrix: RelevanceMatrix, cutoff: int | None, gains: GainMap | None, con
     return np.divide(value, best, out=np.zeros_like(value), where=best > 0)
 
 
-def dcg(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None) -> np.ndarray:
-    """DCG@k = sum_{r<=k} g(r) / log2(r + 1) (trec_eval's ``ndcg_cut`` numerator)."""
-    return _dcg(matrix, cutoff, gains, "trec", normalised=False)
+def dcg(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None,
+        min_grade: int = 1) -> np.ndarray:
+    """DCG@k = sum_{r<=k} g(r) / log2(r + 1) (trec_eval's ``ndcg_cut`` numerator);
+    ``min_grade``: grades below it gain 0 (ranx's ``-lN``)."""
+    return _dcg(matrix, cutoff, gains, "trec", normalised=False, min_grade=min_grade)
 
 
-def ndcg(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None) -> np.ndarray:
-    """nDCG@k = DCG@k / ideal DCG@k (trec_eval ``ndcg_cut_k``); 0 when the ideal is 0."""
-    return _dcg(matrix, cutoff, gains, "trec", normalised=True)
+def ndcg(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None,
+         min_grade: int = 1) -> np.ndarray:
+    """nDCG@k = DCG@k / ideal DCG@k (trec_eval ``ndcg_cut_k``); 0 when the ideal is 0;
+    ``min_grade``: grades below it gain 0, in the run and the ideal (ranx's ``-lN``)."""
+    return _dcg(matrix, cutoff, gains, "trec", normalised=True, min_grade=min_grade)
 
 
 def dcg_jk(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None) -> np.ndarray:
@@ -260,6 +285,7 @@ def _check_beta(beta: object) -> float:
 
 register_option_check("beta", _check_beta)
 register_option_check("gains", normalise_gains)
+register_option_check("min_grade", check_min_grade)
 
 
 def _blended(matrix: RelevanceMatrix, cutoff: int | None, gains: GainMap | None,
@@ -340,14 +366,41 @@ _UNBOUNDED = RangeDeclaration(high=float("inf"))
 register(MeasureDefinition("RR", reciprocal_rank,
                            "reciprocal rank of the first relevant document in the top k (trec_eval recip_rank)",
                            value_range=RangeDeclaration(grid="reciprocal_ranks")))
+register_peer_names(
+    trec_eval_word("RR", "recip_rank"),
+    PeerName("RR", "ir_measures", "MRR", "RR", examples=same("MRR", "MRR@10")),
+    PeerName("RR", "ranx", "mrr", "RR", "stops at k: 1 / rank of the first relevant document in the top k, 0 if none",
+             examples=same("mrr", "mrr@10")),
+)
 
+_RANX_GRADED = ("gain = grade (grades >= 1; with -lN grades >= N only, in the run and the ideal), "
+                "discount log2(rank + 1), ideal cut at k: trec_eval's ndcg_cut")
 
 register(MeasureDefinition("DCG", dcg, "discounted cumulative gain, gain / log2(r + 1) (trec_eval ndcg_cut's DCG)",
-                           options=_G, value_range=_UNBOUNDED))
+                           options=_G + ("min_grade",), value_range=_UNBOUNDED))
+register_peer_names(
+    PeerName("DCG", "ranx", "dcg", "DCG", _RANX_GRADED, examples=same("dcg@10")),
+    PeerName("DCG", "ranx", "dcg@k-lN", "DCG(min_grade={1})@{0}", _RANX_GRADED, pattern=r"dcg@(\d+)-l(\d+)",
+             examples=same("dcg@10-l2"), symbols=("k", "N")),
+    PeerName("DCG", "ranx", "dcg_burges", None, "ranx's dcg_burges takes the gain 2^grade - 1: write "
+             "DCG(gains={1:1,2:3,3:7})@k for grades 1..3"),
+)
 
-
-register(MeasureDefinition("nDCG", ndcg, "normalised DCG at k (trec_eval ndcg_cut_k)", options=_G,
+register(MeasureDefinition("nDCG", ndcg, "normalised DCG at k (trec_eval ndcg_cut_k)", options=_G + ("min_grade",),
                            value_range=UNIT_RANGE))
+register_peer_names(
+    trec_eval_word("nDCG", "ndcg"),
+    trec_eval_cut("nDCG", "ndcg_cut"),
+    PeerName("nDCG", "ir_measures", "NDCG", "nDCG", examples=same("NDCG@10")),
+    PeerName("nDCG", "ir_measures", "nDCG", "nDCG", examples=same("nDCG@10", "nDCG")),
+    PeerName("nDCG", "ranx", "ndcg", "nDCG", _RANX_GRADED, examples=same("ndcg@10", "ndcg")),
+    PeerName("nDCG", "ranx", "ndcg@k-lN", "nDCG(min_grade={1})@{0}", _RANX_GRADED, pattern=r"ndcg@(\d+)-l(\d+)",
+             examples=same("ndcg@10-l2", "ndcg@10-l3"), symbols=("k", "N")),
+    PeerName("nDCG", "ranx", "ndcg-lN", "nDCG(min_grade={0})", _RANX_GRADED, pattern=r"ndcg-l(\d+)",
+             examples=same("ndcg-l2"), symbols=("N",)),
+    PeerName("nDCG", "ranx", "ndcg_burges", None, "ranx's ndcg_burges takes the gain 2^grade - 1: write "
+             "nDCG(gains={1:1,2:3,3:7})@k for grades 1..3"),
+)
 
 
 register(MeasureDefinition("DCG_jk", dcg_jk, "DCG with Jarvelin-Kekalainen's discount: rel_1 + sum rel_i / log2(i)",

@@ -22,7 +22,16 @@ import numpy as np
 
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.cutoffs import relevant_count
-from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, register, register_option_check
+from irmeta.measures.registry import (
+    NUMBER,
+    UNIT_RANGE,
+    MeasureDefinition,
+    PeerName,
+    register,
+    register_option_check,
+    register_peer_names,
+    same,
+)
 
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
@@ -102,3 +111,14 @@ register(MeasureDefinition("IPrec_avg", eleven_point_average, "interpolated prec
                            "0, 0.1, ..., 1 (trec_eval 11pt_avg)", value_range=UNIT_RANGE))
 register(MeasureDefinition("Rprec_mult", precision_at_multiple, "precision at rank x R (trec_eval Rprec_mult)",
                            options=("multiple",), value_range=UNIT_RANGE))
+
+register_peer_names(
+    PeerName("IPrec", "trec_eval", "iprec_at_recall_x", "IPrec(recall={0})", pattern=r"iprec_at_recall[._]" + NUMBER,
+             examples=(("iprec_at_recall_0.10", "iprec_at_recall.0.10"),
+                       ("iprec_at_recall.0.5", "iprec_at_recall.0.5")), symbols=("x",)),
+    PeerName("IPrec_avg", "trec_eval", "11pt_avg", "IPrec_avg", pattern="11pt_avg", examples=same("11pt_avg"),
+             prints="11pt_avg"),
+    PeerName("Rprec_mult", "trec_eval", "Rprec_mult_x", "Rprec_mult(multiple={0})",
+             pattern=r"Rprec_mult[._]" + NUMBER, examples=(("Rprec_mult_0.20", "Rprec_mult.0.20"),),
+             symbols=("x",)),
+)

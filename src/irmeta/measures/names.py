@@ -8,9 +8,10 @@ them (``nDCG(gains={1:1,2:3})@10``, ``Q(beta=0.5)@100``, ``ASL(asl_unretrieved=d
 ``P_rareness(alpha=0.5)@100``); trec_eval's ``P_100``, ``map``, ``map_cut_100``,
 ``ndcg_cut_10``, ``recall_100``, ...; ir_measures' ``R@k``; Alex et al.'s ``ASL@g1-10``.
 A family is read in any case, and the names trec_eval, ir_measures, ranx and PyTerrier
-users type (``NDCG@10``, ``ndcg_cut.10``, ``P.10``, ranx's ``mrr``, ``hit_rate@10``) are
-read as the family that computes the same thing: the one table of them is
-:mod:`irmeta.measures.aliases`.
+users type (``NDCG@10``, ``ndcg_cut.10``, ``P.10``, ranx's ``mrr``, ``hit_rate@10``,
+``rbp.95``) are read as the measure that computes what that peer computes: the one table
+of them is the registry's ``PEER_NAMES``, which each family declares and
+:mod:`irmeta.measures.aliases` reads.
 
 A parameter is one of the options the family declares (and ``alpha`` for the rareness
 families; ``judged_only`` for every family: Sakai's condensed lists, default false).
@@ -31,15 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from irmeta.campaign.rarity import check_rarity_function
-from irmeta.measures.aliases import (
-    TREC_EVAL_CUT_NAMES,
-    TREC_EVAL_NAMES,
-    TREC_EVAL_WRITTEN,
-    family_of,
-    refused_reason,
-    spelled_with_cutoff,
-    trec_eval_spelling,
-)
+from irmeta.measures.aliases import family_of, peer_spelling, refused_reason, trec_eval_printed
 from irmeta.measures.alpha import Alpha, alpha_label, parse_alpha
 from irmeta.measures.registry import MEASURES, MeasureDefinition, checked_option
 
@@ -114,7 +107,7 @@ def parse_measure(text: str | Measure, defaults: Mapping[str, object] | None = N
     if isinstance(text, Measure):
         return text if not defaults else parse_measure(str(text), defaults)
     raw = text.strip()
-    raw = trec_eval_spelling(raw) or spelled_with_cutoff(raw) or raw
+    raw = peer_spelling(raw) or raw
     for pattern, spelling in _ASL_SPELLINGS:
         m = pattern.fullmatch(raw)
         if m:
@@ -122,7 +115,7 @@ def parse_measure(text: str | Measure, defaults: Mapping[str, object] | None = N
             break
     match = _NAME.match(raw)
     if not match:
-        reason = refused_reason(raw)  # a peer's name irmeta computes otherwise (ranx's rbp.95)
+        reason = refused_reason(raw)  # a peer's name irmeta computes otherwise (ranx's ndcg_burges@10-l2)
         raise ValueError(f"measure {text!r}: {reason}" if reason else
                          f"cannot read measure {text!r}; write it like P@100, AP@100 or nDCG(gains={{1:1,2:3}})@10")
     cutoff = match.group("cutoff")
@@ -308,8 +301,7 @@ def trec_eval_name(measure: str | Measure) -> str:
     """trec_eval's name of a measure (``P@10`` -> ``P_10``, ``AP`` -> ``map``, ``nDCG@10``
     -> ``ndcg_cut_10``), else irmeta's own (``RR@10``, ``Q@100``, anything with parameters)."""
     m = parse_measure(measure)
-    names = {**TREC_EVAL_NAMES, **TREC_EVAL_WRITTEN} if m.cutoff is None else TREC_EVAL_CUT_NAMES
-    spelling = None if m.params else names.get(m.family)
+    spelling = None if m.params else trec_eval_printed(m.family, m.cutoff)
     if spelling is None and m.cutoff is None:
         return _trec_eval_parameter_name(m) or str(m)
     return str(m) if spelling is None else spelling.format(m.cutoff)

@@ -10,7 +10,17 @@ import numpy as np
 
 from irmeta.campaign.postings import Postings, RelevanceMatrix
 from irmeta.measures.cutoffs import cut_at, divide_by_relevant, top_ranks
-from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, RangeDeclaration, register
+from irmeta.measures.registry import (
+    UNIT_RANGE,
+    MeasureDefinition,
+    PeerName,
+    RangeDeclaration,
+    register,
+    register_peer_names,
+    same,
+    trec_eval_cut,
+    trec_eval_word,
+)
 
 
 def precision(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
@@ -45,3 +55,26 @@ register(MeasureDefinition("P", precision, "precision at k (trec_eval P_k)",
 
 register(MeasureDefinition("AP", average_precision, "average precision cut at k (trec_eval map -M k)",
                            value_range=UNIT_RANGE))
+
+_RANX_MAP = "sums precision at the relevant ranks <= k over all relevant documents: trec_eval's map_cut_k"
+register_peer_names(
+    trec_eval_cut("P", "P"),
+    PeerName("P", "trec_eval", "P_", "P", "trec_eval's P without its cutoff: P at the depth read (-M, 1000 by "
+             "default)", cutoff=False, examples=(("P_", "P.1000"),)),
+    PeerName("P", "ir_measures", "P", "P", cutoff=True, examples=same("P@10")),
+    PeerName("P", "ir_measures", "Precision", "P", cutoff=True, examples=same("Precision@10")),
+    PeerName("P", "ranx", "precision", "P", "hits in the top k / k", cutoff=True, examples=same("precision@10")),
+    PeerName("P", "ranx", "hits", None, "ranx's hits@k counts the relevant documents in the top k; irmeta's P@k is "
+             "hits@k / k"),
+    PeerName("P", "ranx", "name-lN", None, "ranx's -l{2} is irmeta's relevance threshold for {0}: write {0}{1} with "
+             "--threshold {2} (relevance_threshold: {2} in a config)",
+             pattern=r"(hits|hit_rate|precision|recall|f1|r-precision|mrr|map|bpref)((?:@\d+)?)-l(\d+)",
+             symbols=("name", "@k", "N")),
+    trec_eval_word("AP", "map"),
+    trec_eval_cut("AP", "map_cut", 100),
+    PeerName("AP", "ir_measures", "MAP", "AP", examples=same("MAP", "MAP@100")),
+    PeerName("AP", "ir_measures", "AP", "AP", examples=same("AP", "AP@100")),
+    PeerName("AP", "ranx", "map", "AP", _RANX_MAP, examples=same("map@100", "map")),
+    PeerName("AP", "trec_eval", "gm_map", None, "trec_eval's gm_map is AP under the geometric mean: score AP with "
+             "average geometric"),
+)

@@ -111,6 +111,8 @@ def measure_range(measure: str | Measure, alpha: Alpha | None = None) -> Range |
     if declared is None:
         return None
     high = declared.high
+    if set(declared.unbounded_with) & set(m.params):
+        high = math.inf
     if declared.per_alpha:
         weight = _largest_alpha(m.alpha if m.alpha is not None else alpha)
         high = high + declared.per_alpha * weight if weight is not None else math.inf

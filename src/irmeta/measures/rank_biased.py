@@ -21,6 +21,12 @@
     built binary starts them at 0, the reading every figure of it shows: gains / G_t.)
     Default ``gain_scale=threshold``: rel_i as above (1 at the threshold, or gain over the
     map's largest).
+``RBP(gain_scale=none)``
+    ranx's ``rbp`` (ranx/metrics/rank_biased_precision.py): rel_i = g(d_i) unscaled, g the
+    grade of a judged document graded at least ``min_grade`` (default 1; ranx's ``-lN``) or
+    the ``gains`` map's gain, 0 below ``min_grade``; so at most the largest gain, not 1.
+    ranx's ``rbp.95`` and ``rbp@95`` read as ``RBP(p=0.95,gain_scale=none)``, over the whole
+    ranking (ranx's ``@`` gives p, not a cutoff).
 ``RBP_rareness(p=0.8)``
     RBP with rel_i (1 + alpha R(d_i)), R the ``rarity`` function (S_d counted at the rarity
     depth, default the runs' depth, or k): RBP + alpha (1 - p) sum_i rel_i R(d_i) p^(i - 1),
@@ -30,6 +36,9 @@
     document with a positive grade (or the ``gains`` map), g_max the largest over the
     collection's qrels; ERR = sum_{i<=k} R_i / i prod_{j<i} (1 - R_j). Any grade works
     (R is computed without forming 2^g: :func:`stopping_probabilities`).
+    ``ERR(max_grade=4)@20``: g_max fixed at 4 whatever the qrels hold, as the TREC Web
+    track's official gdeval.pl (and so ir_measures' ``ERR@k``) takes it; a grade above
+    ``max_grade`` is refused, as gdeval refuses it.
 """
 
 from __future__ import annotations
@@ -42,16 +51,33 @@ import numpy as np
 from irmeta.campaign.postings import Postings, RelevanceMatrix, offsets_from_counts
 from irmeta.campaign.rarity import LINEAR, check_rarity_function
 from irmeta.measures.alpha import Alpha
-from irmeta.measures.graded import GainMap, _check_cutoff, _gain_postings, judgment_gains, normalise_gains
+from irmeta.measures.graded import (
+    GainMap,
+    _check_cutoff,
+    _gain_postings,
+    check_min_grade,
+    judgment_gains,
+    normalise_gains,
+)
 from irmeta.measures.rareness import RARENESS_RANGE, RARITY_OPTION, alpha_weights, rarity_cutoff, rarity_for
-from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, register, register_option_check
+from irmeta.measures.registry import (
+    NUMBER,
+    UNIT_RANGE,
+    MeasureDefinition,
+    PeerName,
+    RangeDeclaration,
+    register,
+    register_option_check,
+    register_peer_names,
+    same,
+)
 
 if TYPE_CHECKING:
     from irmeta.campaign.rarity import Rarity
 
 PERSISTENCE = 0.8  # Moffat and Zobel's p, ir_measures' default
 TREC_EVAL_PERSISTENCE = 0.9  # trec_eval's rbp and rbp_resid default p
-GAIN_SCALES = ("threshold", "topic_max")
+GAIN_SCALES = ("threshold", "topic_max", "none")
 RESIDUAL_WHEN = ("always", "any_unjudged")
 
 
@@ -117,11 +143,28 @@ def _weighted(matrix: RelevanceMatrix, cutoff: int | None, rel: np.ndarray, fact
     return matrix.grid(postings.ordered_sums(rel[j] * factor[j] * rank_weights(postings.rank, p)))
 
 
+def unscaled_gains(matrix: RelevanceMatrix, gains: GainMap | None, min_grade: int) -> np.ndarray:
+    """(J,) ranx rbp's rel of each judged document: its grade (or the map's gain) where
+    the grade is at least ``min_grade`` (and 1), else 0."""
+    floor = max(check_min_grade(min_grade), 1)
+    table = normalise_gains(gains)
+    gain = (matrix.qrels_grade.astype(np.float64) if table is None else judgment_gains(matrix, table))
+    return np.where(matrix.qrels_grade >= floor, gain, 0.0)
+
+
 def rbp(matrix: RelevanceMatrix, cutoff: int | None, *, p: float = PERSISTENCE,
-        gains: GainMap | None = None, gain_scale: str = "threshold") -> np.ndarray:
+        gains: GainMap | None = None, gain_scale: str = "threshold", min_grade: int = 1) -> np.ndarray:
     """RBP = (1 - p) sum_i rel_i p^(i - 1) (Moffat and Zobel 2008); (S, Q)."""
     _check_cutoff(cutoff)
-    if _word("gain_scale", GAIN_SCALES)(gain_scale) == "topic_max":
+    scale = _word("gain_scale", GAIN_SCALES)(gain_scale)
+    if check_min_grade(min_grade) != 1 and scale != "none":
+        raise ValueError(f"RBP's min_grade applies with gain_scale=none (ranx's gains), not gain_scale={scale}")
+    if scale == "none":
+        rel = unscaled_gains(matrix, gains, min_grade)
+        postings = matrix.judged.top(cutoff)
+        j = postings.judgment
+        return matrix.grid(postings.ordered_sums(rel[j] * rank_weights(postings.rank, _persistence(p))))
+    if scale == "topic_max":
         rel = topic_scaled_gains(matrix, gains)
         postings = matrix.judged.top(cutoff)  # a grade below the threshold gains too
         j = postings.judgment
@@ -205,12 +248,37 @@ def stopping_probabilities(gain: np.ndarray) -> np.ndarray:
     return (np.power(2.0, gain - shift) - np.power(2.0, -shift)) / np.power(2.0, g_max - shift)  # 0 where g = 0
 
 
-def err(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None) -> np.ndarray:
-    """ERR@k = sum_{i<=k} R_i / i prod_{j<i} (1 - R_j), R = (2^g - 1) / 2^g_max (Chapelle et al. 2009)."""
+def check_max_grade(value: object) -> int | None:
+    """ERR's ``max_grade``: None (the qrels' largest) or a whole number >= 1."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"ERR's max_grade must be a whole number >= 1, not {type(value).__name__} {value!r}")
+    if not (float(value).is_integer() and value >= 1):
+        raise ValueError(f"ERR's max_grade must be a whole number >= 1, not {value!r}")
+    return int(value)
+
+
+register_option_check("max_grade", check_max_grade)
+
+
+def err(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None,
+        max_grade: int | None = None) -> np.ndarray:
+    """ERR@k = sum_{i<=k} R_i / i prod_{j<i} (1 - R_j), R = (2^g - 1) / 2^g_max (Chapelle et al. 2009);
+    ``max_grade``: g_max fixed (gdeval.pl's 4), not the qrels' largest."""
     _check_cutoff(cutoff)
+    fixed = check_max_grade(max_grade)
+    if fixed is not None and normalise_gains(gains) is not None:
+        raise ValueError("ERR takes gains or max_grade, not both")
     if normalise_gains(gains) is None:  # the grades, where positive (as judgment_gains's)
         gain = np.where(matrix.qrels_grade >= 1, matrix.qrels_grade, 0)
-        stop = grade_stopping_probabilities(gain)
+        if fixed is not None:
+            if gain.max(initial=0) > fixed:
+                raise ValueError(f"ERR(max_grade={fixed}): the qrels hold grade {int(gain.max())}, above max_grade "
+                                 f"(gdeval refuses such qrels)")
+            stop = grade_stopping_probabilities(np.append(gain, fixed))[:-1]  # g_max = max_grade
+        else:
+            stop = grade_stopping_probabilities(gain)
     else:
         gain = judgment_gains(matrix, gains, below_threshold=True)
         stop = stopping_probabilities(gain)
@@ -221,17 +289,57 @@ def err(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = 
 
 
 register(MeasureDefinition("RBP", rbp, "rank-biased precision, persistence p (Moffat and Zobel 2008)",
-                           options=("p", "gains", "gain_scale"), value_range=UNIT_RANGE))  # rel <= 1: at most 1 - p^k
+                           options=("p", "gains", "gain_scale", "min_grade"),
+                           # rel <= 1: at most 1 - p^k; ranx's unscaled grades: at most the largest
+                           value_range=RangeDeclaration(unbounded_with=(("gain_scale", "none"),))))
+
+_RANX_RBP = ("p = 0.NN (ranx reads the digits after . or @ as p, never a cutoff), over the whole ranking, a judged "
+             "document weighing its grade (grades >= 1; with -lN grades >= N), unscaled")
+_AMBIGUOUS_RBP = ("ambiguous: write rbp.{1} for ranx's RBP(p=0.{1},gain_scale=none) (every rank, grades as gains), "
+                  "RBP(p=0.{1}) for irmeta's RBP at p = 0.{1} (relevant = 1), or RBP@{1} for irmeta's "
+                  "RBP(p=0.8) cut at rank {1}")
+register_peer_names(
+    PeerName("RBP", "trec_eval", "rbp", "RBP(p=0.9,gain_scale=topic_max)", "p = 0.9; a judged document gains its "
+             "grade over its topic's largest grade when that exceeds 1", pattern="rbp", examples=same("rbp")),
+    PeerName("RBP", "trec_eval", "rbp.p=x", "RBP(p={0},gain_scale=topic_max)", "gains as trec_eval's rbp",
+             pattern=r"rbp[._]p=" + NUMBER, examples=(("rbp.p=0.5", "rbp.p=0.5"), ("rbp_p=0.5", "rbp.p=0.5")),
+             symbols=("x",)),
+    PeerName("RBP", "ranx", "rbp.NN", "RBP(p=0.{0},gain_scale=none)", _RANX_RBP, pattern=r"rbp\.(\d+)",
+             examples=same("rbp.95", "rbp.8"), symbols=("NN",)),
+    PeerName("RBP", "ranx", "rbp@NN", "RBP(p=0.{0},gain_scale=none)", _RANX_RBP, pattern=r"rbp@(\d+)",
+             examples=same("rbp@95"), symbols=("NN",)),
+    PeerName("RBP", "ranx", "rbp.NN-lN", "RBP(p=0.{1},gain_scale=none,min_grade={2})", _RANX_RBP,
+             pattern=r"rbp([.@])(\d+)-l(\d+)", examples=same("rbp.95-l2", "rbp@9-l3"),
+             symbols=(".", "NN", "N")),
+    PeerName("RBP", "ir_measures", "RBP", "RBP", "ir_measures' RBP without rel= (trectools) weighs a judged "
+             "document by its grade, unscaled: write RBP(gain_scale=none)@k for its value; its RBP(rel=t) (cwl_eval) "
+             "is irmeta's RBP at threshold t", cutoff=True,
+             examples=(("RBP(gain_scale=none)@10", "RBP@10"), ("RBP(p=0.9,gain_scale=none)@20", "RBP(p=0.9)@20"))),
+    PeerName("RBP", "ranx", "RBP.NN, Rbp@NN", None, _AMBIGUOUS_RBP, pattern=r"(?i)(?!(?-i:RBP@))(rbp[.@])(\d+)",
+             symbols=("RBP.", "NN")),
+)
 
 
 register(MeasureDefinition("RBP_residual", rbp_residual,
                            "RBP's residual: the weight of unjudged ranks and of the ranks past the list",
                            higher_is_better=False, options=("p", "when"), value_range=UNIT_RANGE))
+register_peer_names(
+    PeerName("RBP_residual", "trec_eval", "rbp_resid", "RBP_residual(p=0.9,when=any_unjudged)", "p = 0.9; 0 for a "
+             "list without an unjudged document", pattern="rbp_resid", examples=same("rbp_resid")),
+    PeerName("RBP_residual", "trec_eval", "rbp_resid.p=x", "RBP_residual(p={0},when=any_unjudged)", "0 for a list "
+             "without an unjudged document", pattern=r"rbp_resid[._]p=" + NUMBER,
+             examples=(("rbp_resid.p=0.95", "rbp_resid.p=0.95"),), symbols=("x",)),
+)
 
 
 register(MeasureDefinition("RBP_rareness", rbp_rareness, "RBP with rarity-weighted relevance rel (1 + alpha R)",
                            uses_alpha=True, options=("p", "gains") + RARITY_OPTION, value_range=RARENESS_RANGE))
 
 
-register(MeasureDefinition("ERR", err, "expected reciprocal rank at k (Chapelle et al. 2009)", options=("gains",),
-                           value_range=UNIT_RANGE))
+register(MeasureDefinition("ERR", err, "expected reciprocal rank at k (Chapelle et al. 2009)",
+                           options=("gains", "max_grade"), value_range=UNIT_RANGE))
+register_peer_names(
+    PeerName("ERR", "ir_measures", "ERR", "ERR", "ir_measures computes ERR@k with gdeval.pl, the largest grade fixed "
+             "at 4 (irmeta's ERR@k takes the qrels' largest): write ERR(max_grade=4)@k for its value",
+             cutoff=True, examples=(("ERR(max_grade=4)@20", "ERR@20"), ("ERR(max_grade=4)@10", "ERR@10"))),
+)

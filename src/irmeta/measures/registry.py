@@ -8,6 +8,7 @@ all.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -32,6 +33,9 @@ class RangeDeclaration:
     high: float = 1.0
     per_alpha: float = 0.0
     grid: GridKind | None = None
+    #: (option, value) settings under which the scores are unbounded above (RBP with
+    #: ranx's unscaled grades, ``gain_scale=none``).
+    unbounded_with: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if not (self.low <= self.high and self.per_alpha >= 0):  # NaN fails too
@@ -85,3 +89,75 @@ def checked_option(name: str, value: object) -> object:
     option has none: its function checks it)."""
     check = OPTION_CHECKS.get(name)
     return value if check is None else check(value)
+
+
+@dataclass(frozen=True)
+class PeerName:
+    """A name a peer tool's users type, with irmeta's reading of it (issue 42): the one
+    table the parser reads, docs/names.md and ``irmeta measures`` show, and the alias test
+    checks against the peer. A family declares its peer names beside its registration
+    (:func:`register_peer_names`).
+
+    ``family``: the irmeta family the name belongs to. ``peer``: the tool whose meaning the
+    name takes (``trec_eval``, ``ir_measures``, ``ranx``, ``gdeval``). ``name``: as that
+    tool's users write it (``ndcg_cut.k``, ``rbp.NN``). ``reads``: irmeta's name it is read
+    as, ``{0}``, ``{1}``... the pattern's groups; None: refused, ``differs`` saying why and
+    what to write. ``differs``: what differs from irmeta's default reading ("" when the
+    name is the same measure as the family's default). ``pattern``: a regular expression
+    the whole typed name must match (case as written; ``(?i)`` for any case); None: ``name``
+    is a word read in any case as the family ``reads``, its parameters and ``@k`` kept,
+    with ``@k`` only (``cutoff`` True), without (False) or either (None). ``examples``:
+    (as typed, as the peer is asked for it) pairs that the alias test computes with the peer.
+    ``prints``: the name the peer prints for the measure (``{}``: the cutoff), which irmeta
+    writes where it writes the peer's format (``irmeta score --format trec_eval``).
+    ``symbols``: how docs and ``irmeta measures`` name the pattern's groups (``k``, ``x``).
+    """
+
+    family: str
+    peer: str
+    name: str
+    reads: str | None
+    differs: str = ""
+    pattern: str | None = None
+    cutoff: bool | None = None
+    examples: tuple[tuple[str, str], ...] = ()
+    prints: str | None = None
+    symbols: tuple[str, ...] = ()
+
+    @property
+    def refused(self) -> bool:
+        return self.reads is None
+
+
+#: Every peer name, in the order declared: a pattern's first match wins.
+PEER_NAMES: list[PeerName] = []
+
+
+def register_peer_names(*names: PeerName) -> None:
+    """Declare peer names (beside the family's :func:`register`)."""
+    PEER_NAMES.extend(names)
+
+
+def same(*names: str) -> tuple[tuple[str, str], ...]:
+    """Examples the peer is asked for as typed: ``same("map", "P.10")``."""
+    return tuple((name, name) for name in names)
+
+
+NUMBER = r"(\d*\.?\d+(?:[eE][+-]?\d+)?)"
+
+
+def trec_eval_word(family: str, name: str, differs: str = "", *, request: str | None = None) -> PeerName:
+    """trec_eval's name of a measure without a cutoff (``map``), read as ``family``."""
+    return PeerName(family, "trec_eval", name, family, differs, cutoff=False, examples=((name, request or name),),
+                    prints=name)
+
+
+def trec_eval_cut(family: str, name: str, example: int = 10) -> PeerName:
+    """trec_eval's name with a cutoff, as it prints it (``P_10``) and as ``-m`` takes it
+    (``P.10``), in any case: ``family@k``."""
+    return PeerName(family, "trec_eval", f"{name}_k, {name}.k", f"{family}@{{0}}",
+                    pattern="(?i)" + re.escape(name) + r"[._](\d+)",
+                    examples=((f"{name}_{example}", f"{name}.{example}"), (f"{name}.{example}", f"{name}.{example}")),
+                    prints=name + "_{}", symbols=("k",))
+#: A signed number as trec_eval's parameters take it (utility's coefficients).
+SIGNED = r"([+-]?\d*\.?\d+(?:[eE][+-]?\d+)?)"

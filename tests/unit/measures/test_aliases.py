@@ -1,68 +1,95 @@
-"""irmeta.measures.aliases: the names trec_eval, ir_measures, ranx and PyTerrier users type
-are read as the irmeta family that computes the same thing, and each gives its peer's value.
+"""Peer names (issues 29 and 42): every name the registry's PEER_NAMES declares is read as
+the peer whose meaning it takes computes it, per topic, on a TREC-8 run (INQ601, binary)
+and a TREC 2020 DL passage run (pash_r3, grades 0..3), or is refused saying why.
 
-The peers: pytrec-eval-terrier (trec_eval's code) for trec_eval's and PyTerrier's names,
-ir_measures for its own. ranx is not a dependency: each ranx name is checked against the
-trec_eval measure its source defines it as (ranx 0.3.21, ``ranx/metrics/*.py``: map@k sums
-precision at the relevant ranks <= k over all relevant documents = map_cut_k; ndcg@k takes
-gain = grade, discount log2(rank + 1), ideal from the qrels cut at k = ndcg_cut_k;
-hit_rate@k = success_k; mrr@k stops at k; precision without k divides by the documents
-returned = set_P; f1 without k = set_F), and its dcg@k against its formula written out here.
-Runs are fed to the peers in trec_eval's order (docs/PROTOCOL.md, Numerical care).
+Each entry's examples are computed by irmeta (as typed) and by its peer (as that peer is
+asked for it): trec_eval's names by pytrec-eval-terrier (trec_eval's code) where it has
+the measure, else by golden trec_eval 10.0-rc2 output (data/trec_eval_10_*.tsv, provenance
+in their headers); ir_measures' by ir_measures (its ERR@k by gdeval.pl, printed to 5
+decimals); ranx's by ranx where it is installed (the bench extra), else by what ranx's
+source (0.3.21, ``ranx/metrics/*.py``) defines each as: the trec_eval measure it equals, or
+its formula written out here (rbp, ndcg/dcg with -lN). Runs are fed to the peers in
+trec_eval's order as strictly decreasing scores (docs/PROTOCOL.md, Numerical care).
 """
 
 from __future__ import annotations
 
+import csv
+import importlib.util
 import math
+import os
+import re
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 
 import irmeta
-from irmeta.measures.aliases import ALIASES, REFUSED
 from irmeta.measures.names import parse_measure
+from irmeta.measures.registry import MEASURES, PEER_NAMES, PeerName
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 ir_measures = pytest.importorskip("ir_measures")
 
-TOLERANCE = 1e-12
-TREC8_RUN = "INQ601"
-DL_RUN = "pash_r3"
+# the peers' own noise: trectools' pandas call, ranx's numba casts
+pytestmark = [pytest.mark.filterwarnings("ignore:The inplace keyword in DataFrame.sort_values"),
+              pytest.mark.filterwarnings("ignore:unsafe cast from uint64 to int64")]
 
-# name as typed -> the peer's measure it must equal: ("trec_eval", name pytrec_eval prints)
-# or ("ir_measures", name ir_measures parses) or ("formula", ranx's dcg).
-CASES = {
-    # trec_eval's names (PyTerrier's strings are these), as printed and as -m takes them
-    "map": ("trec_eval", "map"), "ndcg": ("trec_eval", "ndcg"), "recip_rank": ("trec_eval", "recip_rank"),
-    "Rprec": ("trec_eval", "Rprec"), "bpref": ("trec_eval", "bpref"), "set_P": ("trec_eval", "set_P"),
-    "set_recall": ("trec_eval", "set_recall"), "set_F": ("trec_eval", "set_F"),
-    "P_10": ("trec_eval", "P_10"), "P.10": ("trec_eval", "P_10"), "map_cut_100": ("trec_eval", "map_cut_100"),
-    "map_cut.100": ("trec_eval", "map_cut_100"), "ndcg_cut_10": ("trec_eval", "ndcg_cut_10"),
-    "ndcg_cut.10": ("trec_eval", "ndcg_cut_10"), "recall.100": ("trec_eval", "recall_100"),
-    "success.10": ("trec_eval", "success_10"), "P_": ("trec_eval", "P_1000"),
-    "set_map": ("trec_eval", "set_map"), "set_relative_P": ("trec_eval", "set_relative_P"),
-    "num_q": ("trec_eval", "num_q"), "num_ret": ("trec_eval", "num_ret"), "num_rel": ("trec_eval", "num_rel"),
-    "num_rel_ret": ("trec_eval", "num_rel_ret"), "ndcg_rel": ("trec_eval", "ndcg_rel"),
-    # ir_measures' names and aliases
-    "NDCG@10": ("ir_measures", "NDCG@10"), "nDCG@10": ("ir_measures", "nDCG@10"), "MAP": ("ir_measures", "MAP"),
-    "MAP@100": ("ir_measures", "AP@100"), "MRR": ("ir_measures", "MRR"), "MRR@10": ("ir_measures", "RR@10"),
-    "Precision@10": ("ir_measures", "Precision@10"), "R@100": ("ir_measures", "R@100"),
-    "Recall@100": ("ir_measures", "Recall@100"), "RPrec": ("ir_measures", "RPrec"), "BPref": ("ir_measures", "BPref"),
-    "Success@10": ("ir_measures", "Success@10"),
-    # ranx's names, each against what its source defines it as
-    "ndcg@10": ("trec_eval", "ndcg_cut_10"), "precision@10": ("trec_eval", "P_10"),
-    "precision": ("trec_eval", "set_P"), "recall@100": ("trec_eval", "recall_100"),
-    "mrr": ("trec_eval", "recip_rank"), "mrr@10": ("ir_measures", "RR@10"),
-    "hit_rate@10": ("trec_eval", "success_10"), "map@100": ("trec_eval", "map_cut_100"),
-    "r-precision": ("trec_eval", "Rprec"), "r_precision": ("trec_eval", "Rprec"), "f1": ("trec_eval", "set_F"),
-    "dcg@10": ("formula", "dcg@10"),
-}
-TREC_REQUEST = {"map", "ndcg", "recip_rank", "Rprec", "bpref", "set_P", "set_recall", "set_F", "P.10,1000",
-                "map_cut.100", "ndcg_cut.10", "recall.100", "success.10", "set_map", "set_relative_P", "num_q",
-                "num_ret", "num_rel", "num_rel_ret", "ndcg_rel"}
+TOLERANCE = 1e-9
+GDEVAL_DECIMALS = 5  # gdeval.pl prints %.5f
+PEERS = ("trec_eval", "ir_measures", "ranx")
+CAMPAIGNS = (("trec8_adhoc", "INQ601"), ("dl2020_passage", "pash_r3"))
+GOLDEN = sorted((Path(__file__).parent / "data").glob("trec_eval_10_*.tsv"))
+# IRMETA_TEST_RANX_DEFINITIONS=1 checks ranx's names against its definitions even where ranx is installed
+HAS_RANX = importlib.util.find_spec("ranx") is not None and not os.environ.get("IRMETA_TEST_RANX_DEFINITIONS")
+
+EXAMPLES = [(entry, typed, request) for entry in PEER_NAMES for typed, request in entry.examples]
 
 
-def _qrels(path) -> dict[str, dict[str, int]]:
+def _id(example: tuple[PeerName, str, str]) -> str:
+    entry, typed, request = example
+    return f"{entry.peer}:{typed}" + ("" if typed == request else f"={request}")
+
+
+# ------------------------------------------------------------------ the table itself
+
+
+def test_every_peer_name_records_its_peer_and_is_checked():
+    """A name without its peer, or read without an example the peer computes, fails."""
+    for entry in PEER_NAMES:
+        assert entry.peer in PEERS, f"{entry.name}: peer {entry.peer!r} is not one of {PEERS}"
+        assert entry.family in MEASURES, f"{entry.name}: no family {entry.family}"
+        if entry.refused:
+            assert entry.differs and not entry.examples, entry
+        else:
+            assert entry.examples, f"{entry.peer}'s {entry.name} is read as {entry.reads} with no check against it"
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=_id)
+def test_each_example_is_read_through_its_own_entry(example):
+    entry, typed, _ = example
+    if entry.pattern is not None:
+        match = re.fullmatch(entry.pattern, typed)
+        assert match is not None, f"{typed} does not match {entry.name}'s pattern"
+        assert str(parse_measure(typed)) == str(parse_measure(entry.reads.format(*match.groups())))
+    elif typed.split("(")[0].split("@")[0].lower() == entry.name.lower():
+        assert parse_measure(typed).family == entry.reads
+    else:  # an irmeta spelling that gives the peer's value (ERR(max_grade=4)@k for ir_measures' ERR@k)
+        assert parse_measure(typed).family == entry.family and entry.differs
+
+
+@pytest.mark.parametrize("entry", [e for e in PEER_NAMES if e.refused and e.pattern is None], ids=lambda e: e.name)
+def test_a_refused_word_says_why(entry):
+    typed = entry.name + ("@10" if entry.cutoff else "")
+    with pytest.raises(ValueError) as excinfo:
+        parse_measure(typed)
+    assert str(excinfo.value) == f"measure {typed!r}: {entry.differs}"
+
+
+# ------------------------------------------------------------------ values against the peers
+
+
+def _qrels(path: Path) -> dict[str, dict[str, int]]:
     out: dict[str, dict[str, int]] = defaultdict(dict)
     for line in path.read_text().splitlines():
         q, _, d, g = line.split()
@@ -70,7 +97,7 @@ def _qrels(path) -> dict[str, dict[str, int]]:
     return dict(out)
 
 
-def _in_trec_order(path) -> dict[str, dict[str, float]]:
+def _in_trec_order(path: Path) -> dict[str, dict[str, float]]:
     """One run's {qid: {docid: 1e7 - rank}}: trec_eval's order as strictly decreasing scores."""
     from irmeta.campaign.runs import read_runs
 
@@ -82,56 +109,146 @@ def _in_trec_order(path) -> dict[str, dict[str, float]]:
     return dict(out)
 
 
-def _ranx_dcg(qrels: dict[str, int], ranking: dict[str, float], k: int) -> float:
-    """ranx's dcg@k (its "Jarvelin" form): grade / log2(rank + 1) over the top k, grades >= 1."""
-    top = sorted(ranking, key=ranking.get, reverse=True)[:k]
-    return sum(qrels.get(d, 0) / math.log2(i + 2) for i, d in enumerate(top) if qrels.get(d, 0) >= 1)
-
-
-def _peer_values(qrels, run) -> dict[tuple[str, str], dict[str, float]]:
-    """(peer, name) -> {qid: value} of every case, for the run's topics in the qrels."""
-    run = {q: docs for q, docs in run.items() if q in qrels}
-    trec = pytrec_eval.RelevanceEvaluator(qrels, TREC_REQUEST).evaluate(run)
-    out: dict[tuple[str, str], dict[str, float]] = defaultdict(dict)
-    for q, values in trec.items():
-        for name, value in values.items():
-            out[("trec_eval", name)][q] = value
-    wanted = {name for peer, name in CASES.values() if peer == "ir_measures"}
-    parsed = {name: ir_measures.parse_measure(name) for name in wanted}
-    for metric in ir_measures.iter_calc(list(set(parsed.values())), qrels, run):
-        for name, measure in parsed.items():
-            if metric.measure == measure:
-                out[("ir_measures", name)][metric.query_id] = metric.value
-    out[("formula", "dcg@10")] = {q: _ranx_dcg(qrels[q], run[q], 10) for q in run}
+def _golden(collection: str, run: str) -> dict[str, dict[str, float]]:
+    """{printed name: {qid: value}} of trec_eval 10's golden output for the run."""
+    out: dict[str, dict[str, float]] = defaultdict(dict)
+    for path in GOLDEN:
+        with path.open() as handle:
+            for row in csv.DictReader((line for line in handle if not line.startswith("#")), delimiter="\t"):
+                if (row["collection"], row["run"]) == (collection, run) and row["qid"] != "all":
+                    out[row["measure"]][row["qid"]] = float(row["value"])
     return out
 
 
-@pytest.fixture(scope="module", params=[("trec8_adhoc", TREC8_RUN), ("dl2020_passage", DL_RUN)])
+def trec_eval_values(request: str, qrels, run, golden) -> dict[str, float]:
+    """trec_eval's per-topic values of ``request`` (as -m takes it): the golden output's
+    where it has them, else pytrec_eval's."""
+    printed = request.replace(".", "_", 1)
+    if printed in golden:
+        return golden[printed]
+    if request.split(".")[0] in pytrec_eval.supported_measures:
+        result = pytrec_eval.RelevanceEvaluator(qrels, {request}).evaluate(run)
+        (name,) = {name for values in result.values() for name in values}  # one request, one name
+        return {q: values[name] for q, values in result.items()}
+    raise AssertionError(f"trec_eval's {request}: neither the golden output nor pytrec_eval has it")
+
+
+def ir_measures_values(request: str, qrels, run) -> dict[str, float]:
+    """ir_measures' values; its RBP without rel= by the one provider that has it (trectools)."""
+    measure = ir_measures.parse_measure(request)
+    provider = ir_measures.trectools if measure.NAME == "RBP" and "rel" not in measure.params else ir_measures
+    return {m.query_id: m.value for m in provider.iter_calc([measure], qrels, run)}
+
+
+def _ranx_split(request: str) -> tuple[str, str | None, int]:
+    """ranx's own reading of a metric name (ranx/meta/evaluate.py): name, the text after
+    . or @, and -lN's level (default 1)."""
+    metric, _, level = request.partition("-l")
+    match = re.fullmatch(r"([a-z0-9_\-]+?)(?:[.@](\d+))?", metric)
+    assert match is not None, request
+    return match.group(1), match.group(2), int(level or 1)
+
+
+def _ranx_graded(qrels: dict[str, int], ranking: dict[str, float], *, kind: str, k: str | None,
+                 level: int) -> float:
+    """ranx's rbp, dcg and ndcg written out: gain = grade for grades >= level (0 below),
+    rbp (1 - p) sum g_i p^(i - 1) over every rank, p = 0.k; dcg sum g_i / log2(i + 1) over
+    the top k; ndcg dcg over the ideal's dcg (ideal 0: 0)."""
+    order = sorted(ranking, key=ranking.get, reverse=True)
+    gain = [qrels.get(d, 0) if qrels.get(d, 0) >= level else 0 for d in order]
+    if kind == "rbp":
+        p = float(f"0.{k}")
+        return (1 - p) * sum(g * p ** i for i, g in enumerate(gain))
+    depth = int(k) if k else len(order)
+    dcg = sum(g / math.log2(i + 2) for i, g in enumerate(gain[:depth]))
+    if kind == "dcg":
+        return dcg
+    ideal_gains = sorted((g for g in qrels.values() if g >= level), reverse=True)
+    ideal = sum(g / math.log2(i + 2) for i, g in enumerate(ideal_gains[:int(k) if k else len(ideal_gains)]))
+    return dcg / ideal if ideal > 0 else 0.0
+
+
+# ranx's binary metrics as the trec_eval measure its source defines each as (no k / k).
+RANX_AS_TREC_EVAL = {"precision": ("set_P", "P.{}"), "recall": ("recall.1000", "recall.{}"),
+                     "mrr": ("recip_rank", None), "map": ("map", "map_cut.{}"), "hit_rate": (None, "success.{}"),
+                     "r-precision": ("Rprec", None), "f1": ("set_F", None), "bpref": ("bpref", None)}
+
+
+def ranx_values(request: str, qrels, run) -> dict[str, float]:
+    """ranx's per-topic values: ranx itself when installed, else its definitions."""
+    topics = sorted(set(qrels) & set(run))
+    if HAS_RANX:
+        import ranx
+
+        # two metrics: with one, ranx 0.3.21's return_mean=False looks its result up by the wrong key
+        other = "hits@1" if request != "hits@1" else "hits@2"
+        scores = ranx.evaluate({q: qrels[q] for q in topics}, {q: run[q] for q in topics}, [request, other],
+                               return_mean=False, threads=1, save_results_in_run=False)[request]
+        return dict(zip(topics, scores.tolist()))
+    name, k, level = _ranx_split(request)
+    if name in ("rbp", "dcg", "ndcg"):
+        return {q: _ranx_graded(qrels[q], run[q], kind=name, k=k, level=level) for q in topics}
+    if name == "mrr" and k:
+        return ir_measures_values(f"RR@{k}", qrels, run)
+    bare, cut = RANX_AS_TREC_EVAL[name]
+    return trec_eval_values(bare if not k else cut.format(k), qrels, run, {})
+
+
+@pytest.fixture(scope="module", params=CAMPAIGNS, ids=[c for c, _ in CAMPAIGNS])
 def campaign(request, shared_data):
-    """(ours: {(name, qid): value}, theirs: {(peer, name): {qid: value}}) on one run."""
+    """(irmeta's {(measure, qid): value}, the peers' inputs) on one run."""
     collection, name = request.param
     qrels_path = shared_data / collection / "qrels.txt"
     run_path = shared_data / collection / "runs" / f"{name}.gz"
-    canonical = list(dict.fromkeys(str(parse_measure(name)) for name in CASES))  # P.10 and P_10 are one
+    canonical = list(dict.fromkeys(str(parse_measure(typed)) for _, typed, _ in EXAMPLES))
     ours = irmeta.evaluate(qrels_path, [run_path], canonical, depth=1000)
     per_topic = {(m, q): v for m, q, v in zip(ours.measure, ours.qid, ours.value) if q != "all"}
-    return per_topic, _peer_values(_qrels(qrels_path), _in_trec_order(run_path))
+    qrels = _qrels(qrels_path)
+    run = {q: docs for q, docs in _in_trec_order(run_path).items() if q in qrels}
+    return per_topic, qrels, run, _golden(collection, name)
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_each_alias_gives_its_peers_value(campaign, name):
-    ours, theirs = campaign
-    canonical = str(parse_measure(name))
-    want = theirs[CASES[name]]
-    assert len(want) >= 40  # every judged topic the run returned
-    differ = {q: (ours[(canonical, q)], v) for q, v in want.items() if abs(ours[(canonical, q)] - v) > TOLERANCE}
-    assert not differ, f"{name} ({canonical}) differs from {CASES[name]} on {len(differ)} topics, e.g. " \
-                       f"{list(differ.items())[:3]}"
+def peer_values(peer: str, request: str, qrels, run, golden) -> dict[str, float]:
+    if peer == "trec_eval":
+        return trec_eval_values(request, qrels, run, golden)
+    if peer == "ir_measures":
+        return ir_measures_values(request, qrels, run)
+    return ranx_values(request, qrels, run)
 
 
-def test_every_alias_in_the_table_is_checked_against_its_peer():
-    """A new alias needs a case here: its peer's value, not only its spelling."""
-    assert {a.name.lower() for a in ALIASES} <= {name.lower().split("@")[0] for name in CASES}
+def tolerance(peer: str, request: str, value: float) -> float:
+    """1e-9, or half a unit of the last decimal the peer prints (gdeval's 5)."""
+    if peer == "ir_measures" and request.startswith("ERR@"):
+        return 0.5 * 10.0 ** -GDEVAL_DECIMALS + 1e-12
+    return TOLERANCE * max(1.0, abs(value))
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=_id)
+def test_each_peer_name_gives_its_peers_value(campaign, example):
+    entry, typed, request = example
+    ours, qrels, run, golden = campaign
+    canonical = str(parse_measure(typed))
+    theirs = peer_values(entry.peer, request, qrels, run, golden)
+    assert len(theirs) >= 40  # every judged topic the run returned
+    differ = {q: (ours[(canonical, q)], v) for q, v in theirs.items()
+              if abs(ours[(canonical, q)] - v) > tolerance(entry.peer, request, v)}
+    assert not differ, (f"{entry.peer}'s {typed} (irmeta: {canonical}) differs from {entry.peer}'s {request} on "
+                        f"{len(differ)} of {len(theirs)} topics, e.g. {list(differ.items())[:3]}")
+
+
+def test_ranx_rbp_at_95_is_p_095_over_the_whole_ranking(campaign):
+    """Issue 42: ranx's rbp@95 was read as RBP(p=0.8) cut at 95; now p = 0.95, every rank."""
+    ours, qrels, run, _ = campaign
+    assert str(parse_measure("rbp@95")) == str(parse_measure("rbp.95")) == "RBP(gain_scale=none,p=0.95)"
+    assert str(parse_measure("RBP@95")) == "RBP@95"  # ir_measures' RBP@95: p = 0.8, cut at 95
+    theirs = ranx_values("rbp@95", qrels, run)
+    assert all(abs(ours[("RBP(gain_scale=none,p=0.95)", q)] - v) <= TOLERANCE for q, v in theirs.items())
+    old = irmeta.evaluate(qrels, {"r": run}, ["RBP@95"])
+    old = dict(zip(old.qid, old.value))
+    assert any(abs(old[q] - v) > 1e-3 for q, v in theirs.items())  # the old reading was wrong
+
+
+# ------------------------------------------------------------------ spellings and refusals
 
 
 @pytest.mark.parametrize("typed,canonical", [
@@ -141,9 +258,22 @@ def test_every_alias_in_the_table_is_checked_against_its_peer():
     ("map@100", "AP@100"), ("MAP", "AP"), ("recip_rank", "RR"), ("map_cut_100", "AP@100"), ("map_cut.100", "AP@100"),
     ("r-precision", "Rprec"), ("f1", "SetF"), ("ap_rareness@100", "AP_rareness@100"), ("err@20", "ERR@20"),
     ("NDCG(gains={1:1,2:3})@10", "nDCG(gains={1:1,2:3})@10"), ("rbp(p=0.9)", "RBP(p=0.9)"),
+    ("rbp", "RBP(gain_scale=topic_max,p=0.9)"), ("rbp.9", "RBP(gain_scale=none,p=0.9)"),
+    ("rbp@8", "RBP(gain_scale=none)"), ("rbp.5", "RBP(gain_scale=none,p=0.5)"),
+    ("rbp.95-l2", "RBP(gain_scale=none,min_grade=2,p=0.95)"),
+    ("RBP@95", "RBP@95"), ("ndcg@10-l2", "nDCG(min_grade=2)@10"), ("dcg@5-l3", "DCG(min_grade=3)@5"),
+    ("SetF(beta=0.5)", "SetF(recall_weight=0.5)"), ("ERR(max_grade=4)@20", "ERR(max_grade=4)@20"),
 ])
-def test_aliases_read_as_the_canonical_name(typed, canonical):
+def test_peer_names_read_as_the_canonical_name(typed, canonical):
     assert str(parse_measure(typed)) == canonical
+
+
+def test_ranx_l2_ndcg_drops_the_lower_grades_gains(campaign):
+    """Issue 42: ranx's ndcg@10-l2 equals irmeta's nDCG(gains={2:2,3:3})@10 on DL 2020's grades 0..3."""
+    ours, qrels, run, _ = campaign
+    table = irmeta.evaluate(qrels, {"r": run}, ["nDCG(gains={2:2,3:3})@10", "ndcg@10-l2"])
+    values = table[table.qid != "all"].pivot(index="qid", columns="measure", values="value")
+    assert (values["nDCG(gains={2:2,3:3})@10"] - values["nDCG(min_grade=2)@10"]).abs().max() <= 1e-12
 
 
 def test_outputs_name_the_canonical_measure():
@@ -155,20 +285,31 @@ def test_outputs_name_the_canonical_measure():
 @pytest.mark.parametrize("typed,reason", [
     ("f1@10", "divides the hits by k"), ("hits@10", "irmeta's P@k is hits@k / k"),
     ("ndcg_burges@10", "nDCG(gains={1:1,2:3,3:7})@k"), ("dcg_burges@5", "DCG(gains={1:1,2:3,3:7})@k"),
-    ("rbp.95", "write RBP(p=0.95)"), ("gm_map", "average geometric"),
+    ("gm_map", "average geometric"), ("ndcg_burges@10-l2", "2^grade - 1"),
+    ("precision@10-l2", "write precision@10 with --threshold 2"),
+    ("RBP.9", "write rbp.9 for ranx's RBP(p=0.9,gain_scale=none)"),
+    ("RBP.9", "RBP(p=0.9) for irmeta's RBP at p = 0.9"),
+    ("Rbp@95", "RBP@95 for irmeta's RBP(p=0.8) cut at rank 95"),
+    ("rBp.5", "rbp.5 for ranx's RBP(p=0.5,gain_scale=none)"),
 ])
 def test_a_peers_name_for_something_else_is_refused_with_why(typed, reason):
     with pytest.raises(ValueError) as excinfo:
         parse_measure(typed)
     message = str(excinfo.value)
     assert reason in message and message.startswith(f"measure {typed!r}: ") and "\n" not in message
-    assert {"hits", "ndcg_burges", "dcg_burges", "rbp", "gm_map"} == set(REFUSED)
+
+
+def test_err_max_grade_refuses_a_larger_grade():
+    with pytest.raises(ValueError, match="grade 5, above max_grade"):
+        irmeta.evaluate({"q": {"a": 5, "b": 0}}, {"r": {"q": {"a": 2.0, "b": 1.0}}}, ["ERR(max_grade=4)@20"])
 
 
 @pytest.mark.parametrize("typed,closest", [
     ("ndgc@10", ["nDCG@10", "Rndcg@10", "DCG@10"]),  # trec_eval's Rndcg (issue 42) is as close as DCG
     ("Precison@5", ["P@5"]),  # ranx's precision, misspelt: its family first
     ("succes", ["Success"]),
+    ("num_rett", ["NumRet"]),  # by trec_eval's name (issue 43)
+    ("iprec_at_recal", ["IPrec"]),  # by a pattern's name
 ])
 def test_an_unknown_name_gets_the_three_closest(typed, closest):
     with pytest.raises(ValueError) as excinfo:
@@ -186,3 +327,33 @@ def test_a_plugin_cannot_take_an_alias_in_another_case():
     for name in ("Mrr", "NDCG", "Hit_Rate"):
         with pytest.raises(ValueError, match="irmeta reads"):
             register_measure(name, lambda matrix, cutoff: None)
+
+
+def test_err_max_grade_is_gdevals_formula_exactly():
+    """ERR(max_grade=4)@k = sum_i R_i / i prod_{j<i} (1 - R_j), R = (2^g - 1) / 2^4 (gdeval.pl)."""
+    from fractions import Fraction
+
+    grades = {"a": 3, "b": 0, "c": 1, "d": 2, "e": 3}
+    ranking = ["d", "b", "a", "x", "c", "e"]
+    table = irmeta.evaluate({"q": grades}, {"r": {"q": {d: float(-i) for i, d in enumerate(ranking)}}},
+                            ["ERR(max_grade=4)@5", "ERR@5"])
+    values = dict(zip(table.measure, table.value))
+
+    def exact(top: int) -> Fraction:
+        total, reach = Fraction(0), Fraction(1)
+        for i, d in enumerate(ranking[:5], start=1):
+            r = Fraction(2 ** grades.get(d, 0) - 1, 2 ** top)
+            total += reach * r / i
+            reach *= 1 - r
+        return total
+
+    assert values["ERR(max_grade=4)@5"] == pytest.approx(float(exact(4)), rel=1e-15)  # to rounding
+    assert values["ERR@5"] == pytest.approx(float(exact(3)), rel=1e-15)  # irmeta's own: the qrels' largest grade
+
+
+def test_ranx_unscaled_rbp_is_unbounded_above_and_min_grade_needs_it():
+    from irmeta.measures.ranges import measure_range
+
+    assert measure_range("rbp.95").high == math.inf and measure_range("RBP@10").high == 1.0
+    with pytest.raises(ValueError, match="min_grade applies with gain_scale=none"):
+        irmeta.evaluate({"q": {"a": 2}}, {"r": {"q": {"a": 1.0}}}, ["RBP(min_grade=2)"])

@@ -580,7 +580,9 @@ def test_registry_names_and_options():
         assert definition.higher_is_better and not definition.uses_alpha
         assert definition.compute is FUNCTIONS[name]
     assert MEASURES["RR"].options == ()
-    for name in ("DCG", "nDCG", "DCG_jk", "nDCG_jk"):
+    for name in ("DCG", "nDCG"):  # min_grade: ranx's -lN (issue 42)
+        assert MEASURES[name].options == ("gains", "min_grade")
+    for name in ("DCG_jk", "nDCG_jk"):
         assert MEASURES[name].options == ("gains",)
     for name in SAKAI:
         assert MEASURES[name].options == ("gains", "beta")

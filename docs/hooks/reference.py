@@ -190,10 +190,11 @@ def tables_page() -> str:
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    """docs/names.md: the peer-name table, written from the registry in place of its marker."""
+    """docs/names.md: the peer-name table, written from the registry in place of its marker;
+    every page: its measured figures (:func:`with_measured_figures`)."""
     if page.file.src_uri == "names.md":
-        return names_page(markdown)
-    return markdown
+        markdown = names_page(markdown)
+    return with_measured_figures(markdown)
 
 
 def names_page(markdown: str) -> str:
@@ -228,6 +229,3 @@ def with_measured_figures(markdown: str) -> str:
 
     return MEASURED_FIGURE.sub(figure, markdown)
 
-
-def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    return with_measured_figures(markdown)

@@ -7,6 +7,10 @@ per-topic scores with their means (:mod:`.averaging`).
 Importing this package registers every family; the registry itself imports none.
 """
 
+import irmeta.measures.accuracy  # noqa: F401  (ir_measures' Accuracy: issue 42)
+import irmeta.measures.compatibility  # noqa: F401  (ir_measures' Compat: issue 42)
+import irmeta.measures.cwl  # noqa: F401  (cwl_eval's INST, INSQ, SDCG, NERR8-11, BPM: issue 42)
+import irmeta.measures.hits  # noqa: F401  (ranx's Hits, F1: issue 42)
 import irmeta.measures.incomplete  # noqa: F401  (infAP, Judged: issue 19)
 from irmeta.measures import (  # noqa: F401  (register the families; nDCG_rareness, RBP, ERR: issue 20)
     asl,

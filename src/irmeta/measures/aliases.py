@@ -52,8 +52,10 @@ ALIASES: tuple[Alias, ...] = (
           "top k (its docstring: trec_eval success)"),
     Alias("r-precision", "ranx", "Rprec", "Rprec", "ranx's r-precision: P@R, R the relevant documents"),
     Alias("r_precision", "ranx", "Rprec", "Rprec", "ranx's r-precision, with an underscore"),
-    Alias("f1", "ranx", None, "SetF", "ranx's f1 without k is set_F (beta 1); f1@k divides the hits by k "
-          "(precision@k), irmeta's SetF@k by the documents returned, so it is refused"),
+    Alias("f1", "ranx", "F1", "SetF", "ranx's f1@k: 2 P R / (P + R), P = hits@k / k (irmeta's F1@k, not SetF@k, "
+          "which divides by the documents returned); f1 without k divides by the documents returned: set_F (beta 1)"),
+    Alias("hits", "ranx", "Hits", "Hits", "ranx's hits@k: the relevant documents in the top k, a count (hits: in "
+          "the whole list)"),
 )
 # Recall, DCG, nDCG, Bpref and ranx's map/ndcg/dcg/recall/bpref need no entry: they are the
 # family's own name in another case (ranx's map@k sums precision at the relevant ranks <= k
@@ -62,7 +64,6 @@ ALIASES: tuple[Alias, ...] = (
 
 #: Names a peer uses for something irmeta computes differently, with what to write instead.
 REFUSED: dict[str, str] = {
-    "hits": "ranx's hits@k counts the relevant documents in the top k; irmeta's P@k is hits@k / k",
     "ndcg_burges": "ranx's ndcg_burges takes the gain 2^grade - 1: write nDCG(gains={1:1,2:3,3:7})@k for "
                    "grades 1..3",
     "dcg_burges": "ranx's dcg_burges takes the gain 2^grade - 1: write DCG(gains={1:1,2:3,3:7})@k for "

@@ -83,8 +83,11 @@ class Measure:
         return None if text is None else parse_alpha(text)
 
     def options(self) -> dict[str, object]:
-        """The parameters as the family's function takes them (alpha and judged_only aside)."""
-        return {key: _value(key, text) for key, text in self.params if key not in ("alpha", JUDGED_ONLY)}
+        """The parameters as the family's function takes them (alpha and judged_only aside;
+        a true/false option as a bool)."""
+        flags = _flag_options(self.definition)
+        return {key: text == "true" if key in flags else _value(key, text)
+                for key, text in self.params if key not in ("alpha", JUDGED_ONLY)}
 
     @property
     def judged_only(self) -> bool:
@@ -167,6 +170,9 @@ def _canonical(text: str, definition: MeasureDefinition, key: str, value: object
     if key == "rarity":  # a word, but only the rarity functions' (issue 20)
         check_rarity_function(parsed, f"measure {text!r}: {definition.family}")
     declared = inspect.signature(definition.compute).parameters.get(key)
+    if declared is not None and isinstance(declared.default, (bool, np.bool_)):  # ir_measures' normalize=False
+        flag = _flag(text, key, value)
+        return None if flag == declared.default else ("true" if flag else "false")
     if declared is not None and parsed == declared.default:
         return None
     if declared is not None:
@@ -189,6 +195,24 @@ def _judged_only(text: str, value: object) -> str | None:
     if word in _FALSE:
         return None
     raise ValueError(f"measure {text!r}: judged_only takes true or false, not {value!r}")
+
+
+def _flag_options(definition: MeasureDefinition) -> set[str]:
+    """The options of a family whose default is true or false."""
+    return {name for name, p in inspect.signature(definition.compute).parameters.items()
+            if isinstance(p.default, (bool, np.bool_))}
+
+
+def _flag(text: str, key: str, value: object) -> bool:
+    """A true/false option: true or false in any case, or 1 or 0."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    word = str(value).strip().lower()
+    if word in _TRUE + ("1.0",) or word in _FALSE + ("0.0",):
+        return word in _TRUE + ("1.0",)
+    shown = " ".join(repr(value).split())
+    raise ValueError(f"measure {text!r}: option {key} takes 0 or 1, true or false, "
+                     f"not {shown if len(shown) <= 40 else shown[:37] + '...'}")
 
 
 def _check_kind(text: str, key: str, value: object, parsed: object, default: object) -> None:

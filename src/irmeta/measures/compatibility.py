@@ -20,7 +20,7 @@ preferences", TOIS 2021)
 
 A document of positive grade retrieved at rank r with place i in the ideal is in
 run_d & ideal_d from d = max(r, i) on, so the sum is sum_x T(max(r_x, i_x)),
-T(m) = sum_{d=m}^{D} p^(d-1) / d, read from one table of the terms.
+T(m) = sum_{d=m}^{D} p^(d-1) / d = F(D) - F(m - 1), F read from one table of prefix sums.
 """
 
 from __future__ import annotations
@@ -35,14 +35,12 @@ from irmeta.measures.registry import MeasureDefinition, register
 COMPAT_PERSISTENCE = 0.95  # ir_measures' default p
 
 
-def _tails(p: float, depth: int) -> np.ndarray:
-    """(depth + 2,) T at m = 0..depth + 1: sum_{d=m}^{depth} p^(d-1) / d (T[0] = T[1], T[depth + 1] = 0),
-    summed from the deepest term up."""
+def _prefix(p: float, depth: int) -> np.ndarray:
+    """(depth + 1,) F(x) = sum_{d=1}^{x} p^(d-1) / d for x = 0..depth, summed from d = 1 on, so
+    F(x) is the same bits however deep the table (a run's score never depends on the others')."""
     d = np.arange(1, depth + 1, dtype=np.float64)
-    terms = np.power(p, d - 1.0) / d
-    out = np.zeros(depth + 2, dtype=np.float64)
-    out[1:depth + 1] = np.cumsum(terms[::-1])[::-1]
-    out[0] = out[1]
+    out = np.zeros(depth + 1, dtype=np.float64)
+    np.cumsum(np.power(p, d - 1.0) / d, out=out[1:])
     return out
 
 
@@ -71,14 +69,14 @@ def compatibility(matrix: RelevanceMatrix, cutoff: int | None, *, p: float = COM
     place = higher[cell % matrix.n_topics, level + 1] + above + 1  # i: higher grades first, then the run's own
     returned = (matrix.length if cutoff is None else np.minimum(matrix.length, int(cutoff))).astype(np.int64)
     depth = np.maximum(returned, n_ideal[None, :])  # D per cell
-    tails = _tails(p, int(depth.max(initial=0)))
+    prefix = _prefix(p, int(depth.max(initial=0)))
     flat_depth = depth.reshape(-1)
     shared = np.maximum(rank.astype(np.int64), place)  # the depth from which the document is in both tops
-    overlap = tails[shared] - tails[flat_depth[cell] + 1]
-    total = np.bincount(cell, weights=overlap, minlength=matrix.n_runs * matrix.n_topics)
+    overlap = prefix[flat_depth[cell]] - prefix[shared - 1]  # T(m) = F(D) - F(m - 1)
+    total = np.bincount(cell, weights=overlap, minlength=matrix.n_runs * matrix.n_topics).astype(np.float64)
     r = np.broadcast_to(n_ideal[None, :], depth.shape).reshape(-1)
     if bool(normalize):  # the ideal against itself: min(d, R) / d = 1 to d = R, then R / d
-        best = (1.0 - np.power(p, r.astype(np.float64))) / (1.0 - p) + r * (tails[r + 1] - tails[flat_depth + 1])
+        best = (1.0 - np.power(p, r.astype(np.float64))) / (1.0 - p) + r * (prefix[flat_depth] - prefix[r])
         return matrix.grid(np.divide(total, best, out=np.zeros_like(total), where=best > 0))
     weight = (1.0 - np.power(p, flat_depth.astype(np.float64))) / (1.0 - p)
     return matrix.grid(np.divide(total, weight, out=np.zeros_like(total), where=weight > 0))

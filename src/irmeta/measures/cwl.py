@@ -17,7 +17,7 @@ g is the grade). The relevance threshold plays no part (as in nDCG's gains).
 fixes): the list is cut at rank n and padded with documents of gain 0 up to n, so W is
 normalised over n ranks however long the list. ``@k`` cuts the list at rank k first
 (gains below k are 0); SDCG, NERR8, NERR9 and BPM take k as their own depth (cwl_eval's
-k, ir_measures' required cutoff): C_i = 0 from rank k on.
+k, ir_measures' required cutoff): C_i = 0 from rank k on, and k = n without ``@k``.
 
 ``INST(T=1)`` (Moffat, Bailey, Scholer and Thomas, ADCS 2015)
     C_i = ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - sum_{j<=i} g_j.
@@ -114,13 +114,11 @@ def cwl_gains(matrix: RelevanceMatrix, min_rel: float = 0.0, max_rel: float | No
     return (grade - low) / (high - low)
 
 
-def _horizon(cutoff: int | None, max_depth: int, family: str, needs_cutoff: bool) -> tuple[int, int]:
+def _horizon(cutoff: int | None, max_depth: int) -> tuple[int, int]:
     """(n, depth): the ranks the user model runs over (max_depth) and the deepest rank
-    whose gain counts (k, at most n)."""
+    whose gain counts (k, at most n; n without @k)."""
     n = _max_depth(max_depth)
     if cutoff is None:
-        if needs_cutoff:
-            raise ValueError(f"{family} needs its depth k: write {family}@k (ir_measures requires the cutoff)")
         return n, n
     if int(cutoff) < 1:
         raise ValueError(f"the cutoff must be at least 1, not {cutoff!r}")
@@ -193,7 +191,7 @@ def _insq_weights(T: float, n: int, rank: np.ndarray) -> tuple[np.ndarray, float
 def insq(matrix: RelevanceMatrix, cutoff: int | None, *, T: float = 1.0, min_rel: float = 0.0,
          max_rel: float | None = None, max_depth: int = MAX_DEPTH) -> np.ndarray:
     """INSQ = sum_i W_i g_i, C_i = ((i + 2T - 1) / (i + 2T))^2 (Moffat et al. 2012)."""
-    n, depth = _horizon(cutoff, max_depth, "INSQ", needs_cutoff=False)
+    n, depth = _horizon(cutoff, max_depth)
     postings, g = _carriers(matrix, cwl_gains(matrix, min_rel, max_rel), depth)
     at, total = _insq_weights(_positive("T")(T), n, postings.rank)
     return _rate(matrix, postings, g, at, total, None)
@@ -202,7 +200,7 @@ def insq(matrix: RelevanceMatrix, cutoff: int | None, *, T: float = 1.0, min_rel
 def nerr11(matrix: RelevanceMatrix, cutoff: int | None, *, T: float = 1.0, min_rel: float = 0.0,
            max_rel: float | None = None, max_depth: int = MAX_DEPTH) -> np.ndarray:
     """NERR11 = sum_i W_i g_i, C_i = ((i + 2T - 1) / (i + 2T))^2 (1 - g_i) (Azzopardi et al. 2021, eq. 11)."""
-    n, depth = _horizon(cutoff, max_depth, "NERR11", needs_cutoff=False)
+    n, depth = _horizon(cutoff, max_depth)
     postings, g = _carriers(matrix, cwl_gains(matrix, min_rel, max_rel), depth)
     t = _positive("T")(T)
     at, total = _insq_weights(t, n, postings.rank)
@@ -213,7 +211,7 @@ def nerr11(matrix: RelevanceMatrix, cutoff: int | None, *, T: float = 1.0, min_r
 def nerr10(matrix: RelevanceMatrix, cutoff: int | None, *, p: float = NERR10_PERSISTENCE, min_rel: float = 0.0,
            max_rel: float | None = None, max_depth: int = MAX_DEPTH) -> np.ndarray:
     """NERR10 = sum_i W_i g_i, C_i = p (1 - g_i) (Azzopardi et al. 2021, eq. 10)."""
-    n, depth = _horizon(cutoff, max_depth, "NERR10", needs_cutoff=False)
+    n, depth = _horizon(cutoff, max_depth)
     phi = _persistence(p)
     postings, g = _carriers(matrix, cwl_gains(matrix, min_rel, max_rel), depth)
     m = postings.rank.astype(np.float64)
@@ -226,7 +224,7 @@ def nerr10(matrix: RelevanceMatrix, cutoff: int | None, *, p: float = NERR10_PER
 def nerr8(matrix: RelevanceMatrix, cutoff: int | None, *, min_rel: float = 0.0, max_rel: float | None = None,
           max_depth: int = MAX_DEPTH) -> np.ndarray:
     """NERR8@k = sum_i W_i g_i, C_i = 1 - g_i for i < k, 0 after (Azzopardi et al. 2021, eq. 8)."""
-    _, depth = _horizon(cutoff, max_depth, "NERR8", needs_cutoff=True)
+    _, depth = _horizon(cutoff, max_depth)
     postings, g = _carriers(matrix, cwl_gains(matrix, min_rel, max_rel), depth)
     m = postings.rank.astype(np.float64)
     return _rate(matrix, postings, g, np.ones_like(m), float(depth), depth - m)
@@ -235,7 +233,7 @@ def nerr8(matrix: RelevanceMatrix, cutoff: int | None, *, min_rel: float = 0.0, 
 def nerr9(matrix: RelevanceMatrix, cutoff: int | None, *, min_rel: float = 0.0, max_rel: float | None = None,
           max_depth: int = MAX_DEPTH) -> np.ndarray:
     """NERR9@k = sum_i W_i g_i, C_i = (i / (i + 1)) (1 - g_i) for i < k, 0 after (eq. 9): H(m) = 1/m."""
-    _, depth = _horizon(cutoff, max_depth, "NERR9", needs_cutoff=True)
+    _, depth = _horizon(cutoff, max_depth)
     postings, g = _carriers(matrix, cwl_gains(matrix, min_rel, max_rel), depth)
     m = postings.rank.astype(np.float64)
     harmonic = float(digamma(depth + 1.0))  # H_x = psi(x + 1) + Euler's gamma; the gammas cancel in differences
@@ -255,7 +253,7 @@ def sdcg(matrix: RelevanceMatrix, cutoff: int | None, *, dcg: str = "log2", min_
          max_rel: float | None = None, max_depth: int = MAX_DEPTH) -> np.ndarray:
     """SDCG@k = sum_{i<=k} g_i / log2(i + 1) / sum_{i<=k} 1 / log2(i + 1) (cwl_eval's NDCG-k)."""
     _dcg_form(dcg)
-    _, depth = _horizon(cutoff, max_depth, "SDCG", needs_cutoff=True)
+    _, depth = _horizon(cutoff, max_depth)
     postings, g = _carriers(matrix, cwl_gains(matrix, min_rel, max_rel), depth)
     at = 1.0 / np.log2(postings.rank.astype(np.float64) + 1.0)
     return _rate(matrix, postings, g, at, _log_discount_sum(depth), None)
@@ -271,7 +269,7 @@ def inst(matrix: RelevanceMatrix, cutoff: int | None, *, T: float = 1.0, min_rel
     hands on P_{e_j + 1} = P_{p_j} ((p_j - 1 + a_j) / (e_j + a_j))^2. Before the first
     such document a = 2T (INSQ's P_m). t + a_j >= 2T > 0, as CG_i <= i.
     """
-    n, depth = _horizon(cutoff, max_depth, "INST", needs_cutoff=False)
+    n, depth = _horizon(cutoff, max_depth)
     t = _positive("T")(T)
     postings, g = _carriers(matrix, cwl_gains(matrix, min_rel, max_rel), depth)
     rank = postings.rank.astype(np.float64)
@@ -299,7 +297,7 @@ def inst(matrix: RelevanceMatrix, cutoff: int | None, *, T: float = 1.0, min_rel
 def bpm(matrix: RelevanceMatrix, cutoff: int | None, *, T: float = 1.0, min_rel: float = 0.0,
         max_rel: float | None = None, max_depth: int = MAX_DEPTH) -> np.ndarray:
     """BPM@k = CG(s) / s, s = min(k, n, first rank with CG >= T) (Zhang et al. 2017, static, unit costs)."""
-    _, depth = _horizon(cutoff, max_depth, "BPM", needs_cutoff=True)
+    _, depth = _horizon(cutoff, max_depth)
     t = _positive("T")(T)
     postings, g = _carriers(matrix, cwl_gains(matrix, min_rel, max_rel), depth)
     gained = postings.running_sums(g)  # cwl_eval's cumsum, in rank order: the same comparisons with T

@@ -8,9 +8,10 @@ N_R the topic's relevant documents in the qrels.
     trec_eval's ``num_rel_ret``). A count, not a share: its mean is the mean count.
 ``F1@k`` (ranx's ``f1@k``)
     2 P R / (P + R) with P = Hits@k / k (irmeta's ``P@k``: k as written, however short
-    the list) and R = Hits@k / N_R (``Recall@k``); 0 when N_R = 0 or no relevant document
-    is in the top k. It needs ``@k``: ranx's ``f1`` without k divides the hits by the
-    documents returned, trec_eval's ``set_F``, irmeta's ``SetF``.
+    the list; ``SetF@k`` divides by the documents returned instead) and R = Hits@k / N_R
+    (``Recall@k``); 0 when N_R = 0 or no relevant document is in the top k. Without
+    ``@k``, k is the length of the list, as ranx reads its ``f1``: trec_eval's ``set_F``,
+    which is what ranx's ``f1`` reads as (``SetF``).
 """
 
 from __future__ import annotations
@@ -29,12 +30,10 @@ def hits(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
 
 def f1(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
     """F1@k = 2 P R / (P + R), P = Hits@k / k, R = Hits@k / N_R (ranx ``f1@k``), in ranx's
-    arithmetic: 2 ((P R) / (P + R))."""
-    if cutoff is None:
-        raise ValueError("F1 needs @k (ranx's f1@k, precision hits / k); ranx's f1 without k divides by the "
-                         "documents returned: write SetF (trec_eval's set_F)")
+    arithmetic: 2 ((P R) / (P + R)); k the list's length without ``@k``."""
     found = hits(matrix, cutoff)
-    precision = found / float(cutoff)
+    k = matrix.length.astype(np.float64) if cutoff is None else np.full(found.shape, float(cutoff))
+    precision = np.divide(found, k, out=np.zeros_like(found), where=k > 0)
     n_relevant = np.broadcast_to(matrix.n_relevant.astype(np.float64), found.shape)
     recall = np.divide(found, n_relevant, out=np.zeros_like(found), where=n_relevant > 0)
     both = precision + recall

@@ -2,8 +2,8 @@
 are read as the irmeta family that computes the same thing, and each gives its peer's value.
 
 The peers: pytrec-eval-terrier (trec_eval's code) for trec_eval's and PyTerrier's names,
-ir_measures for its own. ranx is not a dependency: each ranx name is checked against the
-trec_eval measure its source defines it as (ranx 0.3.21, ``ranx/metrics/*.py``: map@k sums
+ir_measures for its own, ranx itself for hits@k and f1@k (issue 42). The other ranx names are
+checked against the trec_eval measure its source defines them as (ranx 0.3.21, ``ranx/metrics/*.py``: map@k sums
 precision at the relevant ranks <= k over all relevant documents = map_cut_k; ndcg@k takes
 gain = grade, discount log2(rank + 1), ideal from the qrels cut at k = ndcg_cut_k;
 hit_rate@k = success_k; mrr@k stops at k; precision without k divides by the documents
@@ -23,7 +23,10 @@ from irmeta.measures.aliases import ALIASES, REFUSED
 from irmeta.measures.names import parse_measure
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
+ranx = pytest.importorskip("ranx")
 ir_measures = pytest.importorskip("ir_measures")
+
+pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")  # inside ranx
 
 TOLERANCE = 1e-12
 TREC8_RUN = "INQ601"
@@ -52,7 +55,8 @@ CASES = {
     "mrr": ("trec_eval", "recip_rank"), "mrr@10": ("ir_measures", "RR@10"),
     "hit_rate@10": ("trec_eval", "success_10"), "map@100": ("trec_eval", "map_cut_100"),
     "r-precision": ("trec_eval", "Rprec"), "r_precision": ("trec_eval", "Rprec"), "f1": ("trec_eval", "set_F"),
-    "dcg@10": ("formula", "dcg@10"),
+    "dcg@10": ("formula", "dcg@10"), "f1@10": ("ranx", "f1@10"), "hits@10": ("ranx", "hits@10"),
+    "hits": ("ranx", "hits"),
 }
 TREC_REQUEST = {"map", "ndcg", "recip_rank", "Rprec", "bpref", "set_P", "set_recall", "set_F", "P.10,1000",
                 "map_cut.100", "ndcg_cut.10", "recall.100", "success.10"}
@@ -99,6 +103,11 @@ def _peer_values(qrels, run) -> dict[tuple[str, str], dict[str, float]]:
             if metric.measure == measure:
                 out[("ir_measures", name)][metric.query_id] = metric.value
     out[("formula", "dcg@10")] = {q: _ranx_dcg(qrels[q], run[q], 10) for q in run}
+    scored = ranx.Run(run)
+    ranx.evaluate(ranx.Qrels(qrels), scored, [name for peer, name in CASES.values() if peer == "ranx"],
+                  make_comparable=True)
+    for name, values in scored.scores.items():
+        out[("ranx", name)] = {q: v for q, v in values.items() if q in run}
     return out
 
 
@@ -135,7 +144,8 @@ def test_every_alias_in_the_table_is_checked_against_its_peer():
     ("ndcg_cut_10", "nDCG@10"), ("P.10", "P@10"), ("p_10", "P@10"), ("precision@10", "P@10"), ("precision", "SetP"),
     ("recall@100", "Recall@100"), ("mrr", "RR"), ("MRR@10", "RR@10"), ("hit_rate@10", "Success@10"),
     ("map@100", "AP@100"), ("MAP", "AP"), ("recip_rank", "RR"), ("map_cut_100", "AP@100"), ("map_cut.100", "AP@100"),
-    ("r-precision", "Rprec"), ("f1", "SetF"), ("ap_rareness@100", "AP_rareness@100"), ("err@20", "ERR@20"),
+    ("r-precision", "Rprec"), ("f1", "SetF"), ("f1@10", "F1@10"), ("hits@10", "Hits@10"), ("hits", "Hits"),
+    ("ap_rareness@100", "AP_rareness@100"), ("err@20", "ERR@20"),
     ("NDCG(gains={1:1,2:3})@10", "nDCG(gains={1:1,2:3})@10"), ("rbp(p=0.9)", "RBP(p=0.9)"),
 ])
 def test_aliases_read_as_the_canonical_name(typed, canonical):
@@ -149,7 +159,6 @@ def test_outputs_name_the_canonical_measure():
 
 
 @pytest.mark.parametrize("typed,reason", [
-    ("f1@10", "divides the hits by k"), ("hits@10", "irmeta's P@k is hits@k / k"),
     ("ndcg_burges@10", "nDCG(gains={1:1,2:3,3:7})@k"), ("dcg_burges@5", "DCG(gains={1:1,2:3,3:7})@k"),
     ("rbp.95", "write RBP(p=0.95)"), ("gm_map", "average geometric"),
 ])
@@ -158,7 +167,7 @@ def test_a_peers_name_for_something_else_is_refused_with_why(typed, reason):
         parse_measure(typed)
     message = str(excinfo.value)
     assert reason in message and message.startswith(f"measure {typed!r}: ") and "\n" not in message
-    assert {"hits", "ndcg_burges", "dcg_burges", "rbp", "gm_map"} == set(REFUSED)
+    assert {"ndcg_burges", "dcg_burges", "rbp", "gm_map"} == set(REFUSED)
 
 
 @pytest.mark.parametrize("typed,closest", [

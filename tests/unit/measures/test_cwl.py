@@ -68,8 +68,7 @@ OWN_DEPTH = ("SDCG", "NERR8", "NERR9", "BPM")  # k is the measure's own (ir_meas
        rels=st.sampled_from([(0, 3), (1, 3), (0, 1), (-1, 2)]))
 def test_each_list_equals_cwl_evals_own_metric(campaign, family, k, n, T, p, rels):
     qrels, runs, threshold = campaign
-    if family in OWN_DEPTH and k is None:
-        k = 5
+    own = k if k is not None or family not in OWN_DEPTH else n  # their k is n without @k
     min_rel, max_rel = rels
     params = {"T": T, "p": p, "min_rel": min_rel, "max_rel": max_rel, "max_depth": n}
     taken = {"INST": "T", "INSQ": "T", "NERR11": "T", "BPM": "T", "NERR10": "p"}
@@ -81,7 +80,7 @@ def test_each_list_equals_cwl_evals_own_metric(campaign, family, k, n, T, p, rel
     got = evaluate(m, [name])[parse_measure(name)]
     for s, run in enumerate(m.runs):
         for q, topic in enumerate(m.topics):
-            want = cwl_value(family, runs[run].get(topic, []), qrels[topic], k=k, T=T, p=p, min_rel=min_rel,
+            want = cwl_value(family, runs[run].get(topic, []), qrels[topic], k=own, T=T, p=p, min_rel=min_rel,
                              max_rel=max_rel, n=n, cut=None if family in OWN_DEPTH else k)
             assert got[s, q] == pytest.approx(want, rel=1e-12, abs=1e-14), (name, run, topic)
 
@@ -90,7 +89,7 @@ def test_max_rel_defaults_to_the_largest_grade_of_the_qrels(tmp_path):
     qrels = {"1": {"a": 3, "b": 1, "c": 0}, "2": {"x": 2}}
     runs = {"r": {"1": ["b", "z", "a"], "2": ["x"]}}
     m = ref.campaign_matrix(tmp_path, qrels, runs)
-    for family in ("INST", "INSQ", "NERR10", "NERR11", "SDCG@5", "NERR8@5", "NERR9@5", "BPM@5"):
+    for family in ("INST", "INSQ", "NERR10", "NERR11", "SDCG", "NERR8@5", "NERR9@5", "BPM@5"):
         base, _, cut = family.partition("@")
         explicit = f"{base}(max_rel=3)" + (f"@{cut}" if cut else "")
         got = evaluate(m, [family, explicit])
@@ -98,8 +97,7 @@ def test_max_rel_defaults_to_the_largest_grade_of_the_qrels(tmp_path):
 
 
 @pytest.mark.parametrize("name,fault", [
-    ("SDCG", "SDCG needs its depth k: write SDCG@k"), ("BPM(T=2)", "BPM needs its depth k"),
-    ("NERR8", "NERR8 needs its depth k"), ("INST(T=0)", "T .* must be a finite number > 0"),
+    ("INST(T=0)", "T .* must be a finite number > 0"), ("BPM(T=-1)@10", "T .* must be a finite number > 0"),
     ("INST(min_rel=2,max_rel=1)", "max_rel must be greater than min_rel"),
     ("INSQ(max_depth=0)", "max_depth must be a whole number of ranks >= 1"),
     ("SDCG(dcg=log10)@10", "takes log2 only"), ("NERR10(p=1)", r"must be in \(0, 1\)"),

@@ -12,8 +12,10 @@ Three tables (:class:`Agreement`, and the dict :func:`agree` returns):
   reference's grades filled into its holes would agree with themselves.
 * ``rankings``: per set and measure (rareness measures once per alpha, named
   ``P_rareness(alpha=0.5)@100``), columns :data:`RANKING_COLUMNS`: Kendall's tau-b and
-  tau_AP between the runs' means under the set and under the qrels, and the top of the two
-  rankings (:mod:`irmeta.metaeval.top_ranks`), on the topics both judged.
+  tau_AP (the qrels' ranking as the reference) between the runs' means under the set and
+  under the qrels, and the top of the two rankings (:mod:`irmeta.metaeval.top_ranks`), on
+  the topics both judged; with ``ties``, the tie-aware variants after them
+  (:mod:`irmeta.metaeval.tied_agreement`: ``a`` tau_a and tau_ap_a, ``b`` tau_ap_b).
 * ``conclusions``: per set and measure, columns :data:`CONCLUSION_COLUMNS`: the run pairs
   ``test`` (``paired_t+holm`` by default: a paired test of the registry, ``+`` a
   correction over all pairs) calls significantly different at ``level`` under the qrels
@@ -29,7 +31,9 @@ the family-bias offset, as the pipeline's ``family_bias.csv``).
 
 Every run is scored under each set as under the qrels (``irmeta score``'s reading
 settings; means over every topic, ``average="all"``). A set is a file (named after the file
-without its extension: ``llm.txt`` gives ``llm``) or a folder of files, one set each.
+without its extension: ``llm.txt`` gives ``llm``) or a folder of files, one set each; an
+empty set is refused (it has no label to compare). Without runs, ``labels`` alone: a
+setting of the runs' scores or conclusions given then is refused, as it would change nothing.
 """
 
 from __future__ import annotations
@@ -55,11 +59,15 @@ from irmeta.metaeval.family_bias import DEFAULT_PERMUTATIONS as FAMILY_PERMUTATI
 from irmeta.metaeval.judgment_agreement import judgment_agreement_table
 from irmeta.metaeval.label_agreement import ALL_TOPICS, label_agreement_table
 from irmeta.metaeval.stats.registry import CORRECTIONS, NO_CORRECTION, TESTS, parse_test_name
+from irmeta.metaeval.tied_agreement import TAU_ONLY, tied_columns, tied_variants
 from irmeta.support.formats import REPORT_FORMATS, check_tsv_names, markdown_escape
+from irmeta.support.names import first_missing
 
 FORMATS = REPORT_FORMATS
 #: The reference's name in the tables.
 REFERENCE = "qrels"
+#: ``kendall_tau`` is tau-b, ``tau_ap`` tau_AP with the qrels' ranking as the reference; the
+#: tie-aware variants ``ties`` names follow (:func:`ranking_columns`).
 RANKING_COLUMNS = ("judgments", "measure", "runs", "topics", "kendall_tau", "tau_ap", "top1_same", "top5_overlap",
                    "top10_overlap", "largest_rank_change", "largest_rank_change_run")
 CONCLUSION_COLUMNS = ("judgments", "measure", "method", "level", "pairs", "same_decision", "significant_reference",
@@ -67,6 +75,11 @@ CONCLUSION_COLUMNS = ("judgments", "measure", "method", "level", "pairs", "same_
 #: The label columns the reports show (topic ``all``); the DataFrame holds every column and topic.
 REPORT_LABEL_COLUMNS = ("judgments", "shared", "only_reference", "only_judgments", "agreement", "cohen_kappa",
                         "weighted_kappa_linear", "weighted_kappa_quadratic", "krippendorff_alpha_ordinal")
+
+
+def ranking_columns(ties: Sequence[str] = ()) -> list[str]:
+    """The rankings table's columns: :data:`RANKING_COLUMNS`, then those of ``ties``."""
+    return [*RANKING_COLUMNS, *tied_columns(ties, with_rbo=False)]
 
 
 @dataclass(frozen=True)
@@ -89,8 +102,9 @@ class Agreement:
     """The three tables (module docstring) and the plan that made the conclusions."""
 
     labels: pd.DataFrame
-    rankings: pd.DataFrame
-    conclusions: pd.DataFrame
+    #: None: no runs were given (the labels alone)
+    rankings: pd.DataFrame | None
+    conclusions: pd.DataFrame | None
     plan: AgreePlan
     threshold: int
     #: family_bias_table's rows with ``families``, else None
@@ -122,6 +136,9 @@ def judgment_sets(judgments: Any) -> dict[str, Any]:
     if isinstance(judgments, Mapping):
         if not judgments:
             raise ValueError("judgments: no judgment set was given (an empty mapping)")
+        missing = first_missing(judgments)
+        if missing is not None:
+            raise ValueError(f"judgments: a set's name is {missing[1]}")
         return {str(name): value for name, value in judgments.items()}
     given = [judgments] if isinstance(judgments, (str, Path)) else judgments
     if not isinstance(given, (list, tuple)) or not given or not all(isinstance(g, (str, Path)) for g in given):
@@ -141,34 +158,46 @@ def judgment_sets(judgments: Any) -> dict[str, Any]:
 
 
 _OWN_KEYWORDS = ("unjudged", "test", "level", "permutations", "seed", "families",
-                 "family_permutations")  # beside score's
+                 "family_permutations", "ties")  # beside score's
+#: What the labels alone read (no runs): the qrels, the sets and the threshold of the binary kappa.
+LABEL_SETTINGS = ("threshold",)
 
 
-def agree(qrels: Any, judgments: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *,
+def agree(qrels: Any, judgments: Any, runs: Any = None, measures: Sequence[str] = DEFAULT_MEASURES, *,
           unjudged: str = "nonrelevant", test: str = "paired_t+holm", level: float = 0.05,
           permutations: int = 1000, seed: int = DEFAULT_SEED, families: Any = None,
-          family_permutations: int = FAMILY_PERMUTATIONS, **settings: Any) -> dict[str, pd.DataFrame]:
+          family_permutations: int = FAMILY_PERMUTATIONS, ties: Sequence[str] = (),
+          **settings: Any) -> dict[str, pd.DataFrame]:
     """``irmeta agree``'s tables as DataFrames: ``{"labels": ..., "rankings": ...,
-    "conclusions": ...}``, and ``"families"`` with ``families`` (module docstring).
+    "conclusions": ...}``, and ``"families"`` with ``families`` (module docstring); without
+    ``runs``, ``{"labels": ...}`` alone (what a judge's labels say before any run is scored).
+    ``ties``: tie-aware rank agreement added to ``rankings`` (``a``: ``tau_a``,
+    ``tau_ap_a``, the qrels' ranking as the true one, empty where it ties; ``b``: ``tau_ap_b``).
     ``judgments``: see :func:`judgment_sets`; ``unjudged``: ``nonrelevant`` (trec_eval's
     rule) or ``reference`` (a document a set did not judge takes the qrels' grade);
     ``families``: a families file or a mapping run -> family; ``settings``: those of :func:`irmeta.score`
     (``depth``, ``threshold``, ``alphas``...), checked before any file is read."""
     found = agree_runs(qrels, judgments, runs, measures, unjudged=unjudged, test=test, level=level,
                        permutations=permutations, seed=seed, families=families,
-                       family_permutations=family_permutations, **settings)
-    tables = {"labels": found.labels, "rankings": found.rankings, "conclusions": found.conclusions}
+                       family_permutations=family_permutations, ties=ties, **settings)
+    tables = {"labels": found.labels}
+    if found.rankings is not None:
+        tables |= {"rankings": found.rankings, "conclusions": found.conclusions}
     if found.families is not None:
         tables["families"] = found.families
     return tables
 
 
-def agree_runs(qrels: Any, judgments: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *,
+def agree_runs(qrels: Any, judgments: Any, runs: Any = None, measures: Sequence[str] = DEFAULT_MEASURES, *,
                unjudged: str = "nonrelevant", test: str = "paired_t+holm", level: float = 0.05,
                permutations: int = 1000, seed: int = DEFAULT_SEED, families: Any = None,
-               family_permutations: int = FAMILY_PERMUTATIONS, **settings: Any) -> Agreement:
+               family_permutations: int = FAMILY_PERMUTATIONS, ties: Sequence[str] = (),
+               **settings: Any) -> Agreement:
     """:func:`agree`, with the plan the reports print (:func:`render`)."""
     plan = agree_plan(test, level, permutations, seed)
+    if not isinstance(ties, str):
+        check.items("ties", ties, empty=True)
+    variants = tied_variants(ties, TAU_ONLY)
     family_permutations = check.experiment_parameters(permutations=family_permutations)["permutations"]
     if families is not None and not isinstance(families, (str, Path, Mapping)):
         raise TypeError(f"families must be a path or a mapping run -> family, not {check.shown(families)}")
@@ -176,22 +205,54 @@ def agree_runs(qrels: Any, judgments: Any, runs: Any, measures: Sequence[str] = 
     s = check.score_settings("agree", measures, settings, own=_OWN_KEYWORDS)
     if s.average != "all":
         raise ValueError(f"agree compares runs on every qrels topic (average 'all'), not average {s.average!r}")
+    if runs is None:
+        _refuse_run_settings(measures, settings, unjudged=rule, test=test, level=level, permutations=permutations,
+                             seed=seed, families=families, family_permutations=family_permutations,
+                             ties=tuple(variants))
     named = judgment_sets(judgments)
     reference = to_qrels(qrels)
-    own = {name: to_qrels(value, f"judgments {name}") for name, value in named.items()}
+    own = {name: to_qrels(_not_empty(name, value), f"judgments {name}") for name, value in named.items()}
     for name, labels in own.items():
         check_shares_topics(reference, labels, f"judgments {name}")
+    if runs is None:
+        return Agreement(label_agreement_table(reference, own, threshold=s.threshold), None, None, plan, s.threshold)
     scored = {name: (filled_from_reference(reference, labels) if rule == "reference" else labels)
               for name, labels in own.items()}
     reference_scored = score_checked(reference, runs, s)
     if len(reference_scored.scores.runs) < 2:
         raise ValueError(f"agree needs at least two runs, got {len(reference_scored.scores.runs)}")
     under = {name: score_checked(labels, runs, s).scores for name, labels in scored.items()}
-    found = agreement_of(reference, own, reference_scored.scores, under, plan, s.threshold)
+    found = agreement_of(reference, own, reference_scored.scores, under, plan, s.threshold, variants)
     bias = None
     if families is not None:
         bias = family_rows(reference_scored.scores, under, families, plan.seed, family_permutations)
     return dataclasses.replace(found, reference=reference_scored, families=bias)
+
+
+_RUN_DEFAULTS = {"unjudged": "nonrelevant", "test": "paired_t+holm", "level": 0.05, "permutations": 1000,
+                 "seed": DEFAULT_SEED, "families": None, "family_permutations": FAMILY_PERMUTATIONS, "ties": ()}
+
+
+def _refuse_run_settings(measures: Sequence[str], settings: Mapping[str, Any], **given: Any) -> None:
+    """Without runs only the labels are compared: a setting of the runs' scores or
+    conclusions given (other than its default) would change nothing, so it is refused."""
+    changed = [name for name, value in given.items() if value != _RUN_DEFAULTS[name]]
+    changed += [name for name, value in settings.items()
+                if name not in LABEL_SETTINGS and value != check.SCORE_DEFAULTS.get(name)]
+    if [str(m) for m in check.measure_names("measures", measures)] != list(DEFAULT_MEASURES):
+        changed.insert(0, "measures")
+    if changed:
+        raise ValueError(f"{', '.join(changed)} apply to the runs' scores, and no runs were given: without runs agree "
+                         f"compares the labels alone (threshold is theirs)")
+
+
+def _not_empty(name: str, value: Any) -> Any:
+    """A set in memory that judges nothing is refused, as an empty file is: it has no label to compare, and
+    under ``unjudged="reference"`` it would only repeat the qrels."""
+    if (isinstance(value, Mapping) and not value) or (hasattr(value, "columns") and len(value) == 0):
+        raise ValueError(f"judgments {name}: the set is empty (it judges nothing to compare with the qrels; under "
+                         f"unjudged 'reference' it would only repeat them)")
+    return value
 
 
 def family_rows(reference_scores: Any, scores: Mapping[str, Any], families: str | Path | Mapping[str, str],
@@ -206,6 +267,9 @@ def family_rows(reference_scores: Any, scores: Mapping[str, Any], families: str 
     runs = list(reference_scores.runs)
     if isinstance(families, Mapping):
         check_same_runs(families, runs, "families", "family")
+        missing = first_missing(families[run] for run in runs)
+        if missing is not None:
+            raise ValueError(f"families: the family of run {runs[missing[0]]} is {missing[1]}")
         named = {run: str(families[run]) for run in runs}
     else:
         named = families_for_runs(families, runs)
@@ -215,9 +279,10 @@ def family_rows(reference_scores: Any, scores: Mapping[str, Any], families: str 
 
 
 def agreement_of(reference: Qrels, labels: Mapping[str, Qrels], reference_scores: Any, scores: Mapping[str, Any],
-                 plan: AgreePlan, threshold: int) -> Agreement:
+                 plan: AgreePlan, threshold: int, ties: Sequence[str] = ()) -> Agreement:
     """The three tables from the judgments and the runs' scores under each set."""
-    ranks = judgment_agreement_table(reference_scores, scores, reference_name=REFERENCE, level=plan.level)
+    ranks = judgment_agreement_table(reference_scores, scores, reference_name=REFERENCE, level=plan.level,
+                                     ties=ties)
     ranks = ranks.assign(measure=[measure_label(m, a or None) for m, a in zip(ranks["measure"], ranks["alpha"])])
     conclusions = conclusion_agreement_table(
         reference_scores, scores, methods=[plan.test], corrections=[plan.correction], levels=[plan.level],
@@ -225,7 +290,7 @@ def agreement_of(reference: Qrels, labels: Mapping[str, Qrels], reference_scores
     conclusions = conclusions.assign(measure=[measure_label(m, a or None)
                                               for m, a in zip(conclusions["measure"], conclusions["alpha"])])
     return Agreement(label_agreement_table(reference, labels, threshold=threshold),
-                     ranks[list(RANKING_COLUMNS)].reset_index(drop=True),
+                     ranks[ranking_columns(ties)].reset_index(drop=True),
                      conclusions[list(CONCLUSION_COLUMNS)].reset_index(drop=True), plan, threshold)
 
 
@@ -251,11 +316,16 @@ def _blocks(a: Agreement) -> list[tuple[str, pd.DataFrame]]:
     draws = f", {p.permutations} draws from seed {p.seed}" if TESTS[p.test].randomised else ""
     correction = "no correction" if p.correction == NO_CORRECTION else CORRECTIONS[p.correction].caption
     labels = a.labels[a.labels["topic"] == ALL_TOPICS][list(REPORT_LABEL_COLUMNS)]
+    label_block = (f"Label agreement with the qrels, on the (topic, document) pairs both judged (relevant: grade >= "
+                   f"{a.threshold}).", labels)
+    if a.rankings is None or a.conclusions is None:  # no runs: the labels alone
+        return [label_block]
     return [
-        (f"Label agreement with the qrels, on the (topic, document) pairs both judged (relevant: grade >= "
-         f"{a.threshold}).", labels),
-        ("Rank agreement with the qrels per measure: Kendall's tau-b and tau_AP of the runs' means, the top of the "
-         "two rankings (ties by run name; an overlap is empty with fewer runs than its k).", a.rankings),
+        label_block,
+        ("Rank agreement with the qrels per measure: Kendall's tau-b (kendall_tau) and tau_AP (tau_ap, the qrels' "
+         "ranking as the reference; a tie in either not credited) of the runs' means, the top of the two rankings "
+         "(ties by run name; an overlap is empty with fewer runs than its k)" + _tied_caption(a.rankings) + ".",
+         a.rankings),
         (f"Conclusion agreement with the qrels: {TESTS[p.test].title}{draws}, {correction} over all pairs, "
          f"level {p.level:g}; a pair's decision is a > b, b > a or none.",
          a.conclusions.assign(level=[f"{v:g}" for v in a.conclusions["level"]])),
@@ -263,6 +333,21 @@ def _blocks(a: Agreement) -> list[tuple[str, pd.DataFrame]]:
         ("Bias towards a kind of system: per set, measure and family, the mean rank change of the family's runs "
          "from the qrels to the set (negative: moves up), the mean score change, and p of a permutation test of "
          "the family labels (empty for a family of one run).", a.families)])
+
+
+def _tied_caption(rankings: pd.DataFrame) -> str:
+    """What the tie-aware columns of the rankings table are, when it has them."""
+    said = {"tau_a": "tau_a", "tau_ap_a": "tau_ap_a", "tau_ap_b": "tau_ap_b"}
+    shown = [said[c] for c in rankings.columns if c in said]
+    if not shown:
+        return ""
+    parts = []
+    if "tau_a" in shown or "tau_ap_a" in shown:
+        parts.append("tau_a, tau_ap_a: Urbano and Marrero's a variants, the qrels' ranking as the true one "
+                     "(empty where it ties)")
+    if "tau_ap_b" in shown:
+        parts.append("tau_ap_b: their b variant (both may tie)")
+    return "; " + "; ".join(parts)
 
 
 def _rows(frame: pd.DataFrame, digits: int | None) -> list[list[str]]:
@@ -273,8 +358,9 @@ def agreement_tsv(a: Agreement, digits: int | None = None) -> str:
     """The three tables as TSV blocks, each a ``# `` line with its caption, a header and its
     rows, a blank line between blocks; values at full precision or ``digits`` decimals,
     missing values empty. A name TSV cannot carry (a tab, a newline) is refused."""
-    check_tsv_names("judgment set", list(a.rankings["judgments"].unique()) + list(a.labels["judgments"].unique()))
-    check_tsv_names("run", [r for r in a.rankings["largest_rank_change_run"] if r])
+    check_tsv_names("judgment set", list(a.labels["judgments"].unique()))
+    if a.rankings is not None:
+        check_tsv_names("run", [r for r in a.rankings["largest_rank_change_run"] if r])
     blocks = []
     for caption, frame in _blocks(a):
         lines = [f"# {caption}", "\t".join(frame.columns)] + ["\t".join(row) for row in _rows(frame, digits)]

@@ -42,6 +42,7 @@ from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import AVERAGING_NAMES, Averaging, Scores, score_arrays
 from irmeta.measures.names import depth_read, measure_label, parse_measure
 from irmeta.measures.plugins import refuse_imported
+from irmeta.measures.rareness import warn_rarity_over_one_run
 from irmeta.measures.score_files import COLUMNS, Missing, score_grid, table_labels
 from irmeta.metaeval.score_matrices import ScoreMatrix
 from irmeta.settings import DEFAULT_ALPHAS, ScoreSettings, experiment_parameters, score_settings
@@ -91,6 +92,7 @@ def score_checked(qrels: Any, runs: Any, s: ScoreSettings) -> Scored:
                                  judgments, depth=read_depth, threshold=s.threshold, duplicates=s.duplicates,
                                  score_precision=s.score_precision)
     _refuse_disjoint(matrix, reading, judgments)
+    warn_rarity_over_one_run(matrix.n_runs, s.measures, stacklevel=3)
     scores = score_arrays(matrix, s.measures, averaging=(s.average,), alphas=s.alphas,
                           rarity_depth=s.rarity_depth, **s.options)
     return Scored(scores, matrix, reading)
@@ -247,7 +249,7 @@ def _check_comparisons(table, comparisons, tau_ap) -> None:
 
 def kendall_tau_table(table, comparisons: Sequence[tuple[str, str] | Mapping[str, str]], *,
                       tau_ap: Sequence[str] = ("reference",), bootstrap_samples: int = 1000, rbo_p: float = 0.9,
-                      seed: int = DEFAULT_SEED):
+                      seed: int = DEFAULT_SEED, ties: Sequence[str] = ()):
     """Kendall's tau-b and tau_AP between each measure's system ranking (each of its
     alphas) and its baseline's, as (measure, baseline) pairs or ``{"measure", "baseline"}``
     (the paper's Figure 2). ``tau_ap``: the forms of tau_AP, each a column: ``reference``
@@ -256,16 +258,22 @@ def kendall_tau_table(table, comparisons: Sequence[tuple[str, str] | Mapping[str
     table, those of its per-topic rows by the one definition irmeta scores runs with
     (:func:`~irmeta.measures.averaging.run_means`), over every topic or, where a run's
     ``all`` row says so, over the topics it returned; ``all`` rows that contradict the
-    per-topic rows are an error. ``tau_ci_low``, ``tau_ci_high``: tau's 95 % bootstrap
+    per-topic rows are an error. ``tau_ci_low``, ``tau_ci_high``: tau-b's 95 % bootstrap
     interval over ``bootstrap_samples`` topic resamplings (0: none) drawn from ``seed``
-    plus the experiment's SEED_OFFSET; ``rbo``: rank-biased overlap, persistence ``rbo_p``."""
+    plus the experiment's SEED_OFFSET; ``rbo``: rank-biased overlap, persistence ``rbo_p``,
+    ties broken by run name. ``ties``: tie-aware variants added as columns, runs whose
+    means are equal tied (``a``: ``tau_a``, ``tau_ap_a``, ``rbo_a``, the baseline as the true
+    ranking; ``b``: ``tau_ap_b``, ``rbo_b``; ``w``: ``rbo_w``; docs/statistics.md)."""
     _check_comparisons(table, comparisons, tau_ap)
+    if not isinstance(ties, str):
+        check.items("ties", ties, empty=True)
     from irmeta.metaeval import kendall_tau
 
     pairs = [(c["measure"], c["baseline"]) if isinstance(c, Mapping) else tuple(c) for c in comparisons]
     named = [{"measure": str(parse_measure(m)), "baseline": str(parse_measure(b))} for m, b in pairs]
     forms = [tau_ap] if isinstance(tau_ap, str) else list(tau_ap)
-    uncertainty = dict(bootstrap_samples=bootstrap_samples, rbo_p=rbo_p, seed=seed)
+    uncertainty = dict(bootstrap_samples=bootstrap_samples, rbo_p=rbo_p, seed=seed,
+                       ties=[ties] if isinstance(ties, str) else list(ties))
     if isinstance(table, Scores):
         return kendall_tau.kendall_tau_table(table, named, tau_ap_forms=forms, **uncertainty)
     matrices = score_matrices(table, sorted({n for pair in named for n in pair.values()}))

@@ -27,51 +27,45 @@ from pathlib import Path
 import numpy as np
 
 from irmeta import __version__
-from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, score
+from irmeta.api import DEFAULT_MEASURES, score
 from irmeta.campaign.errors import TrecFormatWarning
 from irmeta.cli_agree import add_agree_parser
 from irmeta.cli_args import (
     INPUT_ERRORS,
     Once,
     Parser,
-    add_score_precision,
+    add_reading_options,
     bounded_int,
-    check_output,
+    check_paths,
     check_run_file_names,
+    command_parser,
+    emit,
     err,
-    finite_non_negative,
-    gains_map,
+    input_path,
     load_plugins,
-    path_text,
+    output_folder,
+    output_path,
+    reading_settings,
     report_reading,
-    to_stdout,
-    write_output,
 )
 from irmeta.cli_compare import add_compare_parser
 from irmeta.cli_repro import add_repro_parser
 from irmeta.comparison import TooFewDrawsWarning
 from irmeta.measures.averaging import AVERAGING_NAMES, Scores
-from irmeta.measures.names import MAX_CUTOFF, measure_label, trec_eval_name
+from irmeta.measures.counts import SUMMED
+from irmeta.measures.names import measure_label, parse_measure, trec_eval_name
 from irmeta.measures.registry import MEASURES
 from irmeta.support.arrow import joined_bytes, lean_memory
 from irmeta.support.formats import check_tsv_names, refuse_non_finite_scores
+from irmeta.support.interrupts import latched, raise_if_interrupted
 
 
 def _score(args: argparse.Namespace) -> int:
-    if args.output:
-        check_output(args)  # before any work: a refusal should not wait for the scores
-    check_run_file_names(args.runs, args.run_name, trec_eval=args.format == "trec_eval")
+    check_run_file_names(args.runs, args.run_name, args.format)
     lean_memory()
     load_plugins(args.plugin or [])
-    # Only what the user gave: a plugin's own option defaults (its beta) must stand
-    options = {k: v for k, v in (("beta", args.beta), ("asl_unretrieved", args.asl_unretrieved)) if v is not None}
-    if args.gains is not None:  # an empty --gains is an error, not the default map
-        options["gains"] = gains_map(args.gains)
-    scored = score(args.qrels, args.runs, args.measure or DEFAULT_MEASURES, depth=args.depth,
-                   threshold=args.threshold, average=args.average,
-                   alphas=args.alpha or DEFAULT_ALPHAS, rarity_depth=args.rarity_depth,
-                   duplicates=args.duplicates, run_name=args.run_name, score_precision=args.score_precision,
-                   **options)
+    scored = score(args.qrels, args.runs, args.measure or DEFAULT_MEASURES, average=args.average,
+                   **reading_settings(args))
     report_reading(scored, args.qrels)
     if args.format == "trec_eval":
         digits = 4 if args.digits is None else args.digits  # trec_eval prints 4 decimals
@@ -79,10 +73,7 @@ def _score(args: argparse.Namespace) -> int:
         text = scores_trec_eval(scored.scores, per_topic=args.per_topic, digits=digits, returned=returned)
     else:
         text = scores_tsv(scored.scores, per_topic=args.per_topic, digits=args.digits)
-    if args.output:
-        write_output(args.output, text)
-    else:
-        to_stdout(text)
+    emit(args.output, text)
     return 0
 
 
@@ -137,8 +128,12 @@ def scores_trec_eval(scores: Scores, *, per_topic: bool, digits: int = 4, return
     trec_eval's spelling where it has one (:func:`~irmeta.measures.names.trec_eval_name`),
     padded as trec_eval pads them, values at ``digits`` decimals. ``returned`` (runs,
     topics): the topics each run returned, whose lines alone are printed, as ``trec_eval
-    -q`` without ``-c`` prints them (None: every qrels topic, as with ``-c``). Built
-    column-wise: every line in one array, put in trec_eval's order by one permutation."""
+    -q`` without ``-c`` prints them (None: every qrels topic, as with ``-c``). The counts
+    (num_q, num_ret, num_rel, num_rel_ret: :data:`~irmeta.measures.counts.SUMMED`) print as
+    trec_eval prints them: integers, the ``all`` line their sum over the topics averaged
+    (num_q's their number) where every other measure's is the mean, and num_q has no
+    per-topic line. Built column-wise: every line in one array, put in trec_eval's order
+    by one permutation."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -151,24 +146,32 @@ def scores_trec_eval(scores: Scores, *, per_topic: bool, digits: int = 4, return
     # per-topic lines run-major, topic, then measure (trec_eval's -q order); then per run
     # its runid line and one mean line per measure
     topic_rows = np.tile(np.repeat(np.arange(n_topics), n_blocks), n_runs) if per_topic else np.zeros(0, int)
+    counted = np.array([parse_measure(m).family in SUMMED for m in scores.measures], dtype=bool)
+    averaged = (np.full(n_runs, n_topics) if returned is None else np.asarray(returned, bool).sum(axis=1))
+    summary = np.where(counted[:, None], means * averaged[None, :], means)  # trec_eval sums the counts
+    per_topic_values = scores.per_topic.transpose(1, 2, 0).reshape(-1) if per_topic else np.zeros(0)
     lines = pa.concat_arrays([
         _tab_joined(pa.array(names * (n_runs * n_topics if per_topic else 0), pa.string()),
                    pa.array(scores.topics, pa.string()).take(pa.array(topic_rows)),
-                   _fixed(scores.per_topic.transpose(1, 2, 0).reshape(-1) if per_topic else np.zeros(0), digits)),
+                   _fixed_or_whole(per_topic_values, np.tile(counted, n_runs * n_topics if per_topic else 0),
+                                   digits)),
         _tab_joined(pa.array(["runid".ljust(22)] * n_runs, pa.string()), pa.array(["all"] * n_runs, pa.string()),
                    pa.array(scores.runs, pa.string())),
         _tab_joined(pa.array(mean_names * n_runs, pa.string()), pa.array(["all"] * (n_runs * n_blocks), pa.string()),
-                   _fixed(means.T.reshape(-1), digits)),
+                   _fixed_or_whole(summary.T.reshape(-1), np.tile(counted, n_runs), digits)),
     ])
     per_run = n_topics * n_blocks if per_topic else 0
     first_runid, first_mean = n_runs * per_run, n_runs * per_run + n_runs
     run = np.arange(n_runs)[:, None]
     order = np.concatenate([run * per_run + np.arange(per_run), first_runid + run,
                             first_mean + run * n_blocks + np.arange(n_blocks)], axis=1)
+    shown = np.ones(order.shape, bool)
     if returned is not None and per_topic:  # a topic the run did not return has no line
-        shown = np.ones(order.shape, bool)
         shown[:, :per_run] = np.repeat(np.asarray(returned, bool), n_blocks, axis=1)
-        order = order[shown]
+    if per_topic:  # num_q has no per-topic line in trec_eval -q
+        no_line = np.array([parse_measure(m).family == "NumQ" for m in scores.measures], dtype=bool)
+        shown[:, :per_run] &= ~np.tile(no_line, n_topics)[None, :]
+    order = order[shown]
     order = order.reshape(-1)
     return joined_bytes(pc.binary_join_element_wise(lines.take(pa.array(order)), "\n", ""))
 
@@ -183,6 +186,17 @@ def _tab_joined(name, qid, value):
     import pyarrow.compute as pc
 
     return pc.binary_join_element_wise(name, qid, value, "\t")
+
+
+def _fixed_or_whole(values: np.ndarray, whole: np.ndarray, digits: int):
+    """``values`` at ``digits`` decimals, those flagged ``whole`` as integers (printf's %ld)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not whole.any():
+        return _fixed(values, digits)
+    integers = pc.cast(pa.array(np.rint(values).astype(np.int64)), pa.string())
+    return pc.if_else(pa.array(whole), integers, _fixed(values, digits))
 
 
 def _fixed(values: np.ndarray, digits: int):
@@ -211,22 +225,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog="irmeta", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"irmeta {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    positive = bounded_int(1, MAX_CUTOFF)
 
     score = sub.add_parser("score", help="score runs against qrels (TSV: run, measure, qid, value)",
                            description=_SCORE_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    score.add_argument("--qrels", action=Once, type=path_text, required=True,
+    score.add_argument("--qrels", action=Once, type=input_path, required=True,
                        help="qrels file (qid iter docid grade), plain or .gz")
-    score.add_argument("--runs", required=True, nargs="+", action="extend", type=path_text,
+    score.add_argument("--runs", required=True, nargs="+", action="extend", type=input_path,
                        help="run files, directories or globs; repeatable (each adds runs)")
     score.add_argument("--measure", action="append",
                        help=f"measure, repeatable, e.g. P@100, AP@100, nDCG(gains={{1:1,2:3}})@10, or trec_eval's "
                             f"names (P_100, map, ndcg, bpref, ...); families: {', '.join(sorted(MEASURES))}")
-    score.add_argument("--plugin", action="append", type=path_text,
-                       help="a module or .py file that registers measures (irmeta.register_measure), repeatable")
     score.add_argument("--per-topic", action="store_true", help="also print one row per topic")
-    score.add_argument("--output", action=Once, type=path_text,
-                       help="write the TSV here instead of standard output (a new or regular file, not an input)")
+    score.add_argument("--output", action=Once, type=output_path,
+                       help="write the TSV here instead of standard output ('-'; a new or regular file, not an "
+                            "input)")
     score.add_argument("--format", action=Once, choices=["irmeta", "trec_eval"], default="irmeta",
                        help="irmeta's TSV (run, measure, qid, value; default) or trec_eval's output (measure "
                             "qid value per run, its runid line, trec_eval's names where it has them, "
@@ -235,27 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="mean over every qrels topic (default, trec_eval -c), over returned topics, or the "
                             "geometric mean over every qrels topic (trec_eval's gm_map rule: scores below 1e-5 "
                             "count as 1e-5; mean rows named gm_<measure>)")
-    score.add_argument("--threshold", action=Once, type=bounded_int(0), default=1,
-                       help="grade at or above which a document is relevant (trec_eval -l)")
-    score.add_argument("--depth", action=Once, type=positive, default=None,
-                       help="keep the top N documents of each topic (trec_eval -M)")
-    score.add_argument("--duplicates", action=Once, choices=["error", "first"], default="error",
-                       help="a docid twice for a topic: refuse (trec_eval) or keep the best-ranked copy")
-    score.add_argument("--run-name", action=Once, choices=["file", "tag"], default="file",
-                       help="name runs by file name (minus .gz) or by their tag column")
-    add_score_precision(score)
-    score.add_argument("--alpha", action="append",
-                       help="rarity weight of the rareness measures, repeatable: a number >= 0 (<= 1 for the "
-                            "*_norm forms) or 1/R (1/N_R per topic); default 0, 0.25, 0.5, 0.75, 1")
-    score.add_argument("--rarity-depth", action=Once, type=positive, default=None,
-                       help="depth at which S_d (runs retrieving a document) is counted; default: the cutoff")
-    score.add_argument("--gains", action=Once, help="grade:gain pairs of the graded measures (nDCG, Q, O, Pmeasure, "
-                                        "Pplus), e.g. 1:1,2:3; grades not named gain 0; default gain = grade")
-    score.add_argument("--beta", action=Once, type=finite_non_negative, default=None,
-                       help="Sakai's blended-ratio beta (Q, O, Pmeasure, Pplus; default 1)")
-    score.add_argument("--asl-unretrieved", action=Once, choices=["paper", "plus_one", "depth"], default=None,
-                       help="ASL of a relevant document not returned: eq. 3 as printed (default), +1, or padded "
-                            "to the depth")
+    add_reading_options(score)
     score.add_argument("--digits", action=Once, type=bounded_int(0, 17), default=None,
                        help="round values to this many decimals (0 to 17)")
     score.set_defaults(func=_score)
@@ -265,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_agree_parser(sub)
 
     sim = sub.add_parser("simulate", help="write a synthetic campaign (qrels and runs)")
-    sim.add_argument("--out", action=Once, type=path_text, required=True,
+    sim.add_argument("--out", action=Once, type=output_folder, required=True,
                      help="output folder: new, empty, or one irmeta simulate made (it replaces only its own files)")
     sim.add_argument("--seed", action=Once, type=bounded_int(0), default=42)
     sim.add_argument("--runs", action=Once, type=bounded_int(2, 100_000), default=24, help="number of runs")
@@ -322,13 +314,16 @@ def _reader_gone() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     error = ""
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, latched():
         warnings.simplefilter("always", TrecFormatWarning)
         warnings.simplefilter("always", TooFewDrawsWarning)
         try:
+            check_paths(command_parser(parser, args.command), args)  # before any work, every command
             code = args.func(args)
+            raise_if_interrupted()  # swallowed by a library on the way: still an interrupt
             if sys.stdout is not None:
                 sys.stdout.flush()  # a reader gone shows here, not in Python's flush at exit
         except BrokenPipeError:

@@ -8,35 +8,34 @@ exit status 2.
 from __future__ import annotations
 
 import argparse
-import errno
-import os
-from pathlib import Path
+from functools import partial
 
-from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, DEFAULT_SEED
+from irmeta.api import DEFAULT_MEASURES, DEFAULT_SEED
 from irmeta.campaign.judgment_sets import UNJUDGED_RULES
 from irmeta.cli_args import (
     Once,
     add_reading_options,
     add_report_options,
     bounded_int,
-    check_output,
     check_run_file_names,
-    gains_map,
+    emit,
+    input_path,
     load_plugins,
-    path_text,
+    reading_settings,
     report_reading,
-    to_stdout,
-    write_output,
 )
-from irmeta.measures.names import MAX_CUTOFF
+from irmeta.metaeval.tied_agreement import TAU_ONLY
 from irmeta.support.arrow import lean_memory
 from irmeta.support.formats import REPORT_FORMATS
 
 _HELP = """Agreement of judgment sets with the official qrels, every run scored under each:
 the labels (kappas and Krippendorff's alpha on the documents both judged), per measure
-the rankings of the runs (Kendall's tau-b, tau_AP, the same best run, the top-5 and
-top-10 overlap, the run that moves most), and the conclusions of --test (pairs significant
+the rankings of the runs (Kendall's tau-b, tau_AP with the qrels' ranking as the
+reference, the same best run, the top-5 and top-10 overlap, the run that moves most;
+--ties a or b adds the tie-aware variants), and the conclusions of --test (pairs significant
 under the qrels only: lost; under the set only: gained; in opposite directions: reversed).
+Without --runs, the labels alone (a judge's labels before any run is scored); an option of
+the runs' scores given then is refused.
 
 --judgments is a file (a set named after it without its extension) or a folder (one set
 per file), repeatable. --unjudged reference: documents a set did not judge take the
@@ -60,11 +59,12 @@ def add_agree_parser(sub: argparse._SubParsersAction) -> None:
     """The ``agree`` subcommand, its options named and checked as ``compare``'s."""
     p = sub.add_parser("agree", help="do other judgments agree with the qrels: labels, rankings, conclusions",
                        description=_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--qrels", action=Once, type=path_text, required=True, help="the official qrels, plain or .gz")
-    p.add_argument("--judgments", required=True, action="append", type=path_text,
+    p.add_argument("--qrels", action=Once, type=input_path, required=True, help="the official qrels, plain or .gz")
+    p.add_argument("--judgments", required=True, action="append", type=input_path,
                    help="a judgment set's qrels file, or a folder of them (one set each); repeatable")
-    p.add_argument("--runs", required=True, nargs="+", action="extend", type=path_text,
-                   help="run files, directories or globs; repeatable (each adds runs)")
+    p.add_argument("--runs", nargs="+", action="extend", type=input_path,
+                   help="run files, directories or globs; repeatable (each adds runs); without them, the label "
+                        "agreement alone")
     p.add_argument("--measure", action="append",
                    help="measure, repeatable, as irmeta score names them; default P@10 and AP")
     p.add_argument("--unjudged", action=Once, choices=list(UNJUDGED_RULES), default="nonrelevant",
@@ -77,58 +77,50 @@ def add_agree_parser(sub: argparse._SubParsersAction) -> None:
                    help="draws of the randomised tests (default 1000)")
     p.add_argument("--seed", action=Once, type=bounded_int(0), default=DEFAULT_SEED,
                    help=f"seed of the randomised tests (default {DEFAULT_SEED})")
-    p.add_argument("--families", action=Once, type=path_text,
+    p.add_argument("--families", action=Once, type=input_path,
                    help="a run<TAB>family file (with that header): each family's rank change under each set")
     p.add_argument("--family-permutations", action=Once, type=bounded_int(1), default=10000,
                    help="draws of the families' permutation test (default 10000)")
+    p.add_argument("--ties", action="append", choices=list(TAU_ONLY),
+                   help="tie-aware rank agreement beside tau-b and tau_AP, repeatable: a (tau_a, tau_ap_a, the qrels' "
+                        "ranking as the true one), b (tau_ap_b); runs whose means are equal tie")
     add_report_options(p, REPORT_FORMATS)
-    add_reading_options(p, MAX_CUTOFF)
-    p.set_defaults(func=_agree)
+    add_reading_options(p)
+    run_only = {a.dest: (max(a.option_strings, key=len), a.default) for a in p._actions
+                if a.option_strings and a.dest not in _LABEL_OPTIONS}
+    p.set_defaults(func=partial(_agree, run_only=run_only))
 
 
-def _check_output_against_judgments(output: str, judgments: list[str]) -> None:
-    """``--output`` may not be one of the judgment files either (check_output knows the
-    qrels, runs and plugins)."""
-    target = Path(output)
-    if not target.exists():
-        return
-    for spec in judgments:
-        path = Path(spec)
-        for given in ([p for p in path.iterdir()] if path.is_dir() else [path]):
-            try:
-                same = os.path.samefile(target, given)
-            except OSError:
-                continue
-            if same:
-                raise FileExistsError(errno.EEXIST, f"is one of the inputs ({given}); give --output another path",
-                                      output)
+#: What the labels alone read (no --runs); every other option applies to the runs.
+_LABEL_OPTIONS = ("help", "qrels", "judgments", "runs", "threshold", "plugin", "format", "output", "digits")
 
 
-def _agree(args: argparse.Namespace) -> int:
+def _refuse_run_options(args: argparse.Namespace, run_only: dict[str, tuple[str, object]]) -> None:
+    """Without --runs only the labels are compared: an option of the runs' scores or
+    conclusions given (other than its default) would change nothing, so it is refused."""
+    given = [flag for dest, (flag, default) in run_only.items() if getattr(args, dest) != default]
+    if given:
+        raise ValueError(f"{', '.join(given)} apply to the runs' scores, and no --runs were given: without runs "
+                         f"agree compares the labels alone (--threshold is theirs)")
+
+
+def _agree(args: argparse.Namespace, run_only: dict[str, tuple[str, object]]) -> int:
     # here, not at the top: the agreement's tables (pandas) would cost every subcommand's start
     from irmeta.agreement import agree_plan, agree_runs, render
 
-    if args.output:
-        check_output(args)  # before any work
-        _check_output_against_judgments(args.output, args.judgments)
     load_plugins(args.plugin or [])  # before the plan: a plugin may register the --test
     agree_plan(args.test, args.level, args.permutations, args.seed)  # refused before any reading
-    check_run_file_names(args.runs, args.run_name)
-    lean_memory()
-    # only what the user gave: a plugin's own option defaults must stand (as irmeta score)
-    options = {"beta": args.beta} if args.beta is not None else {}
-    if args.gains is not None:
-        options["gains"] = gains_map(args.gains)
-    found = agree_runs(args.qrels, args.judgments, args.runs, args.measure or DEFAULT_MEASURES,
-                       unjudged=args.unjudged, test=args.test, level=args.level, permutations=args.permutations,
-                       seed=args.seed, families=args.families, family_permutations=args.family_permutations,
-                       depth=args.depth, threshold=args.threshold, average="all",
-                       alphas=args.alpha or DEFAULT_ALPHAS, duplicates=args.duplicates, run_name=args.run_name,
-                       **options)
-    report_reading(found.reference, args.qrels)
-    text = render(found, args.format, args.digits).encode()
-    if args.output:
-        write_output(args.output, text)
+    if not args.runs:  # the labels alone
+        _refuse_run_options(args, run_only)
+        found = agree_runs(args.qrels, args.judgments, threshold=args.threshold)
     else:
-        to_stdout(text)
+        check_run_file_names(args.runs, args.run_name, args.format)
+        lean_memory()
+        found = agree_runs(args.qrels, args.judgments, args.runs, args.measure or DEFAULT_MEASURES,
+                           unjudged=args.unjudged, test=args.test, level=args.level,
+                           permutations=args.permutations, seed=args.seed, families=args.families,
+                           family_permutations=args.family_permutations, ties=sorted(set(args.ties or [])),
+                           average="all", **reading_settings(args))
+        report_reading(found.reference, args.qrels)
+    emit(args.output, render(found, args.format, args.digits).encode())
     return 0

@@ -1,7 +1,9 @@
-"""What ``irmeta``'s subcommands share (:mod:`irmeta.cli`, :mod:`irmeta.cli_compare`):
-argument types and actions (an option given twice refused, bounded integers, non-empty
-paths), ``--output`` checked before any work and written atomically, standard output
-written whole, ``--plugin`` modules loaded, ``--gains`` read, the run names checked before
+"""What ``irmeta``'s subcommands share (:mod:`irmeta.cli`, :mod:`irmeta.cli_compare`,
+:mod:`irmeta.cli_agree`, :mod:`irmeta.cli_repro`): argument types and actions (an option
+given twice refused, bounded integers), the path options declared as inputs or outputs
+and the one check that no output is an input (:func:`check_paths`), the reading options
+declared once (:data:`READING_OPTIONS`), outputs written atomically or, as ``-``, to
+standard output, written whole, ``--plugin`` modules loaded, ``--gains`` read, the run names checked before
 any scoring, and what reaches the user as one line (:data:`INPUT_ERRORS`). A module of its
 own so that the subcommands import it, not each other.
 """
@@ -10,18 +12,24 @@ from __future__ import annotations
 
 import argparse
 import errno
+import fnmatch
+import glob
 import os
 import sys
 import traceback
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from irmeta.api import Scored
+from irmeta.api import DEFAULT_ALPHAS, Scored
 from irmeta.campaign.errors import TrecFormatError
 from irmeta.campaign.files import resolve_paths, run_name_from_path
+from irmeta.measures.names import MAX_CUTOFF
 from irmeta.metaeval.stats.own_tests import load_plugins as import_plugins
 from irmeta.support.atomic import atomic_path, existing_regular_or_absent
 from irmeta.support.formats import check_tsv_names
+from irmeta.support.interrupts import raise_if_interrupted
 
 
 def err(line: str) -> None:
@@ -46,26 +54,144 @@ def report_reading(scored: Scored, qrels: str = "the qrels file") -> None:
         err(f"irmeta: {run}: {n} duplicate document(s) dropped (kept the best-ranked copy)")
 
 
-def check_output(args: argparse.Namespace) -> None:
-    """Refuse an ``--output`` that is not a regular file (a folder, a symbolic link, a FIFO,
-    a device: renaming the scores over it would destroy it), whose folder is missing, or
-    that is one of the inputs (the qrels, a run once folders and globs are resolved, a
-    plugin file), compared as files (``os.path.samefile``), not as spellings."""
-    target = Path(args.output)
-    existing_regular_or_absent(target)
-    if not target.parent.is_dir():
-        raise FileNotFoundError(errno.ENOENT, "its directory does not exist", args.output)
-    if not target.exists():
-        return  # every input exists, so a new file is none of them
-    inputs = [Path(args.qrels), *resolve_paths(args.runs), *map(Path, args.plugin or [])]
-    for given in inputs:
-        try:
-            same = os.path.samefile(target, given)
-        except OSError:  # a plugin named as a module, say: not a file, so not this one
+# ------------------------------------------------------------------ path options
+#
+# Every option that names a file or folder declares its role by its argparse type:
+# :func:`input_path` (read), :func:`output_path` (written; ``-`` is standard output) or
+# :func:`output_folder` (written into). :func:`check_paths` walks a command's declared
+# options, so an input option added later is compared with every output unlisted elsewhere.
+
+#: What ``--output -`` means, as for every Unix tool: standard output.
+STDOUT = "-"
+
+
+def _non_empty(text: str) -> str:
+    """Refuse an empty path: it would mean the current folder (read as a folder of runs,
+    simulated into), never what was meant."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path")
+    return text
+
+
+def input_path(text: str) -> str:
+    """An argparse type: a path irmeta reads (a file, or a folder or glob where the option
+    takes one). ``-`` is refused: standard input is not read (``./-`` names a file ``-``)."""
+    if _non_empty(text) == STDOUT:
+        raise argparse.ArgumentTypeError("'-' (standard input) is not read: name a file (./- for a file named '-')")
+    return text
+
+
+def output_path(text: str) -> str:
+    """An argparse type: a file irmeta writes (a new or regular file, not an input), or
+    ``-``: standard output."""
+    return _non_empty(text)
+
+
+def output_folder(text: str) -> str:
+    """An argparse type: a folder irmeta writes into; ``-`` is refused (standard output
+    holds no folder)."""
+    if _non_empty(text) == STDOUT:
+        raise argparse.ArgumentTypeError("'-' is standard output, which cannot hold a folder: name a folder")
+    return text
+
+
+#: The path types and their roles.
+PATH_ROLES: dict[Callable[[str], str], str] = {input_path: "input", output_path: "output", output_folder: "output"}
+
+
+def path_options(parser: argparse.ArgumentParser) -> list[tuple[argparse.Action, str]]:
+    """A (sub)command's path options and their roles (``input`` or ``output``), from its declarations."""
+    return [(a, PATH_ROLES[a.type]) for a in parser._actions if a.type in PATH_ROLES]  # type: ignore[index]
+
+
+def command_parser(parser: argparse.ArgumentParser, name: str) -> argparse.ArgumentParser:
+    """The parser of the subcommand ``name``."""
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return commands.choices[name]
+
+
+def _given(action: argparse.Action, args: argparse.Namespace) -> list[str]:
+    value = getattr(args, action.dest, None)
+    return [] if value is None else [value] if isinstance(value, str) else list(value)
+
+
+def _flag(action: argparse.Action) -> str:
+    return max(action.option_strings, key=len)
+
+
+def _read_files(spec: str) -> list[Path]:
+    """What an input spec may read: the path, the matches of a glob, a folder's files
+    (every one, hidden ones too: a superset of what any reader takes from it)."""
+    found = [Path(spec)] if os.path.lexists(spec) else []
+    if any(ch in spec for ch in "*?["):
+        found += [Path(p) for p in glob.glob(spec)]
+    for path in list(found):
+        if path.is_dir():
+            try:
+                found += [entry for entry in path.iterdir() if entry.is_file()]
+            except OSError:  # unreadable: its reader says so
+                continue
+    return found
+
+
+def _would_read(spec: str, folder: tuple[int, int] | None, name: str) -> bool:
+    """Whether a file ``name`` in ``folder`` (its identity) is one the input ``spec`` reads
+    once it exists: ``spec`` is that folder, or a glob over it that ``name`` matches."""
+    if folder is None:
+        return False
+    if any(ch in spec for ch in "*?["):
+        return _identity(Path(spec).parent) == folder and fnmatch.fnmatch(name, Path(spec).name)
+    return Path(spec).is_dir() and _identity(spec) == folder
+
+
+def _identity(path: str | Path) -> tuple[int, int] | None:
+    """(device, inode) of the file ``path`` reaches (links followed), None if none."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def check_paths(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Before any work, every output of the command ``parser`` parsed: an output file
+    (``-`` aside) a regular one or none yet (a folder, a symbolic link, a FIFO, a device
+    would be destroyed by renaming the output over it) in an existing folder; and no output one of the
+    inputs, compared as files (device and inode: another spelling, a symbolic link, a hard
+    link are the same file), each input expanded as its reader may expand it (a folder's
+    files, a glob's matches), nor a file in a folder an input option reads (the next run
+    would read it). An input that does not exist (a plugin named as a module) is no file
+    to overwrite."""
+    declared = path_options(parser)
+    inputs = [(_flag(a), spec) for a, role in declared if role == "input" for spec in _given(a, args)]
+    for action, role in declared:
+        if role != "output":
             continue
-        if same:
-            raise FileExistsError(errno.EEXIST, f"is one of the inputs ({given}); give --output another path",
-                                  args.output)
+        for target in _given(action, args):
+            if action.type is output_path:
+                if target == STDOUT:
+                    continue
+                existing_regular_or_absent(target)
+                if not Path(target).parent.is_dir():
+                    raise FileNotFoundError(errno.ENOENT, "its directory does not exist", target)
+            written, folder = _identity(target), _identity(Path(target).parent)
+            for flag, spec in inputs:
+                for read in _read_files(spec):
+                    if written is not None and _identity(read) == written:
+                        raise FileExistsError(errno.EEXIST, f"is one of the inputs ({flag} {read}); give "
+                                                            f"{_flag(action)} another path", target)
+                if action.type is output_path and _would_read(spec, folder, Path(target).name):
+                    raise FileExistsError(errno.EEXIST, f"would be read by {flag} {spec} on the next run, as one "
+                                                        f"of the inputs; give {_flag(action)} another path", target)
+
+
+def emit(output: str | None, text: bytes) -> None:
+    """A command's result: to ``output`` (atomically) or, without one or with ``-``, to
+    standard output."""
+    if output is None or output == STDOUT:
+        to_stdout(text)
+    else:
+        write_output(output, text)
 
 
 def to_stdout(text: bytes) -> None:
@@ -73,6 +199,7 @@ def to_stdout(text: bytes) -> None:
     output. A reader gone (``| head``) raises :class:`BrokenPipeError` for :func:`main`."""
     if sys.stdout is None:  # started with it closed (irmeta ... >&-)
         raise OSError(errno.EBADF, "is closed; give --output FILE", "standard output")
+    raise_if_interrupted()  # a Ctrl-C some library swallowed: nothing printed
     try:
         if hasattr(sys.stdout, "buffer"):
             # a pipe whose reader closed mid-write takes part of the bytes and BufferedWriter
@@ -186,14 +313,6 @@ def bounded_int(low: int, high: int | None = None) -> Callable[[str], int]:
     return read
 
 
-def path_text(text: str) -> str:
-    """An argparse type: a non-empty path. "" would mean the current folder (read as a
-    folder of runs, simulated into) or, for --output, standard output: never meant."""
-    if not text:
-        raise argparse.ArgumentTypeError("an empty path")
-    return text
-
-
 def finite_non_negative(text: str) -> float:
     try:
         value = float(text)
@@ -212,54 +331,116 @@ def finite_non_negative(text: str) -> float:
 INPUT_ERRORS = (TrecFormatError, ValueError, KeyError, OSError, OverflowError)
 
 
-def check_run_file_names(runs: Sequence[str], run_name: str, *, trec_eval: bool = False) -> None:
+def check_run_file_names(runs: Sequence[str], run_name: str, fmt: str) -> None:
     """Refuse, before any scoring, a run named by its file (``--run-name file``) whose
-    name the output cannot carry (a tab, a newline: :func:`~irmeta.support.formats.check_tsv_names`).
-    A tag (``--run-name tag``) is one whitespace-free token of the run file, so only its
-    checks after reading apply. A spec that names nothing is left to the scoring to refuse."""
-    if run_name != "file":
+    name the output format ``fmt`` cannot carry: a tab, a newline in TSV (``tsv``, score's
+    ``irmeta``), any white space in ``trec_eval``'s format
+    (:func:`~irmeta.support.formats.check_tsv_names`); Markdown and LaTeX escape what they
+    write, so they carry any name. A tag (``--run-name tag``) is one whitespace-free token
+    of the run file, so only its checks after reading apply. A spec that names nothing is
+    left to the scoring to refuse."""
+    if run_name != "file" or fmt not in ("tsv", "irmeta", "trec_eval"):
         return
     for spec in runs:
         try:
             found = resolve_paths([spec])
         except OSError:  # missing: the scoring says so, after the settings, in its own order
             continue
-        check_tsv_names("run", (run_name_from_path(p) for p in found), trec_eval=trec_eval)
+        check_tsv_names("run", (run_name_from_path(p) for p in found), trec_eval=fmt == "trec_eval")
 
 
 def add_report_options(p: argparse.ArgumentParser, formats: Sequence[str]) -> None:
     """``--format``, ``--output`` and ``--digits`` as the report subcommands (compare,
-    repro) take them."""
+    agree, repro) take them."""
     p.add_argument("--format", action=Once, choices=list(formats), default=formats[0],
                    help=f"{formats[0]} (default), {', '.join(formats[1:])}")
-    p.add_argument("--output", action=Once, type=path_text,
-                   help="write here instead of standard output (a new or regular file, not an input)")
+    p.add_argument("--output", action=Once, type=output_path,
+                   help="write here instead of standard output ('-'; a new or regular file, not an input)")
     p.add_argument("--digits", action=Once, type=bounded_int(0, 17), default=None,
                    help="decimals (default 4 in markdown and latex, full precision in tsv)")
 
 
-def add_score_precision(p: argparse.ArgumentParser) -> None:
-    """``--score-precision``: the scores documents are ordered on (every subcommand that reads runs)."""
-    p.add_argument("--score-precision", action=Once, choices=["double", "float32"], default="double",
-                   help="order documents on their scores as doubles (default, trec_eval >= 9.0.8) or rounded to "
-                        "single precision first (older trec_eval, pytrec_eval; ties broken by docid)")
+# ---------------------------------------------------------------- reading options
+#
+# How runs are read and the measures weighted: ``irmeta score``'s options, declared once;
+# every command that scores runs takes them all (:func:`add_reading_options`) and passes
+# them all on (:func:`reading_settings`), so an option cannot be accepted and ignored.
 
 
-def add_reading_options(p: argparse.ArgumentParser, max_cutoff: int) -> None:
-    """How runs are read and the measures weighted, as ``irmeta score`` names them:
-    ``--plugin``, ``--threshold``, ``--depth``, ``--duplicates``, ``--run-name``,
-    ``--score-precision``, ``--alpha``, ``--gains``, ``--beta``."""
-    p.add_argument("--plugin", action="append", type=path_text,
-                   help="a module or .py file that registers measures or tests")
-    p.add_argument("--threshold", action=Once, type=bounded_int(0), default=1,
-                   help="grade at or above which a document is relevant (trec_eval -l)")
-    p.add_argument("--depth", action=Once, type=bounded_int(1, max_cutoff), default=None,
-                   help="keep the top N documents (-M)")
-    p.add_argument("--duplicates", action=Once, choices=["error", "first"], default="error",
-                   help="a docid twice for a topic: refuse or keep the best-ranked copy")
-    p.add_argument("--run-name", action=Once, choices=["file", "tag"], default="file",
-                   help="name runs by file name (minus .gz) or by their tag column")
-    add_score_precision(p)
-    p.add_argument("--alpha", action="append", help="rarity weight of the rareness measures, repeatable")
-    p.add_argument("--gains", action=Once, help="grade:gain pairs of the graded measures, e.g. 1:1,2:3")
-    p.add_argument("--beta", action=Once, type=finite_non_negative, default=None, help="Sakai's beta (default 1)")
+@dataclass(frozen=True)
+class ReadingOption:
+    """One reading option: its flag, the keyword of :func:`irmeta.score` it sets (None:
+    ``--plugin``, imported rather than passed), argparse's declaration, and how its value
+    becomes the keyword's. ``only_given``: a measure option, passed only when given, so
+    that a plugin measure's own default stands."""
+
+    flag: str
+    keyword: str | None
+    declaration: dict[str, Any]
+    value: Callable[[Any], Any] = lambda v: v
+    only_given: bool = False
+
+
+def _alphas(given: list[str] | None) -> Any:
+    return given or DEFAULT_ALPHAS
+
+
+READING_OPTIONS: tuple[ReadingOption, ...] = (
+    ReadingOption("--plugin", None, dict(
+        action="append", type=input_path,
+        help="a module or .py file that registers measures (irmeta.register_measure) or tests, repeatable")),
+    ReadingOption("--threshold", "threshold", dict(
+        action=Once, type=bounded_int(0), default=1,
+        help="grade at or above which a document is relevant (trec_eval -l)")),
+    ReadingOption("--depth", "depth", dict(
+        action=Once, type=bounded_int(1, MAX_CUTOFF), default=None,
+        help="keep the top N documents of each topic (trec_eval -M)")),
+    ReadingOption("--duplicates", "duplicates", dict(
+        action=Once, choices=["error", "first"], default="error",
+        help="a docid twice for a topic: refuse (trec_eval) or keep the best-ranked copy")),
+    ReadingOption("--run-name", "run_name", dict(
+        action=Once, choices=["file", "tag"], default="file",
+        help="name runs by file name (minus .gz) or by their tag column")),
+    ReadingOption("--score-precision", "score_precision", dict(
+        action=Once, choices=["double", "float32"], default="double",
+        help="order documents on their scores as doubles (default, trec_eval >= 9.0.8) or rounded to single "
+             "precision first (older trec_eval, pytrec_eval; ties broken by docid)")),
+    ReadingOption("--alpha", "alphas", dict(
+        action="append",
+        help="rarity weight of the rareness measures, repeatable: a number >= 0 (<= 1 for the *_norm forms) or "
+             "1/R (1/N_R per topic); default 0, 0.25, 0.5, 0.75, 1"), value=_alphas),
+    ReadingOption("--rarity-depth", "rarity_depth", dict(
+        action=Once, type=bounded_int(1, MAX_CUTOFF), default=None,
+        help="depth at which S_d (runs retrieving a document) is counted; default: the cutoff")),
+    ReadingOption("--gains", "gains", dict(
+        action=Once,
+        help="grade:gain pairs of the graded measures (nDCG, Q, O, Pmeasure, Pplus), e.g. 1:1,2:3; grades not "
+             "named gain 0; default gain = grade"), value=gains_map, only_given=True),
+    ReadingOption("--beta", "beta", dict(
+        action=Once, type=finite_non_negative, default=None,
+        help="Sakai's blended-ratio beta (Q, O, Pmeasure, Pplus; default 1)"), only_given=True),
+    ReadingOption("--asl-unretrieved", "asl_unretrieved", dict(
+        action=Once, choices=["paper", "plus_one", "depth"], default=None,
+        help="ASL of a relevant document not returned: eq. 3 as printed (default), +1, or padded to the depth"),
+        only_given=True),
+)
+
+
+def add_reading_options(p: argparse.ArgumentParser) -> None:
+    """Every option of :data:`READING_OPTIONS`, as ``irmeta score`` takes them."""
+    for option in READING_OPTIONS:
+        p.add_argument(option.flag, **option.declaration)
+
+
+def reading_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The keywords of :func:`irmeta.score` that :data:`READING_OPTIONS` set, from the
+    parsed ``args``: every one, a measure option only when given."""
+    settings = {}
+    for option in READING_OPTIONS:
+        if option.keyword is None:
+            continue
+        given = getattr(args, option.flag.lstrip("-").replace("-", "_"))
+        if option.only_given and given is None:
+            continue
+        settings[option.keyword] = option.value(given)
+    return settings

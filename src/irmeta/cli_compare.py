@@ -9,23 +9,20 @@ from __future__ import annotations
 
 import argparse
 
-from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, DEFAULT_SEED, score
+from irmeta.api import DEFAULT_MEASURES, DEFAULT_SEED, score
 from irmeta.cli_args import (
     Once,
     add_reading_options,
     add_report_options,
     bounded_int,
-    check_output,
     check_run_file_names,
-    gains_map,
+    emit,
+    input_path,
     load_plugins,
-    path_text,
+    reading_settings,
     report_reading,
-    to_stdout,
-    write_output,
 )
 from irmeta.comparison import FORMATS, SMALLEST_LEVEL, compare_plan, compare_scores, compare_tests, render
-from irmeta.measures.names import MAX_CUTOFF
 from irmeta.metaeval.stats.registry import correction_names
 from irmeta.support.arrow import lean_memory
 
@@ -62,9 +59,8 @@ def add_compare_parser(sub: argparse._SubParsersAction) -> None:
     """The ``compare`` subcommand, its options named and checked as ``score``'s."""
     p = sub.add_parser("compare", help="which runs differ: means, paired tests, corrections (Markdown, LaTeX, TSV)",
                        description=_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    positive = bounded_int(1, MAX_CUTOFF)
-    p.add_argument("--qrels", action=Once, type=path_text, required=True, help="qrels file, plain or .gz")
-    p.add_argument("--runs", required=True, nargs="+", action="extend", type=path_text,
+    p.add_argument("--qrels", action=Once, type=input_path, required=True, help="qrels file, plain or .gz")
+    p.add_argument("--runs", required=True, nargs="+", action="extend", type=input_path,
                    help="run files, directories or globs; repeatable (each adds runs)")
     p.add_argument("--measure", action="append",
                    help="measure, repeatable, as irmeta score names them (AP@100, P_rareness(alpha=0.5)@100, "
@@ -81,33 +77,16 @@ def add_compare_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", action=Once, type=bounded_int(0), default=DEFAULT_SEED,
                    help=f"seed of the randomised tests (default {DEFAULT_SEED})")
     add_report_options(p, FORMATS)
-    add_reading_options(p, MAX_CUTOFF)
-    p.add_argument("--rarity-depth", action=Once, type=positive, default=None,
-                   help="depth at which S_d is counted; default: the cutoff")
-    p.add_argument("--asl-unretrieved", action=Once, choices=["paper", "plus_one", "depth"], default=None,
-                   help="ASL of a relevant document not returned (default paper)")
+    add_reading_options(p)
     p.set_defaults(func=_compare)
 
 
 def _compare(args: argparse.Namespace) -> int:
-    if args.output:
-        check_output(args)  # before any work, as irmeta score
     load_plugins(args.plugin or [])  # before the plan: a plugin may register the --test
     plan = compare_plan(args.test, args.correction, args.level, args.permutations, args.seed)  # before reading
-    check_run_file_names(args.runs, args.run_name)  # a name no format can carry, before any scoring
+    check_run_file_names(args.runs, args.run_name, args.format)  # a name the format cannot carry, before scoring
     lean_memory()
-    # only what the user gave: a plugin's own option defaults must stand (as irmeta score)
-    options = {k: v for k, v in (("beta", args.beta), ("asl_unretrieved", args.asl_unretrieved)) if v is not None}
-    if args.gains is not None:
-        options["gains"] = gains_map(args.gains)
-    scored = score(args.qrels, args.runs, args.measure or DEFAULT_MEASURES, depth=args.depth,
-                   threshold=args.threshold, average="all", alphas=args.alpha or DEFAULT_ALPHAS,
-                   rarity_depth=args.rarity_depth, duplicates=args.duplicates, run_name=args.run_name,
-                   score_precision=args.score_precision, **options)
+    scored = score(args.qrels, args.runs, args.measure or DEFAULT_MEASURES, average="all", **reading_settings(args))
     report_reading(scored, args.qrels)
-    text = render(compare_scores(scored.scores, plan, args.baseline), args.format, args.digits).encode()
-    if args.output:
-        write_output(args.output, text)
-    else:
-        to_stdout(text)
+    emit(args.output, render(compare_scores(scored.scores, plan, args.baseline), args.format, args.digits).encode())
     return 0

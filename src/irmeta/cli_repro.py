@@ -8,20 +8,17 @@ from __future__ import annotations
 
 import argparse
 
-from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES
+from irmeta.api import DEFAULT_MEASURES
 from irmeta.cli_args import (
     Once,
     add_reading_options,
     add_report_options,
     bounded_int,
-    check_output,
-    gains_map,
+    emit,
+    input_path,
     load_plugins,
-    path_text,
-    to_stdout,
-    write_output,
+    reading_settings,
 )
-from irmeta.measures.names import MAX_CUTOFF
 from irmeta.metaeval import reproducibility as rm
 from irmeta.support.formats import REPORT_FORMATS
 
@@ -51,11 +48,11 @@ def add_repro_parser(sub: argparse._SubParsersAction) -> None:
     """The ``repro`` subcommand."""
     p = sub.add_parser("repro", help="did a reproduction reproduce: KTU, RBO, RMSE, ER, Delta RI, t-tests",
                        description=_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--qrels", action=Once, type=path_text, required=True, help="the original's qrels, plain or .gz")
+    p.add_argument("--qrels", action=Once, type=input_path, required=True, help="the original's qrels, plain or .gz")
     for role in ("original-baseline", "original-advanced", "reproduced-baseline", "reproduced-advanced"):
-        p.add_argument(f"--{role}", action=Once, type=path_text, required=True, help=f"the {role.replace('-', ' ')} "
+        p.add_argument(f"--{role}", action=Once, type=input_path, required=True, help=f"the {role.replace('-', ' ')} "
                        "run file")
-    p.add_argument("--reproduced-qrels", action=Once, type=path_text,
+    p.add_argument("--reproduced-qrels", action=Once, type=input_path,
                    help="the reproductions' qrels when they ran on another collection")
     p.add_argument("--measure", action="append", help="measure, repeatable, as irmeta score names them; "
                    "default P@10 and AP")
@@ -66,7 +63,7 @@ def add_repro_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rbo-depth", action=Once, type=bounded_int(1), default=rm.RBO_DEPTH,
                    help=f"RBO's depth (default {rm.RBO_DEPTH})")
     add_report_options(p, REPORT_FORMATS)
-    add_reading_options(p, MAX_CUTOFF)
+    add_reading_options(p)
     p.set_defaults(func=_repro)
 
 
@@ -74,23 +71,10 @@ def _repro(args: argparse.Namespace) -> int:
     # here, not at the top: the reproduction's tables (pandas) would cost every subcommand's start
     from irmeta.reproduction import order_settings, render, reproduce
 
-    if args.output:
-        args.runs = [args.original_baseline, args.original_advanced, args.reproduced_baseline,
-                     args.reproduced_advanced] + ([args.reproduced_qrels] if args.reproduced_qrels else [])
-        check_output(args)  # before any work, as irmeta compare
     load_plugins(args.plugin or [])
     order = order_settings(args.ktu_cutoff, args.rbo_p, args.rbo_depth)
-    options = {"beta": args.beta} if args.beta is not None else {}
-    if args.gains is not None:
-        options["gains"] = gains_map(args.gains)
     result = reproduce(args.qrels, [args.original_baseline, args.original_advanced, args.reproduced_baseline,
                                     args.reproduced_advanced], args.measure or DEFAULT_MEASURES,
-                       reproduced_qrels=args.reproduced_qrels, order=order, depth=args.depth,
-                       threshold=args.threshold, alphas=args.alpha or DEFAULT_ALPHAS, duplicates=args.duplicates,
-                       run_name=args.run_name, score_precision=args.score_precision, **options)
-    text = render(result, args.format, args.digits).encode()
-    if args.output:
-        write_output(args.output, text)
-    else:
-        to_stdout(text)
+                       reproduced_qrels=args.reproduced_qrels, order=order, **reading_settings(args))
+    emit(args.output, render(result, args.format, args.digits).encode())
     return 0

@@ -139,7 +139,10 @@ def _caption(r: Repro) -> str:
              else "on another collection (document order and scores not compared; unpaired t-test)")
     o = r.order
     return (f"Reproducibility measures (Breuer et al., SIGIR 2020), reproductions {where}; KTU at "
-            f"{o.ktu_cutoff}, RBO p {o.rbo_p:g} to depth {o.rbo_depth}. Empty: undefined.")
+            f"{o.ktu_cutoff}, RBO p {o.rbo_p:g} to depth {o.rbo_depth}: ktu is Kendall's tau-b over the union of "
+            f"the two lists, rbo Webber et al.'s extrapolated RBO (eq. 32, a shorter ranking extrapolated), "
+            f"rbo_repro_eval repro_eval's normalised finite-depth RBO; documents in trec_eval's order (score ties "
+            f"broken by document id). Empty: undefined.")
 
 
 def repro_tsv(table: pd.DataFrame, digits: int | None = None) -> str:

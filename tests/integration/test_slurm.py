@@ -31,6 +31,7 @@ from pathlib import Path
 import pytest
 
 from campaigns import REPO
+from child_signals import default_disposition
 
 pytestmark = [pytest.mark.slurm, pytest.mark.integration]
 
@@ -178,7 +179,8 @@ def _start(cluster: Cluster, name: str, *args: str) -> None:
         cluster.fail(f"{name} not found")
     out = open(cluster.base / f"{name}.stdout.log", "wb")
     cluster.procs[name] = subprocess.Popen([exe, *args], env=cluster.env, stdout=out, stderr=subprocess.STDOUT,
-                                           stdin=subprocess.DEVNULL, start_new_session=True)
+                                           stdin=subprocess.DEVNULL, start_new_session=True,
+                                           preexec_fn=default_disposition(signal.SIGTERM))  # _stop sends it
     out.close()
 
 

@@ -16,11 +16,12 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 
 import irmeta
-from irmeta.agreement import CONCLUSION_COLUMNS, RANKING_COLUMNS
+from irmeta.agreement import CONCLUSION_COLUMNS, RANKING_COLUMNS, ranking_columns
 from irmeta.api import score
 from irmeta.campaign.qrels import read_qrels
 from irmeta.cli import main
 from irmeta.metaeval.label_agreement import LABEL_AGREEMENT_COLUMNS, label_agreement_table
+from irmeta.metaeval.stats import tau_a, tau_ap_a, tau_ap_b
 
 RUNS = ("INQ601", "ok8alx", "CL99XT", "Dm8Nbn", "READWARE", "AntHoc1")
 MEASURES = ["P@10", "AP@100"]
@@ -252,3 +253,87 @@ def test_families_on_the_command_line_add_a_fourth_block(capsys, trec8, tmp_path
     bad.write_text("run\tfamily\nINQ601\tinquery\n")
     code, out, err = run_cli(capsys, *cli_args(trec8, "--families", str(bad)))
     assert code == 2 and len(err.strip().splitlines()) == 1 and "bad.tsv" in err and "has no family" in err
+
+
+def test_ties_add_the_tie_aware_variants_by_name(capsys, trec8, found):
+    # issue 42: --ties a / b add ircor's a and b variants beside tau-b and tau_AP, whose
+    # columns and values do not change; P@10's means on a grid of 1/500 tie runs
+    qrels, runs, folder = trec8
+    sets = [str(folder / n) for n in ("half.txt", "noisy.txt", "same.txt")]
+    tied = irmeta.agree(qrels, sets, runs, MEASURES, ties=["b", "a"])
+    assert list(tied["rankings"].columns) == ranking_columns(["a", "b"]) == [
+        *RANKING_COLUMNS, "tau_a", "tau_ap_a", "tau_ap_b"]
+    pd.testing.assert_frame_equal(tied["rankings"][list(RANKING_COLUMNS)], found["rankings"])
+    reference = score(qrels, runs, MEASURES, average="all").scores.mean_frame()
+    for row in tied["rankings"].itertuples():
+        under = score(str(folder / f"{row.judgments}.txt"), runs, MEASURES, average="all").scores.mean_frame()
+        x, y = reference[(row.measure, "")].to_numpy(), under[(row.measure, "")].to_numpy()
+        assert row.tau_ap_b == tau_ap_b(x, y)
+        if len(np.unique(x)) == len(x):
+            assert row.tau_a == tau_a(x, y) and row.tau_ap_a == tau_ap_a(x, y)
+        else:  # the qrels' ranking ties: no true ranking for the a variants
+            assert np.isnan(row.tau_a) and np.isnan(row.tau_ap_a)
+    same = tied["rankings"][tied["rankings"]["judgments"] == "same"]
+    assert (same["tau_ap_b"] == 1.0).all()
+    code, out, err = run_cli(capsys, *cli_args(trec8, "--ties", "a", "--ties", "b", "--format", "tsv"))
+    assert code == 0, err
+    block = out.split("\n\n")[1].splitlines()
+    assert block[1].split("\t")[-3:] == ["tau_a", "tau_ap_a", "tau_ap_b"] and "tau_ap_b: their b variant" in block[0]
+    code, _, err = run_cli(capsys, *cli_args(trec8, "--ties", "w"))
+    assert code == 2 and "--ties: invalid choice: 'w'" in err and err.count("\n") == 1
+    with pytest.raises(ValueError, match=r"ties must be some of a, b \(each once\), not \['w'\]"):
+        irmeta.agree(qrels, sets[:1], runs, MEASURES, ties=["w"])
+
+
+# ------------------------------------------------ issue 40: labels alone, an empty set
+
+
+def test_without_runs_the_labels_alone(found, trec8, capsys):
+    """An LLM judge's builder has labels and no runs: the label table alone, the same as
+    with runs (the labels never depend on them), in Python and on the command line."""
+    qrels, runs, folder = trec8
+    sets = [str(folder / n) for n in ("half.txt", "noisy.txt", "same.txt")]
+    alone = irmeta.agree(qrels, sets)
+    assert list(alone) == ["labels"]
+    pd.testing.assert_frame_equal(alone["labels"], found["labels"])
+    code, out, err = run_cli(capsys, "agree", "--qrels", qrels, *(a for s in sets[:2] for a in ("--judgments", s)),
+                             "--format", "tsv")
+    assert code == 0 and err == ""
+    code, with_runs, _ = run_cli(capsys, *cli_args(trec8, "--format", "tsv", sets=("half.txt", "noisy.txt")))
+    assert code == 0 and out == with_runs.split("\n\n")[0] + "\n"  # the first block, and nothing else
+    code, out, _ = run_cli(capsys, "agree", "--qrels", qrels, "--judgments", sets[1], "--threshold", "2")
+    assert code == 0 and out.startswith("Label agreement with the qrels") and "grade \\>= 2" in out
+
+
+@pytest.mark.parametrize("extra, said", [
+    (["--measure", "AP"], "--measure apply to the runs' scores"),
+    (["--families", "x.tsv", "--seed", "3"], "--seed, --families apply to the runs' scores"),
+    (["--score-precision", "float32"], "--score-precision apply"),
+    (["--unjudged", "reference"], "--unjudged apply"),
+])
+def test_without_runs_an_option_of_the_runs_is_refused(capsys, trec8, extra, said):
+    qrels, _, folder = trec8
+    code, out, err = run_cli(capsys, "agree", "--qrels", qrels, "--judgments", str(folder / "half.txt"), *extra)
+    assert (code, out) == (2, "") and len(err.splitlines()) == 1 and said in err, err
+    assert "no --runs were given" in err
+
+
+def test_without_runs_the_api_refuses_settings_of_the_runs(trec8):
+    qrels, _, folder = trec8
+    half = str(folder / "half.txt")
+    for given, said in (({"measures": ["AP"]}, "measures apply"), ({"depth": 10}, "depth apply"),
+                        ({"families": {"a": "b"}}, "families apply"), ({"unjudged": "reference"}, "unjudged apply")):
+        with pytest.raises(ValueError, match=f"{said} to the runs' scores, and no runs were given"):
+            irmeta.agree(qrels, half, **given)
+    assert list(irmeta.agree(qrels, half, threshold=2)) == ["labels"]
+
+
+@pytest.mark.parametrize("unjudged", ["nonrelevant", "reference"])
+@pytest.mark.parametrize("empty", [{}, pd.DataFrame(columns=["qid", "docid", "grade"])], ids=["dict", "frame"])
+def test_an_empty_set_is_refused_under_either_rule_as_protocol_says(trec8, unjudged, empty):
+    """PROTOCOL.md: an empty set judges nothing to compare; under ``reference`` it would only
+    repeat the qrels. Refused, saying so, as an empty file is."""
+    qrels, runs, _ = trec8
+    with pytest.raises(ValueError, match=r"judgments llm: the set is empty \(it judges nothing to compare with the "
+                                         r"qrels; under unjudged 'reference' it would only repeat them\)"):
+        irmeta.agree(qrels, {"llm": empty}, runs[:2], unjudged=unjudged)

@@ -115,3 +115,38 @@ def test_cli_markdown_latex_output_and_errors(capsys, tmp_path):
         main(["repro", *args, "--rbo-p", "1"])
     err = capsys.readouterr().err
     assert usage.value.code == 2 and "--rbo-p: '1' is not a persistence in (0, 1)" in err and err.count("\n") == 1
+
+
+def test_a_shorter_reproduction_is_extrapolated_never_negative(tmp_path, capsys):
+    # Issue 40, item 5: the original returns 100 documents, the reproduction its ranks
+    # 11-20. Cutting both to the shorter compared the reproduction with the original's top
+    # 10 and printed -1.1e-16; Webber's eq. 32 extrapolates the shorter list instead:
+    # (1 - p)/p sum_{d=11..100} (min(d, 20) - 10)/d p^d + (10/100) p^100 = 0.181074 at p 0.95.
+    docs = [f"d{i:03d}" for i in range(1, 101)]
+    qrels = {q: {d: int(i % 7 == q) for i, d in enumerate(docs)} for q in (1, 2)}
+    original, advanced = _run({q: docs for q in qrels}), _run({q: docs[::-1] for q in qrels})
+    short = _run({q: docs[10:20] for q in qrels})
+    by_hand = 0.05 / 0.95 * sum((min(d, 20) - 10) / d * 0.95**d for d in range(11, 101)) + 0.1 * 0.95**100
+    row = irmeta.repro(qrels, original, advanced, short, advanced, ["AP"]).iloc[0]
+    assert row.rbo_baseline == pytest.approx(by_hand, abs=1e-15) and round(row.rbo_baseline, 6) == 0.181074
+    assert row.rbo_advanced == 1.0
+    # repro_eval's finite-depth form beside it, as before: sum_{d<=1000} X_d / d p^(d-1)
+    # over sum_{d=1..1000} p^(d-1), the shorter ranking contributing what it has
+    clarke = sum((min(d, 20) - 10) / d * 0.95 ** (d - 1) for d in range(11, 1001)) / sum(
+        0.95 ** (d - 1) for d in range(1, 1001))
+    assert row.rbo_repro_eval_baseline == pytest.approx(clarke, abs=1e-12)
+    # disjoint rankings: 0 exactly, not a rounding below it, in the TSV the CLI prints too
+    disjoint = _run({q: [f"x{i}" for i in range(10)] for q in qrels})
+    paths = []
+    for name, run in (("o", original), ("a", advanced), ("r", disjoint), ("s", advanced)):
+        paths += [f"--{name}", str(tmp_path / name)]
+        (tmp_path / name).write_text("".join(f"{q} Q0 {d} {i} {s} {name}\n" for q, ranked in run.items()
+                                             for i, (d, s) in enumerate(ranked.items())))
+    (tmp_path / "q").write_text("".join(f"{q} 0 {d} {g}\n" for q, judged in qrels.items() for d, g in judged.items()))
+    roles = dict(zip(("--o", "--a", "--r", "--s"), ("--original-baseline", "--original-advanced",
+                                                   "--reproduced-baseline", "--reproduced-advanced")))
+    code, out, err = _cli(capsys, "--qrels", str(tmp_path / "q"), *(roles.get(a, a) for a in paths),
+                          "--measure", "AP", "--format", "tsv")
+    assert code == 0, err
+    printed = pd.read_csv(io.StringIO(out), sep="\t")
+    assert printed["rbo_baseline"].iat[0] == 0.0 and printed["rbo_repro_eval_baseline"].iat[0] == 0.0

@@ -88,8 +88,7 @@ def hostile_runs(campaign, tmp_path):
 
 
 @pytest.mark.parametrize("name, fault", [("a\tb", "a tab"), ("a\nb", "a newline"), ("a\rb", "a carriage return")])
-@pytest.mark.parametrize("command", [["score"], ["score", "--format", "trec_eval"], ["compare"],
-                                     ["compare", "--format", "tsv"]])
+@pytest.mark.parametrize("command", [["score"], ["score", "--format", "trec_eval"], ["compare", "--format", "tsv"]])
 def test_a_run_name_no_output_can_carry_is_refused_before_scoring(campaign, hostile_runs, monkeypatch, command,
                                                                    name, fault):
     import irmeta.cli
@@ -100,6 +99,16 @@ def test_a_run_name_no_output_can_carry_is_refused_before_scoring(campaign, host
     code, out, err = run_cli(*command, "--qrels", str(campaign / "qrels.txt"), "--runs", str(hostile_runs(name)))
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith(f"irmeta: error: run name {name!r} holds {fault}, which ")
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "latex"])
+def test_markdown_and_latex_carry_a_tab_in_a_run_name(campaign, hostile_runs, fmt):
+    """Issue 40: the reports escape what they write, so only TSV refuses a name (and says TSV)."""
+    runs = str(hostile_runs("a\tb"))
+    code, out, err = run_cli("compare", "--qrels", str(campaign / "qrels.txt"), "--runs", runs, "--format", fmt)
+    assert code == 0 and err == "" and "a\tb" in out
+    code, _, err = run_cli("compare", "--qrels", str(campaign / "qrels.txt"), "--runs", runs, "--format", "tsv")
+    assert code == 2 and err == "irmeta: error: run name 'a\\tb' holds a tab, which TSV cannot carry\n"
 
 
 def test_trec_eval_format_refuses_a_space_in_a_run_name(campaign, hostile_runs):

@@ -14,7 +14,7 @@ from snakemake.utils import validate
 
 from irmeta.pipeline import collection_config as ircollections
 from irmeta.pipeline import config_checks as irconfig
-from irmeta.pipeline.config_schema import read_exponent_numbers, load_schema, schema_path
+from irmeta.pipeline.config_schema import check_config_files, read_exponent_numbers, load_schema, schema_path
 from irmeta.pipeline import experiment_settings as irsettings
 from irmeta.pipeline import manifest as irmanifest
 from irmeta.pipeline import report_front as irfront
@@ -32,6 +32,10 @@ COLLECTIONS_DIR = Path("config/collections")
 # names its key on one line. Then what a schema cannot say (measure names, alphas, tests,
 # experiments on unscored measures), and measure_options become parameters of the names.
 CONFIG_SOURCE = " + ".join(map(str, workflow.configfiles)) or "config"
+try:  # Snakemake keeps the last of a key named twice: read as irmeta reads YAML, it is refused
+    check_config_files(workflow.configfiles)
+except ValueError as exc:
+    raise WorkflowError(str(exc)) from None
 read_exponent_numbers(config, load_schema("config.schema.yaml"))
 try:
     validate(config, schema=str(schema_path("config.schema.yaml")))

@@ -75,6 +75,7 @@ rule compare_reduced_judgments:
         rarity_depth=config["rarity_depth"],
         measure_options=config["measure_options"],
         level=JUDGMENT_SETTINGS["level"],
+        ties=JUDGMENT_SETTINGS["ties"],
         seed=irsettings.experiment_seed(config, "judgment_reduction"),
         family_seed=irsettings.experiment_seed(config, "family_bias"),
         family_permutations=JUDGMENT_SETTINGS["family_permutations"],
@@ -99,7 +100,7 @@ rule compare_reduced_judgments:
 
 
 rule tabulate_judgment_agreement:
-    """Per measure and alpha: Kendall tau, tau_AP and swapped significant pairs between
+    """Per measure and alpha: Kendall's tau-b, tau_AP (and the tie-aware variants named) and swapped significant pairs between
     the systems under the reference qrels and under each alternative and generated
     judgment set; the generated sets' summary per depth and fraction, and its curves."""
     input:
@@ -116,6 +117,7 @@ rule tabulate_judgment_agreement:
         generated=lambda wildcards: GENERATED_JUDGMENTS if wildcards.collection in REDUCED else [],
         measures=[m for m in config["measures"] if m not in IMPORTED_MEASURES],
         level=EXPERIMENTS["judgment_agreement"]["level"],
+        ties=EXPERIMENTS["judgment_agreement"]["ties"],
         label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
     log:
         job_log("tabulate_judgment_agreement"),

@@ -3,7 +3,7 @@
 
 rule tabulate_kendall_tau:
     """Figure 2 and its table: Kendall tau-b and tau_AP of each measure and alpha against its baseline,
-    tau's bootstrap interval over topics and rank-biased overlap."""
+    tau-b's bootstrap interval over topics, rank-biased overlap, and the tie-aware variants named."""
     input:
         scores="results/{collection}/scores.npz",
     output:
@@ -15,6 +15,7 @@ rule tabulate_kendall_tau:
         tau_ap=EXPERIMENTS["kendall_tau"]["tau_ap"],
         bootstrap_samples=EXPERIMENTS["kendall_tau"]["bootstrap_samples"],
         rbo_p=EXPERIMENTS["kendall_tau"]["rbo_p"],
+        ties=EXPERIMENTS["kendall_tau"]["ties"],
         seed=EXPERIMENTS["seed"],  # kendall_tau_table adds the bootstrap's SEED_OFFSET
         label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
     log:

@@ -20,7 +20,8 @@ def main(smk) -> None:
                               seed=smk.params.family_seed)
     options = dict(smk.params.measure_options, alphas=list(smk.params.alphas), rarity_depth=smk.params.rarity_depth)
     rows = generated_agreement_rows(matrix, reference, sets, measures=measures, seed=smk.params.seed,
-                                    level=smk.params.level, reference_name="qrels", options=options, each=collect)
+                                    level=smk.params.level, reference_name="qrels", options=options, each=collect,
+                                    ties=list(smk.params.ties))
     write_frame(rows, smk.output.rows, {"sets": sets, "seed": smk.params.seed})
     write_frame(collect.table(), smk.output.families, {"sets": sets, "seed": smk.params.family_seed})
     write_frame(collect.rank_frame(), smk.output.ranks, {"sets": sets})

@@ -17,7 +17,8 @@ def main(smk) -> None:
     alternatives = {name: load_scores(path, measures)
                     for name, path in zip(smk.params.judgments, smk.input.alternatives)}
     table = gathered_agreement(
-        judgment_agreement_table(reference, alternatives, reference_name="qrels", level=smk.params.level),
+        judgment_agreement_table(reference, alternatives, reference_name="qrels", level=smk.params.level,
+                                 ties=list(smk.params.ties)),
         read_shards(smk.input.generated),
     )
     write_csv(table, smk.output.table)

@@ -14,7 +14,7 @@ def main(smk) -> None:
     scores = load_scores(smk.input.scores)
     table = kendall_tau_table(scores, list(smk.params.comparisons), tau_ap=list(smk.params.tau_ap),
                               bootstrap_samples=smk.params.bootstrap_samples, rbo_p=smk.params.rbo_p,
-                              seed=smk.params.seed)
+                              seed=smk.params.seed, ties=list(smk.params.ties))
     write_csv(table, smk.output.table)
     log.info("wrote %s (%d rows)", smk.output.table, len(table))
     plot_kendall_tau({smk.params.label: read_table(smk.output.table, "kendall_tau")},

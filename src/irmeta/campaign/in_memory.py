@@ -19,7 +19,9 @@ for a topic is refused (or its worse copy dropped), and the depth cut applies. E
 name the object and the 1-based row: ``runs['bm25']:3: score 'nan' is not a finite number``.
 Qrels without a judgment, the reserved topic id ``all``, a frame with two columns for one
 role (``qid`` and ``query_id``, or ``grade`` twice), a grade beyond int64 and a score
-beyond a double are refused as the file readers refuse theirs.
+beyond a double are refused as the file readers refuse theirs; so is a topic, document or
+run id that is missing (NaN, None, pandas' NA) or a float (:mod:`irmeta.support.names`),
+which read as text would silently name a topic ``nan`` or ``401.0``.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from irmeta.campaign.runs import (
     ordered_run,
     read_run_file,
 )
+from irmeta.support.names import first_missing
 
 # Column names, irmeta's first, then ir_measures' and ranx's.
 QID_COLUMNS = ("qid", "query_id", "q_id")
@@ -96,11 +99,17 @@ def run_sources(runs: Any) -> Sequence[Path] | Sequence[GivenRun | NamedFile]:
         return resolve_paths(runs)
     if hasattr(runs, "columns") and "run" in runs.columns:
         _column(runs, ("run",), "runs")  # refuses two run columns
+        missing = first_missing(runs["run"].tolist())
+        if missing is not None:  # groupby would drop its rows
+            raise TrecFormatError("runs", missing[0] + 1, f"run is {missing[1]}")
         named = list(runs.groupby("run", sort=False))
         if not named:
             raise TrecFormatError("runs", None, "no runs were given (the frame has no rows)")
     elif isinstance(runs, Mapping) and not _is_run_dict(runs):
         named = list(runs.items())  # name -> run
+        missing = first_missing(runs)
+        if missing is not None:
+            raise TrecFormatError("runs", None, f"a run's name is {missing[1]}")
     else:
         return [GivenRun("run", "runs", _rows(runs, SCORE_COLUMNS, "runs", "score"))]
     return [_named(str(name), run) for name, run in named]
@@ -182,8 +191,12 @@ def _rows(obj: Any, value_columns: tuple[str, ...], label: str, what: str) -> tu
     else:
         raise TrecFormatError(label, None, f"cannot read {type(obj).__name__}: give a path (str or pathlib.Path), "
                                            f"a DataFrame, {{qid: {{docid: {what}}}}} or (qid, docid, {what}) tuples")
+    for role, ids in (("qid", qid), ("docid", docid)):
+        missing = first_missing(ids)
+        if missing is not None:
+            raise TrecFormatError(label, missing[0] + 1, f"{role} is {missing[1]}")
     for row, (q, d) in enumerate(zip(qid, docid)):
-        if q is None or d is None or str(q).strip() == "" or str(d).strip() == "" or any(
+        if str(q).strip() == "" or str(d).strip() == "" or any(
                 ch.isspace() for ch in str(q) + str(d)):
             raise TrecFormatError(label, row + 1, f"qid {q!r} and docid {d!r} must be non-empty text without "
                                                   f"white space (as in a TREC file)")

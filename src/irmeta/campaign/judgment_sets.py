@@ -8,7 +8,8 @@ unjudged. What its holes mean is the set's ``unjudged`` rule:
   relevant (the set is read as it is);
 - ``reference``: a (topic, document) the reference judged and the set did not takes the
   reference's grade (the "fill the pool's holes" use of an LLM judge):
-  :func:`filled_from_reference`. An empty set so gives the reference itself.
+  :func:`filled_from_reference`. The holes so score as the reference scores them; an
+  empty set, which would only repeat the reference, is refused where sets are read.
 
 A folder of files holds one set per assessor, named after its file without its extension
 (``a1.txt`` gives ``a1``, :func:`assessor_files`); fused sets over a folder's sets

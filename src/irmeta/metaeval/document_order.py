@@ -99,7 +99,8 @@ class _Pair:
 
     def rbo(self, p: float, depth: int) -> np.ndarray:
         """Webber's RBO_ext of the rankings cut at k = min(depth, n) (reproducibility.rbo,
-        stats.correlation.rbo_ext): the same terms, each row's shortfall by ``math.fsum``."""
+        stats.correlation.rbo_ext; a copy is as long as its original, so eq. 32's lists are
+        even): the same terms, each row's shortfall by ``math.fsum``."""
         k = np.minimum(depth, self.n)
         width = self.original.shape[1]
         column = np.arange(width)[None, :]
@@ -113,6 +114,9 @@ class _Pair:
         last = agreement[np.arange(len(k)), np.maximum(k - 1, 0)]
         tail = np.array([p**size for size in k.tolist()], dtype=np.float64)
         out = 1.0 - (1.0 - p) / p * shortfall - (1.0 - last) * tail
+        # as rbo_ext: rankings sharing no document 0 exactly (1 - 1 rounds to +-1e-16),
+        # any other rounding past an end clipped
+        out = np.where(shared.any(axis=1), np.clip(out, 0.0, 1.0), 0.0)
         return np.where(k == 0, np.nan, out)
 
     def rbo_repro_eval(self, p: float, depth: int) -> np.ndarray:

@@ -19,7 +19,7 @@ one side only. The ``topics`` and ``topics_excluded`` columns say which case a r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -31,13 +31,20 @@ from irmeta.metaeval.score_matrices import oriented, sort_by_alpha
 from irmeta.metaeval.stats.blocks import run_pairs
 from irmeta.metaeval.stats.correlation import kendall_tau, tau_ap
 from irmeta.metaeval.stats.tukey_hsd import tukey_hsd_critical_values, tukey_hsd_statistics
+from irmeta.metaeval.tied_agreement import TAU_ONLY, tied_agreement, tied_columns, tied_variants
 from irmeta.metaeval.top_ranks import TOP_COLUMNS, top_agreement
 
+#: ``kendall_tau`` is tau-b, ``tau_ap`` tau_AP with the reference as the truth; the
+#: tie-aware variants last, only when ``ties`` names them (:mod:`.tied_agreement`).
 JUDGMENT_AGREEMENT_COLUMNS = (
     "reference", "judgments", "measure", "alpha", "averaging", "level", "runs", "topics", "topics_excluded",
     "pairs", "kendall_tau", "tau_ap", "significant_reference", "significant_alternative",
     "swapped_significant", "reversed_significant", "swapped_share", *TOP_COLUMNS,
+    *tied_columns(TAU_ONLY, with_rbo=False),
 )
+#: Columns of :data:`JUDGMENT_AGREEMENT_COLUMNS` written only under some settings, with when.
+OPTIONAL_COLUMNS = {column: f"experiments.judgment_agreement.ties names {variant}"
+                    for variant in TAU_ONLY for column in tied_columns([variant], with_rbo=False)}
 
 
 @dataclass(frozen=True)
@@ -116,7 +123,7 @@ def _significant(values: np.ndarray, level: float, critical: dict[tuple[int, int
 
 
 def _agreement(reference_means: np.ndarray, alternative_means: np.ndarray, significant_reference: np.ndarray,
-               significant_alternative: np.ndarray, runs: list[str]) -> dict[str, object]:
+               significant_alternative: np.ndarray, runs: list[str], ties: list[str]) -> dict[str, object]:
     """The columns comparing one measure-alpha's two rankings (means oriented, higher better)."""
     opposite = _pair_signs(reference_means) * _pair_signs(alternative_means) < 0
     swapped = int(np.count_nonzero(significant_reference & opposite))
@@ -130,7 +137,14 @@ def _agreement(reference_means: np.ndarray, alternative_means: np.ndarray, signi
         "reversed_significant": int(np.count_nonzero(significant_reference & significant_alternative & opposite)),
         "swapped_share": swapped / n_significant if n_significant else np.nan,
         **top_agreement(reference_means, alternative_means, runs),
+        **tied_agreement(reference_means, alternative_means, ties),
     }
+
+
+def agreement_columns(ties: Sequence[str] = ()) -> list[str]:
+    """The table's columns with the tie-aware variants ``ties`` (checked) and no others."""
+    written = set(tied_columns(tied_variants(ties, TAU_ONLY, "judgment agreement ties"), with_rbo=False))
+    return [c for c in JUDGMENT_AGREEMENT_COLUMNS if c not in OPTIONAL_COLUMNS or c in written]
 
 
 @dataclass(frozen=True)
@@ -161,7 +175,7 @@ def aligned_sets(reference: Scores, alternative: Scores, name: str, reference_na
 
 def _alternative_rows(reference: Scores, alternative: Scores, name: str, reference_name: str, level: float,
                       averaging: str, critical: dict[tuple[int, int], float],
-                      reference_tests: dict[tuple, np.ndarray]) -> list[dict]:
+                      reference_tests: dict[tuple, np.ndarray], ties: list[str]) -> list[dict]:
     aligned = aligned_sets(reference, alternative, name, reference_name, averaging)
     topics, excluded, ref, alt = aligned.topics, aligned.excluded, aligned.reference, aligned.alternative
     n_runs = len(reference.runs)
@@ -179,7 +193,7 @@ def _alternative_rows(reference: Scores, alternative: Scores, name: str, referen
             "topics_excluded": excluded,
             "pairs": n_runs * (n_runs - 1) // 2,
             **_agreement(ref_means, alt_means, reference_tests[key],
-                         _significant(alt.per_topic[j], level, critical), list(reference.runs)),
+                         _significant(alt.per_topic[j], level, critical), list(reference.runs), ties),
         })
     return rows
 
@@ -187,7 +201,8 @@ def _alternative_rows(reference: Scores, alternative: Scores, name: str, referen
 def judgment_agreement_table(reference: Scores, alternatives: Mapping[str, Scores], *,
                              reference_name: str = "official", level: float = 0.05,
                              averaging: str = "all_topics",
-                             reference_tests: dict[tuple, np.ndarray] | None = None) -> pd.DataFrame:
+                             reference_tests: dict[tuple, np.ndarray] | None = None,
+                             ties: Sequence[str] = ()) -> pd.DataFrame:
     """Agreement of each alternative judgment set with the reference, per measure and alpha.
 
     ``reference`` and each of ``alternatives`` (name -> scores) score the same runs with
@@ -217,19 +232,24 @@ def judgment_agreement_table(reference: Scores, alternatives: Mapping[str, Score
     - ``top1_same``, ``top5_overlap``, ``top10_overlap``, ``largest_rank_change``,
       ``largest_rank_change_run``: agreement at the top of the two rankings of the
       oriented means (:mod:`.top_ranks`: ties by run name; an overlap is NaN with fewer
-      runs than its k; the run is "" when no run moves).
+      runs than its k; the run is "" when no run moves);
+    - with ``ties`` (:mod:`.tied_agreement`, runs whose means are equal tied): ``a``,
+      ``tau_a`` and ``tau_ap_a`` with the reference as the true ranking (NaN where it
+      ties); ``b``, ``tau_ap_b``.
 
     ``reference_tests``: the reference's significant pairs by block and topics, kept for
     later calls with the same reference, level and averaging (generated judgment sets
     call once per set: the reference's Tukey HSD is then run once, not once a set).
     """
+    variants = tied_variants(ties, TAU_ONLY, "judgment agreement ties")
+    columns = agreement_columns(variants)
     critical: dict[tuple[int, int], float] = {}
     reference_tests = {} if reference_tests is None else reference_tests
     frames = []
     for name, alternative in alternatives.items():
         rows = _alternative_rows(reference, alternative, str(name), reference_name, level, averaging, critical,
-                                 reference_tests)
-        frames.append(sort_by_alpha(pd.DataFrame(rows, columns=list(JUDGMENT_AGREEMENT_COLUMNS)), ["measure", "alpha"]))
+                                 reference_tests, variants)
+        frames.append(sort_by_alpha(pd.DataFrame(rows, columns=columns), ["measure", "alpha"]))
     if not frames:
-        return pd.DataFrame(columns=list(JUDGMENT_AGREEMENT_COLUMNS))
+        return pd.DataFrame(columns=columns)
     return pd.concat(frames, ignore_index=True)

@@ -67,7 +67,12 @@ from irmeta.metaeval.generated_set_names import (
     fraction_label,
     parse_set_name,
 )
-from irmeta.metaeval.judgment_agreement import JUDGMENT_AGREEMENT_COLUMNS, judgment_agreement_table
+from irmeta.metaeval.judgment_agreement import (
+    JUDGMENT_AGREEMENT_COLUMNS,
+    agreement_columns,
+    judgment_agreement_table,
+)
+from irmeta.metaeval.judgment_agreement import OPTIONAL_COLUMNS as AGREEMENT_OPTIONAL
 from irmeta.metaeval.score_matrices import sort_by_alpha
 from irmeta.metaeval.stats.blocks import trial_rng
 
@@ -195,12 +200,14 @@ def judged_scores(reduced: RelevanceMatrix, measures: Sequence[str], **options) 
 def generated_agreement_rows(matrix: RelevanceMatrix, reference: Scores, names: Sequence[str], *,
                              measures: Sequence[str], seed: int, level: float = 0.05,
                              reference_name: str = REFERENCE_NAME, options: Mapping | None = None,
-                             each: Callable[[str, Scores], None] | None = None) -> pd.DataFrame:
+                             each: Callable[[str, Scores], None] | None = None,
+                             ties: Sequence[str] = ()) -> pd.DataFrame:
     """The rows of ``judgment_agreement.csv`` of the generated sets ``names``: each set's
     scores (:func:`reduced_scores`) against ``reference`` (the runs' scores under the full
     qrels), by :func:`~irmeta.metaeval.judgment_agreement.judgment_agreement_table`, one
     set at a time (never two sets' scores in memory). ``seed``: experiments.seed +
-    :data:`SEED_OFFSET`. ``each(name, scores)``, if given, also sees each set's scores."""
+    :data:`SEED_OFFSET`. ``each(name, scores)``, if given, also sees each set's scores;
+    ``ties``: the tie-aware variants' columns, as the table takes them."""
     frames = []
     reference_tests: dict = {}
     if sum(parse_set_name(n).kind in (POOL_DEPTH, ERROR) for n in names) > 1:
@@ -212,17 +219,20 @@ def generated_agreement_rows(matrix: RelevanceMatrix, reference: Scores, names: 
         if each is not None:
             each(name, scores)
         frames.append(judgment_agreement_table(reference, {name: scores}, reference_name=reference_name,
-                                               level=level, reference_tests=reference_tests))
+                                               level=level, reference_tests=reference_tests, ties=ties))
     if not frames:
-        return pd.DataFrame(columns=list(JUDGMENT_AGREEMENT_COLUMNS))
+        return pd.DataFrame(columns=agreement_columns(ties))
     return pd.concat(frames, ignore_index=True)
 
 
 def gathered_agreement(alternatives: pd.DataFrame, generated: Sequence[pd.DataFrame]) -> pd.DataFrame:
     """``judgment_agreement.csv``: the alternative sets' rows, then the generated sets'
-    (the shards' rows, in shard order), columns :data:`JUDGMENT_AGREEMENT_COLUMNS`."""
-    columns = list(JUDGMENT_AGREEMENT_COLUMNS)
-    frames = [frame[columns] for frame in [alternatives, *generated] if len(frame)]
+    (the shards' rows, in shard order), columns :data:`JUDGMENT_AGREEMENT_COLUMNS`, the
+    tie-aware variants' those the rows have (all made with the same ``ties``)."""
+    given = [frame for frame in [alternatives, *generated] if len(frame)]
+    columns = [c for c in JUDGMENT_AGREEMENT_COLUMNS if c not in AGREEMENT_OPTIONAL
+               or any(c in frame.columns for frame in [alternatives, *generated])]
+    frames = [frame[columns] for frame in given]
     if not frames:
         return pd.DataFrame(columns=columns)
     table = pd.concat(frames, ignore_index=True)

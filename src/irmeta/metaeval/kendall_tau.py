@@ -1,6 +1,7 @@
 """Figure 2 of the paper: Kendall's tau-b and tau_AP between each measure's system
-ranking and its baseline's, per alpha; with tau's bootstrap interval over topics and the
-rank-biased overlap of the two rankings (issue 21, "uncertainty of the correlation").
+ranking and its baseline's, per alpha; with tau-b's bootstrap interval over topics and the
+rank-biased overlap of the two rankings (issue 21, "uncertainty of the correlation"), and
+the tie-aware variants ``ties`` names (:mod:`.tied_agreement`: runs whose means tie).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from irmeta.metaeval.stats.correlation import (
     tau_ap_symmetric,
 )
 from irmeta.metaeval.stats.resampling_tests import resample_counts
+from irmeta.metaeval.tied_agreement import ALL_TIED_COLUMNS, TIED_VARIANTS, tied_agreement, tied_columns, tied_variants
 
 #: The forms of tau_AP (``experiments.kendall_tau.tau_ap``) and the column each fills:
 #: ``reference``, Yilmaz et al.'s, the baseline as the reference ranking (the default);
@@ -34,11 +36,16 @@ _TAU_AP = {"reference": tau_ap, "symmetric": tau_ap_symmetric}
 
 #: The columns of ``kendall_tau.csv``, in order (the experiment manifest names this
 #: constant; the documentation's table reference is written from it).
+#: ``tau`` is tau-b and ``tau_ci_low``, ``tau_ci_high`` its interval, ``tau_ap`` tau_AP with the
+#: baseline as the reference, ``rbo`` RBO_ext with ties broken by run name; the tie-aware
+#: variants last, only when ``experiments.kendall_tau.ties`` names them.
 COLUMNS = ("measure", "baseline", "alpha", "tau", *TAU_AP_FORMS.values(), "tau_ci_low", "tau_ci_high", "rbo",
-           "n_runs", "averaging")
+           "n_runs", "averaging", *ALL_TIED_COLUMNS)
 #: Columns of :data:`COLUMNS` written only under some settings, with when.
 OPTIONAL_COLUMNS = {"tau_ap": "experiments.kendall_tau.tau_ap names reference, the default",
-                    "tau_ap_symmetric": "experiments.kendall_tau.tau_ap names symmetric"}
+                    "tau_ap_symmetric": "experiments.kendall_tau.tau_ap names symmetric",
+                    **{column: f"experiments.kendall_tau.ties names {variant}"
+                       for variant in TIED_VARIANTS for column in tied_columns([variant])}}
 
 #: Added to ``experiments.seed``: bootstrap sample b of tau's interval draws its topics from
 #: ``default_rng([seed + SEED_OFFSET, b])``, a stream no other experiment of the same seed
@@ -56,7 +63,8 @@ GATHER_BYTES = 16 * 2**20
 
 def kendall_tau_table(scores: pd.DataFrame | Scores, comparisons: Sequence[dict],
                       averaging: str = "all_topics", tau_ap_forms: Sequence[str] = ("reference",), *,
-                      bootstrap_samples: int = 1000, rbo_p: float = 0.9, seed: int = DEFAULT_SEED) -> pd.DataFrame:
+                      bootstrap_samples: int = 1000, rbo_p: float = 0.9, seed: int = DEFAULT_SEED,
+                      ties: Sequence[str] = ()) -> pd.DataFrame:
     """Figure 2: for each measure and alpha, tau-b and tau_AP between the runs' means
     and the baseline's: a column per form of ``tau_ap_forms`` (:data:`TAU_AP_FORMS`;
     by default only ``tau_ap``, the baseline as the reference ranking). Each measure
@@ -66,8 +74,12 @@ def kendall_tau_table(scores: pd.DataFrame | Scores, comparisons: Sequence[dict]
     ``bootstrap_samples`` resamplings of the topics (:func:`tau_intervals`; NaN with 0
     samples, or from a table of means without per-topic rows: nothing to resample), and
     ``rbo``: the extrapolated rank-biased overlap of the two rankings, persistence
-    ``rbo_p``, ties broken by run name (:func:`~irmeta.metaeval.stats.correlation.rank_biased_overlap`)."""
+    ``rbo_p``, ties broken by run name (:func:`~irmeta.metaeval.stats.correlation.rank_biased_overlap`).
+    ``ties``: the tie-aware variants added after them (:mod:`~irmeta.metaeval.tied_agreement`:
+    ``a`` tau_a, tau_ap_a, rbo_a; ``b`` tau_ap_b, rbo_b; ``w`` rbo_w), the baseline as the
+    reference ranking, runs whose means are equal tied."""
     forms = _tau_ap_forms(tau_ap_forms)
+    variants = tied_variants(ties, name="kendall_tau ties")
     _check_uncertainty(bootstrap_samples, rbo_p, seed, averaging)
     means = scores.mean_frame(averaging) if isinstance(scores, Scores) else mean_table(scores, averaging)
     runs = [str(run) for run in means.index]
@@ -88,8 +100,9 @@ def kendall_tau_table(scores: pd.DataFrame | Scores, comparisons: Sequence[dict]
                             for form in forms},
                          "tau_ci_low": low, "tau_ci_high": high,
                          "rbo": rank_biased_overlap(x, reference, rbo_p, names=runs),
-                         "n_runs": len(x), "averaging": averaging})
-    written = {TAU_AP_FORMS[form] for form in forms}
+                         "n_runs": len(x), "averaging": averaging,
+                         **tied_agreement(reference, x, variants, rbo_p=rbo_p, names=runs)})
+    written = {TAU_AP_FORMS[form] for form in forms} | set(tied_columns(variants))
     columns = [c for c in COLUMNS if c not in OPTIONAL_COLUMNS or c in written]
     return sort_by_alpha(pd.DataFrame(rows, columns=columns), ["measure", "alpha"])
 

@@ -6,8 +6,8 @@ reproduced):
 
 * document order (same collection only), per topic: Kendall's tau Union (:func:`ktu`,
   the paper's; :func:`ktu_repro_eval`, ``repro_eval`` 0.5.0's) and rank-biased overlap
-  (:func:`rbo`, Webber's extrapolated RBO_ext; :func:`rbo_repro_eval`, Clarke's
-  normalised finite-depth form that ``repro_eval`` uses);
+  (:func:`rbo`, Webber's extrapolated RBO_ext, uneven lengths extrapolated (eq. 32);
+  :func:`rbo_repro_eval`, Clarke's normalised finite-depth form that ``repro_eval`` uses);
 * scores (same collection only): :func:`rmse`, :func:`nrmse`;
 * effects (both settings): :func:`effect_ratio`, :func:`delta_ri`;
 * significance: :func:`t_test_p`, paired (same collection) or unpaired (another one).
@@ -112,13 +112,13 @@ def _inversions(values: np.ndarray) -> int:
 
 
 def rbo(original: Sequence[str], reproduced: Sequence[str], p: float = RBO_P, depth: int = RBO_DEPTH) -> float:
-    """Webber, Moffat and Zobel's extrapolated RBO_ext (TOIS 2010, eq. 32 with s = l = k)
-    of the two rankings cut at k = min(depth, both lengths), as ``kendall_tau.csv`` uses it
-    (:func:`~irmeta.metaeval.stats.correlation.rbo_ext`). NaN for an empty ranking."""
-    k = min(depth, len(original), len(reproduced))
-    if k == 0:
-        return math.nan
-    return rbo_ext(list(original[:k]), list(reproduced[:k]), p)
+    """Webber, Moffat and Zobel's extrapolated RBO_ext (TOIS 2010, eq. 32) of the two
+    rankings, each cut at ``depth`` (:func:`~irmeta.metaeval.stats.correlation.rbo_ext`).
+    A reproduction that returns fewer documents than the original is the shorter list of
+    eq. 32: what it lacks is extrapolated from what it returned, the original is not cut
+    to its length (which would compare the reproduction with the original's top few, and
+    give 0 where it returned the original's ranks 11-20). In [0, 1]; NaN for an empty ranking."""
+    return rbo_ext(list(original[:depth]), list(reproduced[:depth]), p)
 
 
 #: Depths RBO's finite-depth form sums every term of, as given (arrays of 8 MB at most).

@@ -20,6 +20,8 @@ from typing import Any
 
 import yaml
 
+from irmeta.support.yaml_files import DuplicateKeyError, load_yaml
+
 CONFIG_SCHEMA = "config.schema.yaml"
 
 
@@ -41,8 +43,7 @@ def schema_path(name: str = CONFIG_SCHEMA) -> Path:
 @cache
 def _load_schema(path: Path) -> dict:
     # libyaml's parser where installed: the schemas are read at every workflow start
-    with open(path, encoding="utf-8") as fh:
-        return yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return load_yaml(path)
 
 
 def load_schema(name: str) -> dict:
@@ -189,10 +190,21 @@ def validate(data: Any, schema_name: str, *, source: str | Path) -> dict:
 
 
 def read_yaml(path: Path) -> Any:
+    """A config or collection file's data (:func:`~irmeta.support.yaml_files.load_yaml`: a
+    key named twice is refused); every fault one line naming the file."""
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such file")
     try:
-        with open(path, encoding="utf-8") as fh:
-            return yaml.safe_load(fh)
+        return load_yaml(path)
+    except DuplicateKeyError as exc:
+        raise ConfigError(str(exc)) from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML ({' '.join(str(exc).split())})") from None
+
+
+def check_config_files(paths: Any) -> None:
+    """The workflow's config files (Snakemake's ``workflow.configfiles``), which Snakemake
+    reads itself, read again as irmeta reads YAML, so that a key named twice is refused
+    there too (Snakemake would keep the last value)."""
+    for path in paths:
+        read_yaml(Path(path))

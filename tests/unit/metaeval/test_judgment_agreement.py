@@ -31,8 +31,9 @@ from irmeta.api import score
 from irmeta.campaign.runs import read_runs
 from irmeta.measures.averaging import Scores
 from irmeta.metaeval.discriminative_power import discriminative_power_table
-from irmeta.metaeval.judgment_agreement import JUDGMENT_AGREEMENT_COLUMNS, judgment_agreement_table
+from irmeta.metaeval.judgment_agreement import agreement_columns, judgment_agreement_table
 from irmeta.metaeval.score_matrices import ScoreMatrix, score_matrices
+from irmeta.metaeval.stats import tau_a, tau_ap_a, tau_ap_b
 
 MEASURES = ["P@100", "AP@100", "P_rareness@100"]
 ALPHAS = [0, 1]
@@ -105,7 +106,7 @@ def rows_of(table: pd.DataFrame, judgments: str) -> pd.DataFrame:
 
 
 def test_layout(table, judgment_sets):
-    assert list(table.columns) == list(JUDGMENT_AGREEMENT_COLUMNS)
+    assert list(table.columns) == agreement_columns()
     assert list(table["judgments"].drop_duplicates()) == list(judgment_sets)  # the mapping's order
     for _, rows in table.groupby("judgments", sort=False):
         assert list(zip(rows["measure"], rows["alpha"])) == [
@@ -280,3 +281,28 @@ def test_mismatches_are_refused(judgment_sets):
 def test_the_numbers_on_trec8(table):
     """Not an assertion on values: the numbers, for the record (pytest -s)."""
     print(table.drop(columns=["reference", "averaging", "level", "runs", "pairs"]).to_string())
+
+
+def test_ties_add_the_a_and_b_variants_with_the_qrels_as_reference(judgment_sets, table):
+    # issue 42: a judgment set's coarse grades tie runs; ties names ircor's variants, each
+    # a column after today's, which do not change
+    chosen = {k: judgment_sets[k] for k in ("official", "half", "tenth")}
+    tied = judgment_agreement_table(judgment_sets["official"], chosen, level=LEVEL, ties=["b", "a"])
+    assert list(tied.columns) == agreement_columns(["a", "b"]) == [*agreement_columns(), "tau_a", "tau_ap_a",
+                                                                   "tau_ap_b"]
+    today = table[table["judgments"].isin(list(chosen))].reset_index(drop=True)
+    pd.testing.assert_frame_equal(tied[agreement_columns()], today)
+    official = judgment_sets["official"]
+    for row in tied.itertuples():
+        block = official.block(row.measure, row.alpha or None)
+        x = official.means["all_topics"][block]
+        y = chosen[row.judgments].means["all_topics"][chosen[row.judgments].block(row.measure, row.alpha or None)]
+        assert row.tau_ap_b == tau_ap_b(x, y)
+        if len(np.unique(x)) == len(x):
+            assert (row.tau_a, row.tau_ap_a) == (tau_a(x, y), tau_ap_a(x, y))
+        else:
+            assert np.isnan(row.tau_a) and np.isnan(row.tau_ap_a)
+    assert tied[tied["judgments"] == "official"]["tau_ap_b"].eq(1.0).all()
+    assert tied["tau_a"].notna().any() and tied["tau_a"].isna().any()  # AP@100 untied, P@100 tied
+    with pytest.raises(ValueError, match=r"ties must be some of a, b \(each once\), not \['w'\]"):
+        judgment_agreement_table(official, chosen, ties=["w"])

@@ -20,7 +20,7 @@ from irmeta.campaign.qrels import read_qrels
 from irmeta.measures.averaging import score_arrays
 from irmeta.metaeval import judgment_reduction as jr
 from irmeta.metaeval.generated_set_names import GeneratedSet, check_set_names, generated_set_names, parse_set_name
-from irmeta.metaeval.judgment_agreement import JUDGMENT_AGREEMENT_COLUMNS, judgment_agreement_table
+from irmeta.metaeval.judgment_agreement import agreement_columns, judgment_agreement_table
 from irmeta.metaeval.judgment_reduction import (
     JUDGMENT_REDUCTION_COLUMNS,
     fraction_mask,
@@ -205,7 +205,7 @@ def test_rows_equal_a_qrels_file_judged_from_scratch(tmp_path, name):
     fresh = rejudged_scores(tmp_path, tmp_path, matrix, keep, **options)
     expected = judgment_agreement_table(reference, {name: fresh}, reference_name="qrels")
     pd.testing.assert_frame_equal(got, expected)
-    assert list(got.columns) == list(JUDGMENT_AGREEMENT_COLUMNS)
+    assert list(got.columns) == agreement_columns()
     if name == "pool_depth_1":
         assert (got["topics_excluded"] == 1).all() and "199" not in fresh.topics
 
@@ -239,7 +239,7 @@ def test_the_shard_split_changes_no_row(tmp_path):
     split = gathered_agreement(rows([]), [rows(names[:3]), rows(names[3:5]), rows(names[5:])])
     pd.testing.assert_frame_equal(whole, split)
     backwards = pd.concat([rows([n]) for n in reversed(names)], ignore_index=True)
-    ordered = backwards.set_index("judgments").loc[names].reset_index()[list(JUDGMENT_AGREEMENT_COLUMNS)]
+    ordered = backwards.set_index("judgments").loc[names].reset_index()[agreement_columns()]
     pd.testing.assert_frame_equal(whole, ordered)
 
 
@@ -255,7 +255,7 @@ def agreement_rows(sets: dict[str, list[float]]) -> pd.DataFrame:
                          "pairs": 10, "kendall_tau": tau, "tau_ap": tau - 0.1, "significant_reference": 4,
                          "significant_alternative": 3, "swapped_significant": int(10 * (1 - tau)),
                          "reversed_significant": 0, "swapped_share": int(10 * (1 - tau)) / 4})
-    return pd.DataFrame(rows, columns=list(JUDGMENT_AGREEMENT_COLUMNS))
+    return pd.DataFrame(rows, columns=agreement_columns())
 
 
 def test_reduction_table_summarises_each_kind_and_value():

@@ -21,6 +21,8 @@ from irmeta.measures.averaging import Scores, block_means, score_arrays
 from irmeta.metaeval import kendall_tau as kt
 from irmeta.metaeval.kendall_tau import kendall_tau_table
 from irmeta.metaeval.score_matrices import ScoreMatrix
+from irmeta.metaeval.stats import rbo, tied_ranking
+from irmeta.metaeval.stats import tau_ap_b as stats_tau_ap_b
 from irmeta.metaeval.stats.correlation import (
     batch_kendall_tau_b,
     batch_kendall_tau_b_against,
@@ -93,11 +95,18 @@ def test_rbo_ties_are_broken_by_name_in_both_rankings():
     assert rank_biased_overlap(x[perm], y[perm], 0.8, names=[["r2", "r1", "r3"][i] for i in perm]) == got
 
 
+def test_rbo_ext_of_uneven_rankings_extrapolates_the_shorter():
+    # Webber et al.'s eq. 32 (s = 2, l = 3): 12 vs 213, p = 0.5. X_1 = 0, X_2 = 2, X_3 = 2
+    # (the shorter's items in the longer's top 3); A_1 = 0, A_2 = 1, A_3 = (2 + 1 * 2/2)/3 = 1;
+    # (1 - p)/p sum A_d p^d = 0.25 + 0.125 = 0.375, + [(X_3 - X_2)/3 + X_2/2] p^3 = 0.125: 0.5.
+    assert rbo_ext([1, 2], [2, 1, 3], 0.5) == pytest.approx(0.5, abs=TOL)
+    assert rbo_ext([2, 1, 3], [1, 2], 0.5) == rbo_ext([1, 2], [2, 1, 3], 0.5)
+    assert math.isnan(rbo_ext([], [1], 0.5))
+
+
 def test_rbo_refuses_what_it_cannot_compare():
     with pytest.raises(ValueError, match=r"in \(0, 1\)"):
         rbo_ext([1, 2], [2, 1], 1.0)
-    with pytest.raises(ValueError, match="same length"):
-        rbo_ext([1, 2], [2, 1, 3])
     with pytest.raises(ValueError, match="repeated"):
         rbo_ext([1, 1], [2, 1])
     assert math.isnan(rank_biased_overlap(np.array([1.0, np.nan]), np.array([1.0, 2.0])))
@@ -311,3 +320,32 @@ def test_a_measure_equal_to_its_baseline_has_tau_one_without_resampling_it():
     want = batch_kendall_tau_b(x, kt.resampled_means(base, draws))
     np.testing.assert_array_equal(got[0], want)
     assert np.isnan(got[1]).all()
+
+
+def test_ties_add_the_tie_aware_variants_beside_todays_columns(trec8):
+    # issue 42: P@100's means tie 18 times on TREC-8; ties names the tie-aware variants,
+    # each its own column after today's, which do not change
+    today = kendall_tau_table(trec8, P100, bootstrap_samples=0)
+    table = kendall_tau_table(trec8, P100, bootstrap_samples=0, ties=["w", "a", "b"])
+    assert table.columns.tolist() == [*today.columns, "tau_a", "tau_ap_a", "rbo_a", "tau_ap_b", "rbo_b", "rbo_w"]
+    pd.testing.assert_frame_equal(table[today.columns], today)
+    means = trec8.mean_frame()
+    baseline = means[("P@100", "")].to_numpy()
+    assert len(np.unique(baseline)) < len(baseline)
+    for row in table.itertuples():
+        x = means[(row.measure, row.alpha)].to_numpy()
+        assert np.isnan(row.tau_a) and np.isnan(row.tau_ap_a)  # the baseline ties: it is no true ranking
+        assert row.tau_ap_b == stats_tau_ap_b(baseline, x) == row.tau_ap_b
+        for variant in "wab":
+            want = rbo(tied_ranking(baseline, trec8.runs), tied_ranking(x, trec8.runs), 0.9, variant)["ext"]
+            assert getattr(row, f"rbo_{variant}") == want
+        if row.alpha == "0":  # the same means: tied identically
+            assert row.rbo_w == row.rbo_b == row.tau_ap_b == 1.0 and row.rbo_a < 1.0
+    with pytest.raises(ValueError, match=r"kendall_tau ties must be some of a, b, w \(each once\), not \['c'\]"):
+        kendall_tau_table(trec8, P100, bootstrap_samples=0, ties=["c"])
+    assert validate_config({})["experiments"]["kendall_tau"]["ties"] == []
+    assert validate_config({"experiments": {"kendall_tau": {"ties": ["a", "w"]}}})["experiments"]["kendall_tau"][
+        "ties"] == ["a", "w"]
+    for bad in (["c"], ["a", "a"], "a"):
+        with pytest.raises(ConfigError, match="ties"):
+            validate_config({"experiments": {"kendall_tau": {"ties": bad}}})

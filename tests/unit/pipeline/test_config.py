@@ -147,7 +147,8 @@ def test_config_defaults(tmp_path):
     assert experiments["discriminative_power"]["corrections"] == ["none", "holm", "bh"]
     assert experiments["discriminative_power"]["randomised_p"] == "count"  # count / B, as Sakai and Carterette
     assert experiments["kendall_tau"] == {"tau_ap": ["reference"],  # the baseline as the reference ranking
-                                          "bootstrap_samples": 1000, "rbo_p": 0.9}
+                                          "bootstrap_samples": 1000, "rbo_p": 0.9,
+                                          "ties": []}  # no tie-aware variant beside tau-b, tau_AP, RBO
     assert experiments["asl"] == {"enabled": True, "unretrieved": "plus_one", "pair": None}
     assert experiments["swap"]["measures"] == ["P@100", "AP@100", "P_rareness@100", "AP_rareness@100"]
     assert experiments["synthetic"] == {"measure": "P_rareness@100", "alphas": [0, 0.5, 1], "max_relevant": 45,
@@ -170,7 +171,7 @@ def test_config_defaults(tmp_path):
     }
     assert experiments["judgment_agreement"] == {
         "level": 0.05, "pool_depths": [10, 20, 50], "judgment_fractions": [0.1, 0.2, 0.3, 0.5], "trials": 20,
-        "assessor_errors": [0.1, 0.2, 0.3], "family_permutations": 10000}
+        "assessor_errors": [0.1, 0.2, 0.3], "family_permutations": 10000, "ties": []}
     assert experiments["claims"] == {"tau_threshold": 0.9}
 
 

@@ -3,6 +3,7 @@ fails says why, a full disk included (issue 18)."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import textwrap
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from child_signals import default_disposition
 from irmeta.pipeline.collection_config import load_collection
 from irmeta.pipeline.collection_paths import check_collection_paths
 from irmeta.pipeline.summary import job_errors
@@ -110,9 +112,17 @@ run_script(main, SimpleNamespace(config={{}}, log=[{log!r}], output=["results/c/
 """
 
 
-def test_ctrl_c_in_a_job_is_one_line_and_exit_130(tmp_path):
+@pytest.mark.parametrize("suite", [signal.SIG_DFL, signal.SIG_IGN], ids=["foreground", "background job"])
+def test_ctrl_c_in_a_job_is_one_line_and_exit_130(tmp_path, suite):
+    """Also where the suite runs as a background job (``nohup make test &``: SIGINT
+    ignored, and inherited by the job unless the test restores its default)."""
     log = tmp_path / "job.log"
-    proc = subprocess.run([sys.executable, "-c", textwrap.dedent(_INTERRUPTED_JOB.format(log=str(log)))],
-                          capture_output=True, text=True, timeout=60)
+    previous = signal.signal(signal.SIGINT, suite)
+    try:
+        proc = subprocess.run([sys.executable, "-c", textwrap.dedent(_INTERRUPTED_JOB.format(log=str(log)))],
+                              capture_output=True, text=True, timeout=60,
+                              preexec_fn=default_disposition(signal.SIGINT))
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert proc.returncode == 130, proc.stderr
     assert log.read_text() == "irmeta: interrupted\n" and proc.stderr == ""

@@ -14,16 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-import yaml
 
 from irmeta.artefacts.paper.tables import TABLE_ALIASES
 from irmeta.support.formats import markdown_escape
+from irmeta.support.yaml_files import load_yaml
 
 
 def load_published(path: str | Path) -> dict:
     """The published figures (``config/published.yaml``) as a dict."""
-    with open(path, encoding="utf-8") as handle:
-        data = yaml.safe_load(handle)
+    data = load_yaml(path)  # a figure named twice is refused, not the last one kept
     if not isinstance(data, dict):
         raise ValueError(f"{path}: expected a mapping of published figures")
     return data

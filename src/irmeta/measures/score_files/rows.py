@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import pyarrow as pa
 
+from irmeta.support.names import first_missing
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -78,3 +80,15 @@ class ScoreRows:
         frame.attrs["dropped"] = dict(self.dropped)
         frame.attrs["source"] = self.source
         return frame
+
+
+def refuse_missing_names(table: pd.DataFrame, source: str) -> None:
+    """A run, measure or topic cell of a table in memory that is missing (NaN, None, NA)
+    or a float is refused naming its row (:mod:`irmeta.support.names`): read as text it
+    would be a run or topic ``nan``."""
+    for column in ("run", "measure", "qid"):
+        values = table[column]
+        if values.dtype.kind in "Of":  # integers and bytes are names; objects may hold a NaN
+            missing = first_missing(values.tolist())
+            if missing is not None:
+                raise ValueError(f"{source}, row {missing[0]}: {column} is {missing[1]}")

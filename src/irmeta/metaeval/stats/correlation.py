@@ -175,29 +175,28 @@ def percentile_interval(samples: np.ndarray, level: float = 0.95) -> tuple[float
 
 
 def rbo_ext(a: Sequence, b: Sequence, p: float = 0.9) -> float:
-    """Extrapolated rank-biased overlap of two rankings of equal length k, best first
-    (Webber, Moffat and Zobel, TOIS 2010, eq. 30, eq. 32 with s = l = k):
+    """Extrapolated rank-biased overlap of two rankings without ties, best first, of any
+    lengths s <= l (Webber, Moffat and Zobel, TOIS 2010, eq. 32):
 
-        RBO_ext = (X_k / k) p^k + (1 - p) / p * sum_{d=1..k} (X_d / d) p^d,
+        RBO_ext = (1 - p)/p [sum_{d=1..l} (X_d / d) p^d + sum_{d=s+1..l} X_s (d - s) / (s d) p^d]
+                  + [(X_l - X_s) / l + X_s / s] p^l,
 
-    X_d the number of items in both top-d prefixes, A_d = X_d / d the agreement at depth d.
-    Computed as 1 - (1 - p)/p sum_d (1 - A_d) p^d - (1 - A_k) p^k, equal since
-    (1 - p)/p sum_{d=1..k} p^d = 1 - p^k: identical rankings give exactly 1.
+    X_d the number of items in both top-d prefixes (for d > s, the whole shorter ranking's
+    items in the longer one's top d); with s = l, (X_k / k) p^k + (1 - p)/p sum_d (X_d / d) p^d.
+    A shorter ranking is extrapolated, not the longer one cut: the items it lacks are
+    guessed to agree as its seen part did. Computed by
+    :func:`~irmeta.metaeval.stats.overlap.rbo` (ties ``w``, none here): 1 minus the
+    shortfall, so identical rankings give exactly 1, in [0, 1] always. NaN when either is empty.
     """
     if not 0.0 < p < 1.0:
         raise ValueError(f"rbo persistence p must be in (0, 1), not {p}")
-    k = len(a)
-    if len(b) != k or len(set(a)) != k or len(set(b)) != k:
-        raise ValueError("rbo_ext needs two rankings of the same length, each without repeated items")
-    if k == 0:
+    if len(set(a)) != len(a) or len(set(b)) != len(b):
+        raise ValueError("rbo_ext needs rankings without repeated items")
+    if not len(a) or not len(b):
         return math.nan
-    at_b = {item: i for i, item in enumerate(b)}
-    # An item joins both prefixes at the deeper of its two ranks (1-based).
-    joins = [max(i, at_b[item]) + 1 for i, item in enumerate(a) if item in at_b]
-    depth = np.arange(1, k + 1)
-    agreement = np.cumsum(np.bincount(joins, minlength=k + 1)[1:]) / depth
-    shortfall = math.fsum((1.0 - agreement) * p ** depth.astype(np.float64))
-    return 1.0 - (1.0 - p) / p * shortfall - (1.0 - agreement[-1]) * p**k
+    from irmeta.metaeval.stats.overlap import rbo  # here: most jobs importing this module need no RBO
+
+    return rbo(list(a), list(b), p, ties="w")["ext"]
 
 
 def ranking(scores: np.ndarray, names: Sequence[str] | None = None, higher_is_better: bool = True) -> list:

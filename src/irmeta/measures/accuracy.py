@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from irmeta.campaign.postings import RelevanceMatrix
-from irmeta.measures.registry import MeasureDefinition, register
+from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, register
 
 
 def accuracy(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
@@ -37,4 +37,4 @@ def accuracy(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
 
 
 register(MeasureDefinition("Accuracy", accuracy, "share of (relevant, non-relevant) pairs in the top k ordered "
-                                                 "relevant first (ir_measures Accuracy)"))
+                                                 "relevant first (ir_measures Accuracy)", value_range=UNIT_RANGE))

@@ -30,7 +30,7 @@ import numpy as np
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.incomplete import counts_up_to
 from irmeta.measures.rank_biased import _persistence
-from irmeta.measures.registry import MeasureDefinition, register
+from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, register
 
 COMPAT_PERSISTENCE = 0.95  # ir_measures' default p
 
@@ -84,4 +84,4 @@ def compatibility(matrix: RelevanceMatrix, cutoff: int | None, *, p: float = COM
 
 register(MeasureDefinition("Compat", compatibility, "RBO of the run with the ideal ranking compatible with it "
                                                     "(Clarke, Vtyurina and Smucker 2021)",
-                           options=("p", "normalize")))
+                           options=("p", "normalize"), value_range=UNIT_RANGE))

@@ -50,7 +50,7 @@ from scipy.special import digamma
 from irmeta.campaign.postings import Postings, RelevanceMatrix
 from irmeta.measures.graded import _gain_postings
 from irmeta.measures.rank_biased import _persistence, products_before
-from irmeta.measures.registry import MeasureDefinition, register, register_option_check
+from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, register, register_option_check
 
 MAX_DEPTH = 1000  # cwl_eval's --max_depth default, which ir_measures fixes
 NERR10_PERSISTENCE = 0.9  # cwl_eval's phi and ir_measures' p
@@ -312,32 +312,32 @@ _CWL = ("min_rel", "max_rel", "max_depth")
 
 
 register(MeasureDefinition("INST", inst, "INST, C/W/L with a target gain T (Moffat et al. 2015; cwl_eval)",
-                           options=("T",) + _CWL))
+                           options=("T",) + _CWL, value_range=UNIT_RANGE))
 
 
 register(MeasureDefinition("INSQ", insq, "INSQ, C/W/L with C_i = ((i + 2T - 1) / (i + 2T))^2 (Moffat et al. "
-                                         "2012; cwl_eval)", options=("T",) + _CWL))
+                                         "2012; cwl_eval)", options=("T",) + _CWL, value_range=UNIT_RANGE))
 
 
 register(MeasureDefinition("SDCG", sdcg, "scaled DCG@k: DCG over that of k documents of gain 1 (cwl_eval's NDCG-k)",
-                           options=("dcg",) + _CWL))
+                           options=("dcg",) + _CWL, value_range=UNIT_RANGE))
 
 
 register(MeasureDefinition("NERR8", nerr8, "not-but-nearly ERR, eq. 8: stopping on gain, cut at k (Azzopardi et al. "
-                                           "2021; cwl_eval)", options=_CWL))
+                                           "2021; cwl_eval)", options=_CWL, value_range=UNIT_RANGE))
 
 
 register(MeasureDefinition("NERR9", nerr9, "not-but-nearly ERR, eq. 9: stopping on gain and rank, cut at k "
-                                           "(Azzopardi et al. 2021; cwl_eval)", options=_CWL))
+                                           "(Azzopardi et al. 2021; cwl_eval)", options=_CWL, value_range=UNIT_RANGE))
 
 
 register(MeasureDefinition("NERR10", nerr10, "not-but-nearly ERR, eq. 10: stopping on gain, persistence p "
-                                             "(Azzopardi et al. 2021; cwl_eval)", options=("p",) + _CWL))
+                                             "(Azzopardi et al. 2021; cwl_eval)", options=("p",) + _CWL, value_range=UNIT_RANGE))
 
 
 register(MeasureDefinition("NERR11", nerr11, "not-but-nearly ERR, eq. 11: stopping on gain, INSQ's patience T "
-                                             "(Azzopardi et al. 2021; cwl_eval)", options=("T",) + _CWL))
+                                             "(Azzopardi et al. 2021; cwl_eval)", options=("T",) + _CWL, value_range=UNIT_RANGE))
 
 
 register(MeasureDefinition("BPM", bpm, "bejeweled player model, static: read to k or to a gain of T "
-                                       "(Zhang et al. 2017; cwl_eval)", options=("T",) + _CWL))
+                                       "(Zhang et al. 2017; cwl_eval)", options=("T",) + _CWL, value_range=UNIT_RANGE))

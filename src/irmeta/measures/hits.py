@@ -16,11 +16,13 @@ N_R the topic's relevant documents in the qrels.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.cutoffs import relevant_count
-from irmeta.measures.registry import MeasureDefinition, register
+from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, RangeDeclaration, register
 
 
 def hits(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
@@ -40,7 +42,9 @@ def f1(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
     return 2.0 * np.divide(precision * recall, both, out=np.zeros_like(found), where=both > 0)
 
 
-register(MeasureDefinition("Hits", hits, "relevant documents in the top k, a count (ranx hits@k)"))
+register(MeasureDefinition("Hits", hits, "relevant documents in the top k, a count (ranx hits@k)",
+                           value_range=RangeDeclaration(high=math.inf)))
 
 
-register(MeasureDefinition("F1", f1, "harmonic mean of P@k and Recall@k (ranx f1@k)"))
+register(MeasureDefinition("F1", f1, "harmonic mean of P@k and Recall@k (ranx f1@k)",
+                           value_range=UNIT_RANGE))

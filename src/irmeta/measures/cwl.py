@@ -332,11 +332,13 @@ register(MeasureDefinition("NERR9", nerr9, "not-but-nearly ERR, eq. 9: stopping 
 
 
 register(MeasureDefinition("NERR10", nerr10, "not-but-nearly ERR, eq. 10: stopping on gain, persistence p "
-                                             "(Azzopardi et al. 2021; cwl_eval)", options=("p",) + _CWL, value_range=UNIT_RANGE))
+                                             "(Azzopardi et al. 2021; cwl_eval)", options=("p",) + _CWL,
+                           value_range=UNIT_RANGE))
 
 
 register(MeasureDefinition("NERR11", nerr11, "not-but-nearly ERR, eq. 11: stopping on gain, INSQ's patience T "
-                                             "(Azzopardi et al. 2021; cwl_eval)", options=("T",) + _CWL, value_range=UNIT_RANGE))
+                                             "(Azzopardi et al. 2021; cwl_eval)", options=("T",) + _CWL,
+                           value_range=UNIT_RANGE))
 
 
 register(MeasureDefinition("BPM", bpm, "bejeweled player model, static: read to k or to a gain of T "

@@ -1,12 +1,13 @@
 """Measures, above campaign data: the name grammar (:mod:`.names`), alpha
 (:mod:`.alpha`) and the registry (:mod:`.registry`) at the base, one module per family
 (:mod:`.precision`, :mod:`.rareness`, :mod:`.binary`, :mod:`.graded`, :mod:`.asl`,
-:mod:`.graded_rareness`, :mod:`.rank_biased`, :mod:`.incomplete`), and
+:mod:`.graded_rareness`, :mod:`.rank_biased`, :mod:`.incomplete`, :mod:`.diversity`), and
 per-topic scores with their means (:mod:`.averaging`).
 
 Importing this package registers every family; the registry itself imports none.
 """
 
+import irmeta.measures.diversity  # noqa: F401  (ndeval's alpha-nDCG, ERR-IA, NRBP...: issue 42)
 import irmeta.measures.incomplete  # noqa: F401  (infAP, Judged: issue 19)
 from irmeta.measures import (  # noqa: F401  (register the families; nDCG_rareness, RBP, ERR: issue 20)
     asl,

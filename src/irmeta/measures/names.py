@@ -77,14 +77,22 @@ class Measure:
         return self.definition.uses_alpha
 
     @property
+    def _rarity_alpha(self) -> bool:
+        """``alpha`` is the rarity weight (a rareness family's), not an option of the family's
+        own (alpha-nDCG's redundancy, read as its other options are)."""
+        definition = MEASURES.get(self.family)
+        return definition is None or definition.uses_alpha
+
+    @property
     def alpha(self) -> Alpha | None:
-        """The alpha the name fixes (``P_rareness(alpha=0.5)@100``), else None."""
+        """The rarity weight the name fixes (``P_rareness(alpha=0.5)@100``), else None."""
         text = dict(self.params).get("alpha")
-        return None if text is None else parse_alpha(text)
+        return None if text is None or not self._rarity_alpha else parse_alpha(text)
 
     def options(self) -> dict[str, object]:
-        """The parameters as the family's function takes them (alpha and judged_only aside)."""
-        return {key: _value(key, text) for key, text in self.params if key not in ("alpha", JUDGED_ONLY)}
+        """The parameters as the family's function takes them (the rarity weight and judged_only aside)."""
+        skip = ("alpha", JUDGED_ONLY) if self._rarity_alpha else (JUDGED_ONLY,)
+        return {key: _value(key, text) for key, text in self.params if key not in skip}
 
     @property
     def judged_only(self) -> bool:
@@ -92,6 +100,9 @@ class Measure:
         return dict(self.params).get(JUDGED_ONLY) == "true"
 
     def without_alpha(self) -> Measure:
+        """The name without its rarity weight (a family's own alpha stays)."""
+        if not self._rarity_alpha:
+            return self
         return Measure(self.family, self.cutoff, tuple(p for p in self.params if p[0] != "alpha"))
 
 
@@ -159,7 +170,7 @@ def _canonical(text: str, definition: MeasureDefinition, key: str, value: object
     if key not in allowed:
         raise ValueError(f"measure {text!r}: {definition.family} takes no parameter {key!r}"
                          + (f"; it takes {', '.join(allowed)}" if allowed else ""))
-    if key == "alpha":
+    if key == "alpha" and definition.uses_alpha:
         return alpha_label(value)  # type: ignore[arg-type]
     if key == JUDGED_ONLY:
         return _judged_only(text, value)

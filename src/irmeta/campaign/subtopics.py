@@ -30,10 +30,12 @@ import pyarrow as pa
 
 from irmeta.campaign.errors import TrecFormatError, TrecFormatWarning
 from irmeta.campaign.files import read_bytes, without_bom
-from irmeta.campaign.qrels import Qrels, checked_qrels, sort_topics
+from irmeta.campaign.qrels import Qrels, checked_qrels, read_qrels, sort_topics
 from irmeta.campaign.tokens import INTEGER, arrow_fields, parse_numbers, tokenise, utf8_column
 
 SUBTOPIC_LAYOUT = "topic subtopic docid grade"
+#: The qrels formats irmeta reads: TREC's (``qid iter docid grade``) and ndeval's subtopic qrels.
+QRELS_FORMATS = ("trec", "subtopics")
 _FIELDS = {"f0": pa.large_string(), "f1": pa.large_string(), "f2": pa.large_string(), "f3": pa.int64()}
 
 
@@ -94,6 +96,15 @@ class SubtopicJudgments:
         return SubtopicJudgments(start, self.subtopic[mask], self.grade[mask], self.width)
 
 
+def read_qrels_as(path: str | Path, qrels_format: str = "trec") -> Qrels:
+    """A qrels file in ``qrels_format`` (:data:`QRELS_FORMATS`)."""
+    if qrels_format == "subtopics":
+        return read_subtopic_qrels(path)
+    if qrels_format == "trec":
+        return read_qrels(path)
+    raise ValueError(f"qrels format {qrels_format!r}: irmeta reads {' or '.join(QRELS_FORMATS)}")
+
+
 def read_subtopic_qrels(path: str | Path) -> Qrels:
     """Subtopic qrels (``topic subtopic docid grade``, ndeval's layout) as :class:`Qrels`
     whose ``subtopics`` hold each row's subtopic judgments."""
@@ -118,7 +129,7 @@ def read_subtopic_qrels(path: str | Path) -> Qrels:
                                                                                   (2, "docid")))
         grade = parse_numbers(path, lines, 3, "grade", INTEGER, np.int64)
     qrels = subtopic_qrels(qid, subtopic, docid, grade, path, lambda: (lines or tokenise(data)).number)
-    _warn_single_subtopics(path, qrels)
+    warn_single_subtopics(path, qrels)
     return qrels
 
 
@@ -185,7 +196,7 @@ def _subtopic_index(subtopic: pa.Array, t: np.ndarray, s: np.ndarray) -> np.ndar
     return index[inverse.reshape(-1)]
 
 
-def _warn_single_subtopics(path: str | Path, qrels: Qrels) -> None:
+def warn_single_subtopics(path: str | Path, qrels: Qrels) -> None:
     """Warn when every topic has one subtopic: ordinary qrels (``qid iter docid grade``,
     iter 0) read as subtopic qrels look so, and score as topics of a single intent."""
     judgments = qrels.subtopics

@@ -87,8 +87,8 @@ def refuse_without_subtopics(measures: Iterable[Measure], has_subtopics: bool, s
     wanted = [str(m) for m in measures if needs_subtopics(m.family)]
     if wanted and not has_subtopics:
         raise ValueError(f"{', '.join(wanted)}: a diversity measure needs subtopic qrels (topic subtopic docid grade), "
-                         f"and {source} are ordinary ones: read subtopic qrels in the subtopics format "
-                         f"(--qrels-format subtopics; qrels_format: subtopics in a collection)")
+                         f"not ordinary ones ({source}): read them in the subtopics format (--qrels-format "
+                         f"subtopics; qrels_format: subtopics in a collection; qrels_format='subtopics' in the API)")
 
 
 # ---------------------------------------------------------------- what they read

@@ -31,7 +31,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from irmeta.campaign.rarity import check_rarity_function
-from irmeta.measures.aliases import TREC_EVAL_CUT_NAMES, TREC_EVAL_NAMES, family_of, refused_reason, spelled_with_cutoff
+from irmeta.measures.aliases import (
+    PARAMETER_ALIASES,
+    TREC_EVAL_CUT_NAMES,
+    TREC_EVAL_NAMES,
+    family_of,
+    refused_reason,
+    spelled_with_cutoff,
+)
 from irmeta.measures.alpha import Alpha, alpha_label, parse_alpha
 from irmeta.measures.registry import MEASURES, MeasureDefinition, checked_option
 
@@ -136,7 +143,7 @@ def parse_measure(text: str | Measure, defaults: Mapping[str, object] | None = N
         raise ValueError(f"measure {text!r}: the cutoff must be at most {MAX_CUTOFF}")
     definition = MEASURES[family]
     given = {key: value for key, value in (defaults or {}).items() if key in definition.options}
-    given.update(_read_params(text, match.group("params")))
+    given.update(_peer_parameters(text, family, _read_params(text, match.group("params"))))
     params = tuple(sorted((key, _canonical(text, definition, key, value)) for key, value in given.items()))
     return Measure(family, int(cutoff) if cutoff is not None else None,
                    tuple((k, v) for k, v in params if v is not None))
@@ -161,6 +168,19 @@ def _read_params(text: str, inner: str | None) -> dict[str, str]:
         if key.strip() in out:
             raise ValueError(f"measure {text!r}: parameter {key.strip()} is given twice")
         out[key.strip()] = value.strip()
+    return out
+
+
+def _peer_parameters(text: str, family: str, params: dict[str, str]) -> dict[str, str]:
+    """Parameters a peer spells otherwise under the family's own names (NRBP's beta is its
+    patience: :data:`~irmeta.measures.aliases.PARAMETER_ALIASES`); both spellings is one too many."""
+    out: dict[str, str] = {}
+    spelled: dict[str, str] = {}
+    for key, value in params.items():
+        own = PARAMETER_ALIASES.get((family, key), key)
+        if own in out:
+            raise ValueError(f"measure {text!r}: {spelled[own]} and {key} both give {family}'s {own}")
+        out[own], spelled[own] = value, key
     return out
 
 

@@ -116,8 +116,9 @@ def _subtopic_qrels(qrels: Any, label: str) -> Qrels:
                 raise TrecFormatError(label, row + 1, f"expected (qid, subtopic, docid, grade), not {_short(item)}")
         qid, docid, value = _rows(triples, GRADE_COLUMNS, label, "relevance")
     else:
-        raise TrecFormatError(label, None, f"cannot read {type(qrels).__name__} as subtopic qrels: give a path, a "
-                                           f"DataFrame with a subtopic column or (qid, subtopic, docid, grade) tuples")
+        raise TrecFormatError(label, None, f"cannot read {type(qrels).__name__} as subtopic qrels (qrels_format "
+                                           f"'subtopics'): give a path, a DataFrame with a subtopic column or (qid, "
+                                           f"subtopic, docid, grade) tuples")
     missing = first_missing(subtopic)
     if missing is not None:
         raise TrecFormatError(label, missing[0] + 1, f"subtopic is {missing[1]}")

@@ -340,8 +340,8 @@ class RelevanceMatrix:
     def with_grades(self, grades: np.ndarray) -> RelevanceMatrix:
         """The campaign judged with other grades of the same qrels rows (an assessor who
         judged the same documents differently): postings move between hits and misses as
-        their grade crosses the threshold; ranks, lengths and rows stay. Subtopic
-        judgments are not regraded, so they are left out (a diversity measure refuses)."""
+        their grade crosses the threshold; ranks, lengths and rows stay. A regraded row's
+        subtopic judgments all take its new grade (:meth:`~irmeta.campaign.subtopics.SubtopicJudgments.regraded`)."""
         grades = np.asarray(grades, dtype=np.int64)
         if grades.shape != self.qrels_grade.shape:
             raise ValueError(f"grades has shape {grades.shape}, expected one per qrels row {self.qrels_grade.shape}")
@@ -362,6 +362,7 @@ class RelevanceMatrix:
             misses_loader=lambda: merge(part(hits, ~stay), part(misses, ~rise)),
             threshold=self.threshold, qrels_topic=self.qrels_topic, qrels_grade=grades, docids=self.docids,
             run_depth=self.run_depth, ignored_topics=self.ignored_topics,
+            subtopics=None if self.subtopics is None else self.subtopics.regraded(self.qrels_grade, grades),
         )
 
     def condensed(self) -> RelevanceMatrix:

@@ -86,6 +86,18 @@ class SubtopicJudgments:
             return flat.reshape(n_topics, self.width).astype(np.int64)
         return self.memo(("per_subtopic", threshold), make)  # type: ignore[return-value]
 
+    def regraded(self, before: np.ndarray, after: np.ndarray) -> SubtopicJudgments:
+        """The judgments once the rows' grades go from ``before`` to ``after`` (an
+        assessor who regrades a document: :meth:`~irmeta.campaign.postings.RelevanceMatrix.with_grades`):
+        a row whose grade changed takes its new grade on every subtopic it is judged for,
+        so its largest subtopic grade is its new grade; the other rows keep theirs."""
+        changed = np.asarray(before) != np.asarray(after)
+        if not changed.any():
+            return self
+        row = self.row
+        return SubtopicJudgments(self.start, self.subtopic, np.where(changed[row], np.asarray(after)[row], self.grade),
+                                 self.width)
+
     def kept(self, keep: np.ndarray) -> SubtopicJudgments:
         """The judgments of the rows ``keep`` (J,) bool selects, the rows renumbered as
         :meth:`~irmeta.campaign.postings.RelevanceMatrix.with_judgments` renumbers them."""

@@ -104,7 +104,7 @@ class _Intents:
         if judgments is None:
             raise ValueError(f"{name} needs subtopic judgments: subtopic qrels (topic subtopic docid grade) read in "
                              f"the subtopics format (--qrels-format subtopics; qrels_format: subtopics in a "
-                             f"collection); judgments regraded by a simulation carry none")
+                             f"collection)")
         self.matrix = matrix
         self.postings: Postings = matrix.hits.top(cutoff)
         self.relevant = judgments.relevant(matrix.threshold)[self.postings.judgment]

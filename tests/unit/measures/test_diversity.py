@@ -274,3 +274,31 @@ def test_ordinary_measures_read_the_largest_grade_of_each_document(campaign, tmp
     ours = irmeta.evaluate(qrels_path, runs, measures, qrels_format="subtopics")
     collapsed = irmeta.evaluate(trec, runs, measures)
     assert ours.equals(collapsed)
+
+
+def test_a_run_scores_the_same_alone(campaign):
+    """A run's diversity scores do not depend on the runs scored beside it (the ideal
+    ranking is the qrels')."""
+    matrix, *_ = campaign
+    names = list(_names(0.5, 0.5, (1, 7, 20)))
+    together = evaluate(matrix, names)
+    for s in (0, 5):
+        alone = evaluate(matrix.subset([s]), names)
+        for m, values in together.items():
+            assert np.array_equal(alone[m][0], values[s]), m
+
+
+def test_regraded_documents_take_their_grade_on_every_subtopic(campaign):
+    """with_grades (an assessor's errors): a document whose grade changed is judged so for
+    every subtopic it is judged for; ndeval on the subtopic qrels so regraded agrees."""
+    from irmeta.metaeval.judgment_reduction import error_grades
+
+    matrix, rows, runs, _ = campaign
+    grades = error_grades(matrix, 0.2, 0, 7)
+    assert (grades != matrix.qrels_grade).sum() > 100
+    topics = [matrix.topics[t] for t in matrix.qrels_topic]
+    changed = {(q, d): int(g) for q, d, g, before in zip(topics, matrix.docids.to_pylist(), grades,
+                                                          matrix.qrels_grade) if g != before}
+    regraded = [(q, s, d, changed.get((q, d), g)) for q, s, d, g in rows]
+    worst = _compare(matrix.with_grades(grades), regraded, runs, _names(0.5, 0.5, (5, 20)))
+    assert max(worst.values()) <= TOLERANCE, {k: v for k, v in worst.items() if v > TOLERANCE}

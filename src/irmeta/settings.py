@@ -225,6 +225,8 @@ def score_settings(caller: str, measures: Any, given: Mapping[str, Any], own: It
         if not readers:
             known = [*SCORE_DEFAULTS, *(o for d in MEASURES.values() for o in d.options)]
             raise unknown_name(caller, name, known + list(own) + (["per_topic"] if caller == "evaluate" else []))
+        if not _option_default(name, value) and f"{name}s" in SCORE_DEFAULTS:
+            raise unknown_name(caller, name, [*SCORE_DEFAULTS, *own])  # alpha for alphas, not alpha_nDCG's alpha
         if not _option_default(name, value):
             raise ValueError(f"{name} is read by none of the measures asked for "
                              f"({', '.join(map(str, parsed))}); {', '.join(readers)} read it")

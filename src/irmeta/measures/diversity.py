@@ -137,13 +137,12 @@ class _Intents:
         return np.broadcast_to(values, (self.matrix.n_runs, self.matrix.n_topics))
 
 
-def _powers(base: float, n: int) -> np.ndarray:
-    """(n,) 1, base, base^2, ... by repeated multiplication, as ndeval's running weights."""
-    out = np.empty(max(n, 1), dtype=np.float64)
-    out[0] = 1.0
-    for i in range(1, len(out)):
-        out[i] = out[i - 1] * base
-    return out
+def _powers(base: float, n: int, first: float = 1.0) -> np.ndarray:
+    """(n,) first, first base, first base^2, ... by repeated multiplication (a sequential
+    product), as ndeval's running weights."""
+    factors = np.full(max(n, 1), base, dtype=np.float64)
+    factors[0] = first
+    return np.cumprod(factors)
 
 
 def _dcg_weighed(values: np.ndarray, rank: np.ndarray) -> np.ndarray:
@@ -156,15 +155,25 @@ def _err_weighed(values: np.ndarray, rank: np.ndarray) -> np.ndarray:
     return values / rank
 
 
+_CHUNK = 1 << 16  # ranks of the ideal-ideal summed at a time
+
+
 def _ideal_ideal(n_subtopics: np.ndarray, alpha: float, weighed, k: int) -> np.ndarray:
     """(Q,) sum_{r<=k} of N (1 - alpha)^(r-1) weighed at rank r: every subtopic at every
-    rank (ndeval's collection-independent normalisation)."""
-    gain = n_subtopics.astype(np.float64)
-    total = np.zeros(len(gain))
-    for r in range(1, k + 1):
-        total = total + weighed(gain, np.float64(r))
-        gain = gain * (1.0 - alpha)
-    return total
+    rank (ndeval's collection-independent normalisation), N's gain multiplied down and
+    the terms added in rank order as ndeval does; once the gain underflows to 0 the sum
+    stops growing, so a k of 2^31 costs what the nonzero terms do (all of them at alpha 0)."""
+    out = np.zeros(len(n_subtopics), dtype=np.float64)
+    for n in np.unique(n_subtopics[n_subtopics > 0]).tolist():
+        total, gain, start = 0.0, float(n), 1
+        while start <= k and gain != 0.0:
+            m = min(_CHUNK, k - start + 1)
+            gains = _powers(1.0 - alpha, m, gain)
+            terms = weighed(gains, np.arange(start, start + m, dtype=np.float64))
+            total = float(np.cumsum(np.concatenate(([total], terms)))[-1])
+            gain, start = float(gains[-1]) * (1.0 - alpha), start + m
+        out[n_subtopics == n] = total
+    return out
 
 
 def _check_k(name: str, k: int) -> None:
@@ -181,14 +190,23 @@ def ideal_gains(matrix: RelevanceMatrix, alpha: float, depth: int | None) -> np.
     """(Q, m) g(r) down ndeval's greedy ideal ranking of each topic (0 past its relevant
     documents), m = ``depth`` (None: as deep as the most relevant documents a topic has):
     at each rank the judged document of the largest g, ties to the larger docid, g summed
-    in the subtopics' order as ndeval sums it. Made once per alpha and depth."""
+    in the subtopics' order as ndeval sums it. Made once per alpha (at the deepest depth asked).
+    Past the columns returned every g is 0."""
     judgments = matrix.subtopics
     assert judgments is not None
-    return judgments.memo(("ideal", matrix.threshold, alpha, depth),  # type: ignore[return-value]
-                          lambda: _greedy(matrix, alpha, depth))
+    cache: dict = judgments.memo(("ideal", matrix.threshold, alpha), dict)  # type: ignore[assignment]
+    deepest = cache.get("gains")
+    # a greedy ranking's top m is the deeper one's: the deepest made serves every shallower depth
+    if deepest is None or not (cache["whole"] or (depth is not None and depth <= deepest.shape[1])):
+        deepest = cache["gains"] = _greedy(matrix, alpha, depth)
+        cache["whole"] = depth is None or deepest.shape[1] < depth  # fewer ranks than asked: every document placed
+    return deepest if depth is None else deepest[:, :depth]
 
 
 def _greedy(matrix: RelevanceMatrix, alpha: float, depth: int | None) -> np.ndarray:
+    """:func:`ideal_gains` made: every topic's greedy ranking at once, rank by rank, over
+    its documents relevant to a subtopic (the others gain 0 at any rank), padded to the
+    most a topic has, docids descending so that the first largest g is ndeval's pick."""
     judgments = matrix.subtopics
     assert judgments is not None
     relevant = judgments.relevant(matrix.threshold)
@@ -201,7 +219,7 @@ def _greedy(matrix: RelevanceMatrix, alpha: float, depth: int | None) -> np.ndar
     counts = np.bincount(topic, minlength=matrix.n_topics)
     width = int(counts.max(initial=0))
     m = width if depth is None else min(int(depth), width)
-    out = np.zeros((matrix.n_topics, depth if depth is not None else width), dtype=np.float64)
+    out = np.zeros((matrix.n_topics, m), dtype=np.float64)  # deeper ranks would gain 0
     if m == 0:
         return out
     place = np.arange(len(rows)) - (np.cumsum(counts) - counts)[topic]
@@ -291,9 +309,8 @@ def _nrbp(matrix: RelevanceMatrix, cutoff: int | None, alpha: float, patience: f
     if not normalised:
         return value
     ideal = ideal_gains(matrix, alpha, None)
-    best = np.zeros(matrix.n_topics)
-    for r, d in enumerate(_powers(patience, ideal.shape[1])[:ideal.shape[1]]):  # in rank order, as ndeval adds
-        best = best + ideal[:, r] * d
+    weighted = ideal * _powers(patience, ideal.shape[1])[None, :ideal.shape[1]]
+    best = np.cumsum(weighted, axis=1)[:, -1] if ideal.shape[1] else np.zeros(matrix.n_topics)  # in rank order
     return _divide(value, intents.per_topic(best * scale))
 
 

@@ -14,7 +14,9 @@ a topic without a relevant document 0 everywhere (ndeval's nNRBP is 0/0 there, n
 
 from __future__ import annotations
 
+import io
 import math
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +26,7 @@ import irmeta
 from campaigns import diversity_campaign, write
 from irmeta.campaign.judge import judge_runs
 from irmeta.campaign.subtopics import read_subtopic_qrels
+from irmeta.cli import main
 from irmeta.measures.aliases import ALIASES
 from irmeta.measures.averaging import evaluate
 from irmeta.measures.diversity import DIVERSITY_FAMILIES
@@ -260,6 +263,17 @@ def test_a_diversity_measure_over_ordinary_qrels_is_refused_before_the_runs(tmp_
                                          r"subtopics") as caught:
         irmeta.evaluate(qrels, tmp_path / "no such run", ["alpha_nDCG@10", "P@10"])
     assert "\n" not in str(caught.value)
+
+
+def test_irmeta_score_refuses_a_diversity_measure_over_ordinary_qrels_in_one_line(tmp_path):
+    qrels = write(tmp_path / "qrels", "1 0 a 1\n")
+    run = write(tmp_path / "run", "1 Q0 a 1 2.0 r\n")
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = main(["score", "--qrels", str(qrels), "--runs", str(run), "--measure", "nERR_IA@20", "--output", "-"])
+    lines = err.getvalue().splitlines()
+    assert code == 2 and out.getvalue() == "" and len(lines) == 1, (code, err.getvalue())
+    assert "nERR_IA@20: a diversity measure needs subtopic qrels" in lines[0] and "--qrels-format subtopics" in lines[0]
 
 
 def test_ordinary_measures_read_the_largest_grade_of_each_document(campaign, tmp_path):

@@ -52,10 +52,12 @@ from irmeta.cli_compare import add_compare_parser
 from irmeta.cli_repro import add_repro_parser
 from irmeta.comparison import TooFewDrawsWarning
 from irmeta.measures.averaging import AVERAGING_NAMES, Scores
-from irmeta.measures.names import measure_label, trec_eval_name
+from irmeta.measures.counts import SUMMED
+from irmeta.measures.names import measure_label, parse_measure, trec_eval_name
 from irmeta.measures.registry import MEASURES
 from irmeta.support.arrow import joined_bytes, lean_memory
 from irmeta.support.formats import check_tsv_names, refuse_non_finite_scores
+from irmeta.support.interrupts import latched, raise_if_interrupted
 
 
 def _score(args: argparse.Namespace) -> int:
@@ -126,8 +128,12 @@ def scores_trec_eval(scores: Scores, *, per_topic: bool, digits: int = 4, return
     trec_eval's spelling where it has one (:func:`~irmeta.measures.names.trec_eval_name`),
     padded as trec_eval pads them, values at ``digits`` decimals. ``returned`` (runs,
     topics): the topics each run returned, whose lines alone are printed, as ``trec_eval
-    -q`` without ``-c`` prints them (None: every qrels topic, as with ``-c``). Built
-    column-wise: every line in one array, put in trec_eval's order by one permutation."""
+    -q`` without ``-c`` prints them (None: every qrels topic, as with ``-c``). The counts
+    (num_q, num_ret, num_rel, num_rel_ret: :data:`~irmeta.measures.counts.SUMMED`) print as
+    trec_eval prints them: integers, the ``all`` line their sum over the topics averaged
+    (num_q's their number) where every other measure's is the mean, and num_q has no
+    per-topic line. Built column-wise: every line in one array, put in trec_eval's order
+    by one permutation."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -140,24 +146,32 @@ def scores_trec_eval(scores: Scores, *, per_topic: bool, digits: int = 4, return
     # per-topic lines run-major, topic, then measure (trec_eval's -q order); then per run
     # its runid line and one mean line per measure
     topic_rows = np.tile(np.repeat(np.arange(n_topics), n_blocks), n_runs) if per_topic else np.zeros(0, int)
+    counted = np.array([parse_measure(m).family in SUMMED for m in scores.measures], dtype=bool)
+    averaged = (np.full(n_runs, n_topics) if returned is None else np.asarray(returned, bool).sum(axis=1))
+    summary = np.where(counted[:, None], means * averaged[None, :], means)  # trec_eval sums the counts
+    per_topic_values = scores.per_topic.transpose(1, 2, 0).reshape(-1) if per_topic else np.zeros(0)
     lines = pa.concat_arrays([
         _tab_joined(pa.array(names * (n_runs * n_topics if per_topic else 0), pa.string()),
                    pa.array(scores.topics, pa.string()).take(pa.array(topic_rows)),
-                   _fixed(scores.per_topic.transpose(1, 2, 0).reshape(-1) if per_topic else np.zeros(0), digits)),
+                   _fixed_or_whole(per_topic_values, np.tile(counted, n_runs * n_topics if per_topic else 0),
+                                   digits)),
         _tab_joined(pa.array(["runid".ljust(22)] * n_runs, pa.string()), pa.array(["all"] * n_runs, pa.string()),
                    pa.array(scores.runs, pa.string())),
         _tab_joined(pa.array(mean_names * n_runs, pa.string()), pa.array(["all"] * (n_runs * n_blocks), pa.string()),
-                   _fixed(means.T.reshape(-1), digits)),
+                   _fixed_or_whole(summary.T.reshape(-1), np.tile(counted, n_runs), digits)),
     ])
     per_run = n_topics * n_blocks if per_topic else 0
     first_runid, first_mean = n_runs * per_run, n_runs * per_run + n_runs
     run = np.arange(n_runs)[:, None]
     order = np.concatenate([run * per_run + np.arange(per_run), first_runid + run,
                             first_mean + run * n_blocks + np.arange(n_blocks)], axis=1)
+    shown = np.ones(order.shape, bool)
     if returned is not None and per_topic:  # a topic the run did not return has no line
-        shown = np.ones(order.shape, bool)
         shown[:, :per_run] = np.repeat(np.asarray(returned, bool), n_blocks, axis=1)
-        order = order[shown]
+    if per_topic:  # num_q has no per-topic line in trec_eval -q
+        no_line = np.array([parse_measure(m).family == "NumQ" for m in scores.measures], dtype=bool)
+        shown[:, :per_run] &= ~np.tile(no_line, n_topics)[None, :]
+    order = order[shown]
     order = order.reshape(-1)
     return joined_bytes(pc.binary_join_element_wise(lines.take(pa.array(order)), "\n", ""))
 
@@ -172,6 +186,17 @@ def _tab_joined(name, qid, value):
     import pyarrow.compute as pc
 
     return pc.binary_join_element_wise(name, qid, value, "\t")
+
+
+def _fixed_or_whole(values: np.ndarray, whole: np.ndarray, digits: int):
+    """``values`` at ``digits`` decimals, those flagged ``whole`` as integers (printf's %ld)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not whole.any():
+        return _fixed(values, digits)
+    integers = pc.cast(pa.array(np.rint(values).astype(np.int64)), pa.string())
+    return pc.if_else(pa.array(whole), integers, _fixed(values, digits))
 
 
 def _fixed(values: np.ndarray, digits: int):
@@ -292,12 +317,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     error = ""
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, latched():
         warnings.simplefilter("always", TrecFormatWarning)
         warnings.simplefilter("always", TooFewDrawsWarning)
         try:
             check_paths(command_parser(parser, args.command), args)  # before any work, every command
             code = args.func(args)
+            raise_if_interrupted()  # swallowed by a library on the way: still an interrupt
             if sys.stdout is not None:
                 sys.stdout.flush()  # a reader gone shows here, not in Python's flush at exit
         except BrokenPipeError:

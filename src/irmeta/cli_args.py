@@ -30,6 +30,7 @@ from irmeta.measures.names import MAX_CUTOFF
 from irmeta.metaeval.stats.own_tests import load_plugins as import_plugins
 from irmeta.support.atomic import atomic_path, existing_regular_or_absent
 from irmeta.support.formats import check_tsv_names
+from irmeta.support.interrupts import raise_if_interrupted
 
 
 def err(line: str) -> None:
@@ -199,6 +200,7 @@ def to_stdout(text: bytes) -> None:
     output. A reader gone (``| head``) raises :class:`BrokenPipeError` for :func:`main`."""
     if sys.stdout is None:  # started with it closed (irmeta ... >&-)
         raise OSError(errno.EBADF, "is closed; give --output FILE", "standard output")
+    raise_if_interrupted()  # a Ctrl-C some library swallowed: nothing printed
     try:
         if hasattr(sys.stdout, "buffer"):
             # a pipe whose reader closed mid-write takes part of the bytes and BufferedWriter

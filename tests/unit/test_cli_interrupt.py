@@ -75,3 +75,58 @@ def test_ctrl_c_reaches_the_command_when_the_suite_runs_as_a_background_job(tmp_
     finally:
         signal.signal(signal.SIGINT, previous)
     assert code == 130 and lines == ["irmeta: interrupted"], lines
+
+
+# ------------------------------------------ an interrupt a library swallows (issue 40)
+
+
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler for the test, whatever the suite inherited (a background
+    job starts with SIGINT ignored, and then no Ctrl-C reaches a command at all)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def _swallowing(function):
+    """``function`` run after a Ctrl-C that the code on the way catches and drops, as
+    pyarrow does when SIGINT lands in its lazy import of pandas."""
+    def wrapped(*args, **kwargs):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)  # the handler runs at the next bytecode; the sleep is cut short by it
+        except KeyboardInterrupt:
+            pass
+        return function(*args, **kwargs)
+    return wrapped
+
+
+@pytest.mark.parametrize("to", ["file", "stdout"])
+def test_a_swallowed_ctrl_c_still_stops_the_command_before_it_writes(python_sigint, monkeypatch, capsys, tmp_path, to):
+    import irmeta.cli as cli
+    from campaigns import write_campaign
+
+    write_campaign(tmp_path, {"a": {"1": ["d1", "d2"]}, "b": {"1": ["d2", "d1"]}}, {"1": {"d1": 1, "d2": 0}})
+    qrels, runs = tmp_path / "qrels.txt", tmp_path / "runs"
+    monkeypatch.setattr(cli, "score", _swallowing(cli.score))
+    out = tmp_path / "out"
+    out.mkdir()
+    target = ["--output", str(out / "table.tsv")] if to == "file" else []
+    code = cli.main(["score", "--qrels", str(qrels), "--runs", str(runs), "--measure", "P@5", *target])
+    captured = capsys.readouterr()
+    assert code == 130 and captured.err == "irmeta: interrupted\n" and captured.out == ""
+    assert list(out.iterdir()) == []
+
+
+def test_the_latch_leaves_an_ignored_sigint_ignored():
+    from irmeta.support.interrupts import interrupted, latched
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with latched():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN and not interrupted()
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -1,6 +1,7 @@
 """Measures, above campaign data: the name grammar (:mod:`.names`), alpha
 (:mod:`.alpha`) and the registry (:mod:`.registry`) at the base, one module per family
 (:mod:`.precision`, :mod:`.rareness`, :mod:`.binary`, :mod:`.graded`, :mod:`.asl`,
+:mod:`.counts`, :mod:`.interpolated`, :mod:`.gain_trec` (trec_eval's others, issue 42),
 :mod:`.graded_rareness`, :mod:`.rank_biased`, :mod:`.incomplete`, :mod:`.diversity`), and
 per-topic scores with their means (:mod:`.averaging`).
 
@@ -12,8 +13,11 @@ import irmeta.measures.incomplete  # noqa: F401  (infAP, Judged: issue 19)
 from irmeta.measures import (  # noqa: F401  (register the families; nDCG_rareness, RBP, ERR: issue 20)
     asl,
     binary,
+    counts,
+    gain_trec,
     graded,
     graded_rareness,
+    interpolated,
     precision,
     rank_biased,
     rareness,

@@ -21,9 +21,14 @@ from irmeta.measures.registry import MEASURES
 # trec_eval's names of irmeta's families, without a cutoff and with one ({}: the cutoff): read
 # here, written by names.trec_eval_name (irmeta score --format trec_eval).
 TREC_EVAL_NAMES = {"AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "Rprec": "Rprec", "Bpref": "bpref",
-                   "SetP": "set_P", "SetR": "set_recall", "SetF": "set_F"}
+                   "SetP": "set_P", "SetR": "set_recall", "SetF": "set_F",
+                   "SetAP": "set_map", "SetRelP": "set_relative_P", "NumQ": "num_q", "NumRet": "num_ret",
+                   "NumRel": "num_rel", "NumRelRet": "num_rel_ret", "nDCG_rel": "ndcg_rel"}
 TREC_EVAL_CUT_NAMES = {"P": "P_{}", "AP": "map_cut_{}", "nDCG": "ndcg_cut_{}", "Recall": "recall_{}",
-                       "Success": "success_{}"}
+                       "Success": "success_{}", "RelP": "relative_P_{}", "Unjudged": "unj_{}"}
+# Names trec_eval writes that irmeta's grammar cannot read as a family (a leading digit, or
+# the parameter in the name): written by names.trec_eval_name, read by trec_eval_spelling.
+TREC_EVAL_WRITTEN = {"IPrec_avg": "11pt_avg"}
 
 
 @dataclass(frozen=True)
@@ -75,8 +80,9 @@ REFUSED: dict[str, str] = {
                    "grades 1..3",
     "dcg_burges": "ranx's dcg_burges takes the gain 2^grade - 1: write DCG(gains={1:1,2:3,3:7})@k for "
                   "grades 1..3",
-    "rbp": "ranx's rbp.p weighs a relevant document by its grade, irmeta's RBP by 1 (or its gain over the "
-           "largest gain): equal on binary qrels only; write RBP(p=0.95)",
+    "rbp": "trec_eval writes its RBP's persistence as rbp.p=0.95 (read as RBP(p=0.95,gain_scale=topic_max)); "
+           "ranx's rbp.95 weighs a relevant document by its grade: write RBP(p=0.95) or "
+           "RBP(p=0.95,gains={...}) for irmeta's",
     "gm_map": "trec_eval's gm_map is AP under the geometric mean: score AP with average geometric",
 }
 
@@ -85,6 +91,34 @@ REFUSED: dict[str, str] = {
 CUT_SPELLINGS = [(re.compile(re.escape(name.format("").rstrip("_")) + r"[._](\d+)", re.IGNORECASE), family)
                  for family, name in TREC_EVAL_CUT_NAMES.items()]
 _BY_NAME = {a.name.lower(): a for a in ALIASES}
+
+_NUMBER = r"(\d*\.?\d+(?:[eE][+-]?\d+)?)"
+_SIGNED = r"([+-]?\d*\.?\d+(?:[eE][+-]?\d+)?)"
+# trec_eval's names that carry a parameter (as -m takes them, name.params, and as it prints
+# them, name_params), case as trec_eval spells them: each read as irmeta's name.
+TREC_EVAL_SPELLINGS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"rbp"), "RBP(p=0.9,gain_scale=topic_max)"),
+    (re.compile(r"rbp[._]p=" + _NUMBER), "RBP(p={0},gain_scale=topic_max)"),
+    (re.compile(r"rbp_resid"), "RBP_residual(p=0.9,when=any_unjudged)"),
+    (re.compile(r"rbp_resid[._]p=" + _NUMBER), "RBP_residual(p={0},when=any_unjudged)"),
+    (re.compile(r"iprec_at_recall[._]" + _NUMBER), "IPrec(recall={0})"),
+    (re.compile(r"11pt_avg"), "IPrec_avg"),
+    (re.compile(r"Rprec_mult[._]" + _NUMBER), "Rprec_mult(multiple={0})"),
+    (re.compile(r"set_F[._]" + _NUMBER), "SetF(recall_weight={0})"),
+    (re.compile(r"utility"), "Utility"),
+    (re.compile(r"utility[._]" + ",".join([_SIGNED] * 4)),
+     "Utility(rel_ret={0},nonrel_ret={1},rel_unret={2},nonrel_unret={3})"),
+)
+
+
+def trec_eval_spelling(text: str) -> str | None:
+    """trec_eval's name with its parameter as irmeta's (``rbp`` -> ``RBP(p=0.9,gain_scale=topic_max)``,
+    ``iprec_at_recall_0.10`` -> ``IPrec(recall=0.10)``); None for any other text."""
+    for pattern, spelling in TREC_EVAL_SPELLINGS:
+        match = pattern.fullmatch(text)
+        if match:
+            return spelling.format(*match.groups())
+    return None
 _FIRST_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_+\-]*")
 
 

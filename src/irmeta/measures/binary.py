@@ -19,8 +19,10 @@ whole run counts. Registered names (trec_eval's in brackets):
     pool") count neither way.
 ``SetP``, ``SetR``, ``SetF`` (``set_P``, ``set_recall``, ``set_F``)
     the returned list as a set: relevant returned / returned, relevant returned / N_R,
-    and their harmonic mean 2 P R / (P + R) (trec_eval's default ``set_F.1``); 0 when
-    the numerator is 0.
+    and their weighted harmonic mean (x + 1) P R / (x P + R), x = ``recall_weight``, the
+    relative importance of R to P as trec_eval's ``set_F.x`` and ir_measures' ``SetF(beta=x)``
+    take it (the textbook F_b's b^2; not named beta here, which is Sakai's blended-ratio
+    option and --beta's; default 1: 2 P R / (P + R)); 0 when the numerator is 0.
 ``Success@k`` (``success_k``)
     1 if a relevant document is in the top k, else 0.
 """
@@ -31,7 +33,7 @@ import numpy as np
 
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.cutoffs import divide_by_relevant, relevant_count, top_ranks
-from irmeta.measures.registry import MeasureDefinition, register
+from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, RangeDeclaration, register, register_option_check
 
 
 def recall(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
@@ -84,11 +86,24 @@ def set_recall(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
     return recall(matrix, cutoff)
 
 
-def set_f(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
-    """SetF = (x + 1) P R / (x P + R) with x = 1 (trec_eval ``set_F``); 0 with no relevant returned."""
+def _weight(weight: object) -> float:
+    """SetF's recall_weight: a finite number >= 0."""
+    if isinstance(weight, (bool, np.bool_)) or not isinstance(weight, (int, float, np.integer, np.floating)):
+        raise TypeError(f"SetF's recall_weight must be a number >= 0, not {type(weight).__name__} {weight!r}")
+    x = float(weight)
+    if not (np.isfinite(x) and x >= 0):
+        raise ValueError(f"SetF's recall_weight must be a finite number >= 0, not {weight!r}")
+    return x
+
+
+register_option_check("recall_weight", _weight)
+
+
+def set_f(matrix: RelevanceMatrix, cutoff: int | None, *, recall_weight: float = 1.0) -> np.ndarray:
+    """SetF = (x + 1) P R / (x P + R), x = recall_weight (trec_eval ``set_F.x``); 0 with no relevant returned."""
     hits, _ = _set_counts(matrix, cutoff)
     p, r = set_precision(matrix, cutoff), set_recall(matrix, cutoff)
-    x = 1.0
+    x = _weight(recall_weight)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(hits > 0, (x + 1.0) * p * r / (x * p + r), 0.0)
 
@@ -98,22 +113,29 @@ def success(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
     return (relevant_count(matrix, cutoff) > 0).astype(np.float64)
 
 
-register(MeasureDefinition("Recall", recall, "recall at k: relevant in the top k / N_R (trec_eval recall_k)"))
+register(MeasureDefinition("Recall", recall, "recall at k: relevant in the top k / N_R (trec_eval recall_k)",
+                           value_range=UNIT_RANGE))
 
 
-register(MeasureDefinition("Rprec", r_precision, "precision at rank N_R (trec_eval Rprec)"))
+register(MeasureDefinition("Rprec", r_precision, "precision at rank N_R (trec_eval Rprec)",
+                           value_range=UNIT_RANGE))
 
 
-register(MeasureDefinition("Bpref", bpref, "binary preference over judged documents (trec_eval bpref)"))
+register(MeasureDefinition("Bpref", bpref, "binary preference over judged documents (trec_eval bpref)",
+                           value_range=UNIT_RANGE))
 
 
-register(MeasureDefinition("SetP", set_precision, "relevant returned / returned (trec_eval set_P)"))
+register(MeasureDefinition("SetP", set_precision, "relevant returned / returned (trec_eval set_P)",
+                           value_range=UNIT_RANGE))
 
 
-register(MeasureDefinition("SetR", set_recall, "relevant returned / N_R (trec_eval set_recall)"))
+register(MeasureDefinition("SetR", set_recall, "relevant returned / N_R (trec_eval set_recall)",
+                           value_range=UNIT_RANGE))
 
 
-register(MeasureDefinition("SetF", set_f, "harmonic mean of SetP and SetR (trec_eval set_F)"))
+register(MeasureDefinition("SetF", set_f, "weighted harmonic mean of SetP and SetR (trec_eval set_F)",
+                           options=("recall_weight",), value_range=UNIT_RANGE))
 
 
-register(MeasureDefinition("Success", success, "1 if a relevant document is in the top k (trec_eval success_k)"))
+register(MeasureDefinition("Success", success, "1 if a relevant document is in the top k (trec_eval success_k)",
+                           value_range=RangeDeclaration(grid="binary")))

@@ -44,6 +44,7 @@ subtopics of those: nothing is computed for a campaign until a diversity measure
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 
 import numpy as np
@@ -51,7 +52,7 @@ import numpy as np
 from irmeta.campaign.postings import Postings, RelevanceMatrix
 from irmeta.measures.cutoffs import measure_depth
 from irmeta.measures.names import Measure
-from irmeta.measures.registry import MeasureDefinition, register, register_option_check
+from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, RangeDeclaration, register, register_option_check
 
 ALPHA = 0.5  # ndeval's ALPHA
 PATIENCE = 0.5  # ndeval's BETA
@@ -357,19 +358,27 @@ def ap_ia(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
     return _divide(matrix.grid(total), intents.per_topic(intents.n_subtopics).astype(np.float64))
 
 
-def _register(family: str, compute, description: str, options: tuple[str, ...] = ()) -> None:
-    register(MeasureDefinition(family, compute, description, options=options))
+# Over the ideal-ideal (N subtopics at every rank) a score is at most 1: a subtopic's j-th
+# relevant document sits at a rank >= j, and the weights fall with the rank. The greedy
+# ideal ranking is not always the best one (Clarke et al. 2008), so a run can beat it:
+# the forms over it have no upper end below infinity that holds for every campaign.
+_OVER_GREEDY = RangeDeclaration(high=math.inf)
+
+
+def _register(family: str, compute, description: str, options: tuple[str, ...] = (),
+              value_range: RangeDeclaration = UNIT_RANGE) -> None:
+    register(MeasureDefinition(family, compute, description, options=options, value_range=value_range))
     DIVERSITY_FAMILIES.append(family)
 
 
 _register("alpha_DCG", alpha_dcg, "alpha-DCG at k over the ideal-ideal (ndeval's collection-independent "
           "normalisation)", ("alpha",))
 _register("alpha_nDCG", alpha_ndcg, "alpha-nDCG at k over ndeval's greedy ideal ranking (Clarke et al. 2008)",
-          ("alpha",))
+          ("alpha",), _OVER_GREEDY)
 _register("ERR_IA", err_ia, "intent-aware ERR at k over the ideal-ideal (ndeval)", ("alpha",))
-_register("nERR_IA", nerr_ia, "intent-aware ERR at k over ndeval's greedy ideal ranking", ("alpha",))
+_register("nERR_IA", nerr_ia, "intent-aware ERR at k over ndeval's greedy ideal ranking", ("alpha",), _OVER_GREEDY)
 _register("NRBP", nrbp, "novelty- and rank-biased precision (Clarke et al. 2009; ndeval)", ("alpha", "patience"))
-_register("nNRBP", nnrbp, "NRBP over ndeval's greedy ideal ranking's", ("alpha", "patience"))
+_register("nNRBP", nnrbp, "NRBP over ndeval's greedy ideal ranking's", ("alpha", "patience"), _OVER_GREEDY)
 _register("P_IA", precision_ia, "intent-aware precision at k (ndeval)")
 _register("AP_IA", ap_ia, "intent-aware average precision (ndeval's MAP-IA)")
 _register("StRecall", subtopic_recall, "subtopic recall at k (ndeval's strec)")

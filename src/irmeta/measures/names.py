@@ -35,9 +35,11 @@ from irmeta.measures.aliases import (
     PARAMETER_ALIASES,
     TREC_EVAL_CUT_NAMES,
     TREC_EVAL_NAMES,
+    TREC_EVAL_WRITTEN,
     family_of,
     refused_reason,
     spelled_with_cutoff,
+    trec_eval_spelling,
 )
 from irmeta.measures.alpha import Alpha, alpha_label, parse_alpha
 from irmeta.measures.registry import MEASURES, MeasureDefinition, checked_option
@@ -124,7 +126,7 @@ def parse_measure(text: str | Measure, defaults: Mapping[str, object] | None = N
     if isinstance(text, Measure):
         return text if not defaults else parse_measure(str(text), defaults)
     raw = text.strip()
-    raw = spelled_with_cutoff(raw) or raw
+    raw = trec_eval_spelling(raw) or spelled_with_cutoff(raw) or raw
     for pattern, spelling in _ASL_SPELLINGS:
         m = pattern.fullmatch(raw)
         if m:
@@ -331,5 +333,26 @@ def trec_eval_name(measure: str | Measure) -> str:
     """trec_eval's name of a measure (``P@10`` -> ``P_10``, ``AP`` -> ``map``, ``nDCG@10``
     -> ``ndcg_cut_10``), else irmeta's own (``RR@10``, ``Q@100``, anything with parameters)."""
     m = parse_measure(measure)
-    spelling = None if m.params else (TREC_EVAL_NAMES if m.cutoff is None else TREC_EVAL_CUT_NAMES).get(m.family)
+    names = {**TREC_EVAL_NAMES, **TREC_EVAL_WRITTEN} if m.cutoff is None else TREC_EVAL_CUT_NAMES
+    spelling = None if m.params else names.get(m.family)
+    if spelling is None and m.cutoff is None:
+        return _trec_eval_parameter_name(m) or str(m)
     return str(m) if spelling is None else spelling.format(m.cutoff)
+
+
+def _trec_eval_parameter_name(m: Measure) -> str | None:
+    """trec_eval's printed name of a measure whose parameter it writes in the name
+    (``rbp``, ``rbp_p=0.95``, ``rbp_resid``, ``iprec_at_recall_0.10``, ``Rprec_mult_0.20``),
+    else None."""
+    params = dict(m.params)
+    if m.family == "RBP" and params.get("gain_scale") == "topic_max" and set(params) <= {"gain_scale", "p"}:
+        p = params.get("p", "0.8")
+        return "rbp" if p == "0.9" else f"rbp_p={p}"
+    if m.family == "RBP_residual" and params.get("when") == "any_unjudged" and set(params) <= {"when", "p"}:
+        p = params.get("p", "0.8")
+        return "rbp_resid" if p == "0.9" else f"rbp_resid_p={p}"
+    if m.family == "IPrec" and set(params) <= {"recall"}:
+        return f"iprec_at_recall_{float(params.get('recall', 0.0)):3.2f}"
+    if m.family == "Rprec_mult" and set(params) <= {"multiple"}:
+        return f"Rprec_mult_{float(params.get('multiple', 1.0)):3.2f}"
+    return None

@@ -8,6 +8,19 @@
     the weight RBP leaves unknown: (1 - p) sum over the unjudged ranks i <= n of p^(i - 1),
     plus p^n beyond the list, n the length of the run's list (``@k``: at most k). Ranks 1..n
     carry 1 - p^n in all, so it is 1 - (1 - p) sum over the judged ranks of p^(i - 1).
+    ``when=any_unjudged``: trec_eval's ``rbp_resid`` (m_rbp_resid.c), which reports the
+    residual only for a list holding an unjudged document (absent from the qrels, or a
+    negative grade: trec_eval's "in the pool, unjudged") and 0 for a fully judged one,
+    tail p^n included; default ``when=always``.
+``RBP(gain_scale=topic_max)``
+    trec_eval's graded ``rbp`` (m_rbp.c): rel_i = g(d_i) / G_t where G_t > 1, else g(d_i),
+    g the grade of a judged document (every grade >= 0, whatever the threshold) or the
+    ``gains`` map, G_t the largest gain among the topic's judged documents (grade >= 0).
+    trec_eval's names ``rbp`` and ``rbp.p=x`` read as ``RBP(p=0.9,gain_scale=topic_max)``
+    and ``RBP(p=x,gain_scale=topic_max)``. (m_rbp.c leaves its min/max uninitialised; the
+    built binary starts them at 0, the reading every figure of it shows: gains / G_t.)
+    Default ``gain_scale=threshold``: rel_i as above (1 at the threshold, or gain over the
+    map's largest).
 ``RBP_rareness(p=0.8)``
     RBP with rel_i (1 + alpha R(d_i)), R the ``rarity`` function (S_d counted at the rarity
     depth, default the runs' depth, or k): RBP + alpha (1 - p) sum_i rel_i R(d_i) p^(i - 1),
@@ -26,17 +39,20 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from irmeta.campaign.postings import Postings, RelevanceMatrix
+from irmeta.campaign.postings import Postings, RelevanceMatrix, offsets_from_counts
 from irmeta.campaign.rarity import LINEAR, check_rarity_function
 from irmeta.measures.alpha import Alpha
 from irmeta.measures.graded import GainMap, _check_cutoff, _gain_postings, judgment_gains, normalise_gains
-from irmeta.measures.rareness import RARITY_OPTION, alpha_weights, rarity_cutoff, rarity_for
-from irmeta.measures.registry import MeasureDefinition, register, register_option_check
+from irmeta.measures.rareness import RARENESS_RANGE, RARITY_OPTION, alpha_weights, rarity_cutoff, rarity_for
+from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, register, register_option_check
 
 if TYPE_CHECKING:
     from irmeta.campaign.rarity import Rarity
 
 PERSISTENCE = 0.8  # Moffat and Zobel's p, ir_measures' default
+TREC_EVAL_PERSISTENCE = 0.9  # trec_eval's rbp and rbp_resid default p
+GAIN_SCALES = ("threshold", "topic_max")
+RESIDUAL_WHEN = ("always", "any_unjudged")
 
 
 def _persistence(p: object) -> float:
@@ -51,6 +67,31 @@ def _persistence(p: object) -> float:
 
 
 register_option_check("p", _persistence)
+
+
+def _word(option: str, allowed: tuple[str, ...]):
+    def check(value: object) -> str:
+        if value not in allowed:
+            raise ValueError(f"{option} takes {' or '.join(allowed)}, not {value!r}")
+        return str(value)
+    return check
+
+
+register_option_check("gain_scale", _word("gain_scale", GAIN_SCALES))
+register_option_check("when", _word("when", RESIDUAL_WHEN))
+
+
+def topic_scaled_gains(matrix: RelevanceMatrix, gains: GainMap | None = None) -> np.ndarray:
+    """(J,) trec_eval rbp's rel of each judged document: its gain (grade >= 0, or the map)
+    over G_t, the largest gain of its topic's judged documents, where G_t > 1 (m_rbp.c)."""
+    table = normalise_gains(gains)
+    judged = matrix.qrels_grade >= 0
+    gain = (np.where(judged, matrix.qrels_grade, 0).astype(np.float64) if table is None
+            else np.where(judged, judgment_gains(matrix, table), 0.0))
+    top = np.zeros(matrix.n_topics, dtype=np.float64)
+    np.maximum.at(top, matrix.qrels_topic, gain)
+    scale = np.where(top > 1.0, top, 1.0)[matrix.qrels_topic]
+    return gain / scale
 
 
 def rbp_gains(matrix: RelevanceMatrix, gains: GainMap | None = None) -> np.ndarray:
@@ -77,23 +118,38 @@ def _weighted(matrix: RelevanceMatrix, cutoff: int | None, rel: np.ndarray, fact
 
 
 def rbp(matrix: RelevanceMatrix, cutoff: int | None, *, p: float = PERSISTENCE,
-        gains: GainMap | None = None) -> np.ndarray:
+        gains: GainMap | None = None, gain_scale: str = "threshold") -> np.ndarray:
     """RBP = (1 - p) sum_i rel_i p^(i - 1) (Moffat and Zobel 2008); (S, Q)."""
     _check_cutoff(cutoff)
+    if _word("gain_scale", GAIN_SCALES)(gain_scale) == "topic_max":
+        rel = topic_scaled_gains(matrix, gains)
+        postings = matrix.judged.top(cutoff)  # a grade below the threshold gains too
+        j = postings.judgment
+        return matrix.grid(postings.ordered_sums(rel[j] * rank_weights(postings.rank, _persistence(p))))
     rel = rbp_gains(matrix, gains)
     return _weighted(matrix, cutoff, rel, np.ones_like(rel), _persistence(p))
 
 
-def rbp_residual(matrix: RelevanceMatrix, cutoff: int | None, *, p: float = PERSISTENCE) -> np.ndarray:
-    """RBP's residual: 1 - (1 - p) sum over judged ranks i <= n of p^(i - 1); (S, Q)."""
+def rbp_residual(matrix: RelevanceMatrix, cutoff: int | None, *, p: float = PERSISTENCE,
+                 when: str = "always") -> np.ndarray:
+    """RBP's residual: 1 - (1 - p) sum over judged ranks i <= n of p^(i - 1); (S, Q).
+    ``when="any_unjudged"``: 0 for a list without an unjudged document (trec_eval rbp_resid)."""
     _check_cutoff(cutoff)
     p = _persistence(p)
+    trec_eval = _word("when", RESIDUAL_WHEN)(when) == "any_unjudged"
     judged = matrix.judged.top(cutoff)
+    if trec_eval:  # a negative grade is trec_eval's "in the pool, unjudged"
+        keep = matrix.qrels_grade[judged.judgment] >= 0
+        judged = type(judged)(offsets_from_counts(judged.counts_where(keep)), judged.rank[keep],
+                              judged.judgment[keep])
     n = matrix.length if cutoff is None else np.minimum(matrix.length, int(cutoff))
     tail = np.power(p, n.astype(np.float64))
     # unjudged weight = ranks 1..n's (1 - p^n) less the judged ranks'; floored at 0 against rounding
     unjudged = np.maximum((1.0 - tail) - matrix.grid(judged.ordered_sums(rank_weights(judged.rank, p))), 0.0)
-    return unjudged + tail
+    residual = unjudged + tail
+    if trec_eval:
+        return np.where(matrix.cell_counts(judged) < n, residual, 0.0)
+    return residual
 
 
 def rbp_rareness(matrix: RelevanceMatrix, cutoff: int | None, *, p: float = PERSISTENCE,
@@ -165,16 +221,17 @@ def err(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = 
 
 
 register(MeasureDefinition("RBP", rbp, "rank-biased precision, persistence p (Moffat and Zobel 2008)",
-                           options=("p", "gains")))
+                           options=("p", "gains", "gain_scale"), value_range=UNIT_RANGE))  # rel <= 1: at most 1 - p^k
 
 
 register(MeasureDefinition("RBP_residual", rbp_residual,
                            "RBP's residual: the weight of unjudged ranks and of the ranks past the list",
-                           higher_is_better=False, options=("p",)))
+                           higher_is_better=False, options=("p", "when"), value_range=UNIT_RANGE))
 
 
 register(MeasureDefinition("RBP_rareness", rbp_rareness, "RBP with rarity-weighted relevance rel (1 + alpha R)",
-                           uses_alpha=True, options=("p", "gains") + RARITY_OPTION))
+                           uses_alpha=True, options=("p", "gains") + RARITY_OPTION, value_range=RARENESS_RANGE))
 
 
-register(MeasureDefinition("ERR", err, "expected reciprocal rank at k (Chapelle et al. 2009)", options=("gains",)))
+register(MeasureDefinition("ERR", err, "expected reciprocal rank at k (Chapelle et al. 2009)", options=("gains",),
+                           value_range=UNIT_RANGE))

@@ -65,6 +65,9 @@ class Collection:
     synthetic_topic: str | None = None
     listing_topics: tuple[str, ...] = ()
     pool_depth: int = 100  # each run's top pool_depth was pooled for judging
+    # where pool_depth comes from: "stated" (the key), "simulated" (the simulation's own
+    # pools) or "default" (neither): each checked against how deep the runs are judged
+    pool_depth_origin: str = "default"
     scores: Path | None = None  # per-topic scores computed elsewhere
     scores_format: str = "auto"
     scores_missing: str = "error"
@@ -186,13 +189,26 @@ def load_collection(
                        if "expected_runs" in data else None),
         synthetic_topic=data["synthetic_topic"],
         listing_topics=tuple(data["listing_topics"]),
-        pool_depth=data["pool_depth"],
+        **_pool_depth(raw, data),
         **_given_scores(data, root, base, path),
         **_alternative_qrels(data, root, base, path),
         **_reproductions(data, root, base, path),
         run_families=(Path(_resolve(data["run_families"], "run_families", root, base, path))
                       if "run_families" in data else None),
     )
+
+
+def _pool_depth(raw: Mapping[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
+    """``pool_depth`` and where it comes from: the key as stated; else a simulated
+    campaign's own pools (:func:`irmeta.simulate.simulated_pool_depth`); else the schema's
+    default, which the workflow checks against the runs' judged depth."""
+    if "pool_depth" in raw:
+        return {"pool_depth": data["pool_depth"], "pool_depth_origin": "stated"}
+    if "simulate" in data:
+        from irmeta.simulate import simulated_pool_depth
+
+        return {"pool_depth": simulated_pool_depth(data["simulate"].get("depth")), "pool_depth_origin": "simulated"}
+    return {"pool_depth": data["pool_depth"], "pool_depth_origin": "default"}
 
 
 def _alternative_qrels(data: Mapping[str, Any], root: Path, base: Path, source: Path) -> dict[str, Any]:

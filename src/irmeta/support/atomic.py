@@ -23,6 +23,8 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 import pyarrow as pa
 
+from irmeta.support.interrupts import raise_if_interrupted
+
 
 class NotRegularFileError(FileExistsError):
     """The target exists and is not a regular file, so an atomic write would replace it."""
@@ -98,6 +100,7 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     tmp.chmod(0o666 & ~umask)  # mkstemp makes it private; the output is an ordinary file
     try:
         yield tmp
+        raise_if_interrupted()  # a Ctrl-C some library swallowed still leaves nothing behind
         existing_regular_or_absent(path)  # it may have changed while the block wrote
         tmp.replace(path)
     finally:
@@ -290,6 +293,7 @@ def _move_in(staging: Path, out: Path, names: list[str], previous: set[str], mar
     def mark(files: set[str]) -> None:
         atomic_write_text(marker, json.dumps({**about, "files": sorted(files)}, indent=1) + "\n")
 
+    raise_if_interrupted()
     present = {name for name in previous if os.path.lexists(out / name)}
     mark(present | set(names))
     for name in names:

@@ -99,8 +99,9 @@ def test_names():
         assert parse_measure(spelling) == measure, spelling
     for family in FUNCTIONS:
         assert MEASURES[family].higher_is_better
+    assert parse_measure("set_map") == Measure("SetAP")  # trec_eval's set_map (issue 42)
     with pytest.raises(ValueError, match="unknown measure"):
-        parse_measure("set_map")
+        parse_measure("set_mapp")
 
 
 def test_evaluate_dispatches(matrix):

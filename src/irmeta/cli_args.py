@@ -25,6 +25,7 @@ from typing import Any
 from irmeta.api import DEFAULT_ALPHAS, Scored
 from irmeta.campaign.errors import TrecFormatError
 from irmeta.campaign.files import resolve_paths, run_name_from_path
+from irmeta.campaign.subtopics import QRELS_FORMATS
 from irmeta.measures.names import MAX_CUTOFF
 from irmeta.metaeval.stats.own_tests import load_plugins as import_plugins
 from irmeta.support.atomic import atomic_path, existing_regular_or_absent
@@ -389,6 +390,11 @@ READING_OPTIONS: tuple[ReadingOption, ...] = (
     ReadingOption("--plugin", None, dict(
         action="append", type=input_path,
         help="a module or .py file that registers measures (irmeta.register_measure) or tests, repeatable")),
+    ReadingOption("--qrels-format", "qrels_format", dict(
+        action=Once, choices=list(QRELS_FORMATS), default="trec",
+        help="trec: qid iter docid grade (default); subtopics: ndeval's topic subtopic docid grade, which the "
+             "diversity measures (alpha_nDCG, ERR_IA, NRBP, ...) read, the others reading each document's largest "
+             "grade")),
     ReadingOption("--threshold", "threshold", dict(
         action=Once, type=bounded_int(0), default=1,
         help="grade at or above which a document is relevant (trec_eval -l)")),

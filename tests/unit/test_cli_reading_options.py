@@ -53,7 +53,11 @@ CHANGED = {
     "--gains": (["1:1,2:10"], {"gains": {1: 1.0, 2: 10.0}}),
     "--beta": (["0.5"], {"beta": 0.5}),
     "--asl-unretrieved": (["plus_one"], {"asl_unretrieved": "plus_one"}),
+    "--qrels-format": (["subtopics"], {"qrels_format": "subtopics"}),
 }
+# the qrels as subtopic qrels: a judged for a second subtopic of topic 1 (so TREC's reading
+# refuses it as judged twice), every grade of the collapsed qrels as QRELS's
+SUBTOPIC_QRELS = QRELS + "1 1 a 0\n"
 COMMANDS = ("score", "compare", "agree", "repro")
 # repro says which of its columns are undefined on so small a campaign: beside the point here
 pytestmark = pytest.mark.filterwarnings("ignore:.* is undefined")
@@ -69,7 +73,8 @@ def _write(path: Path, text: str) -> str:
 def campaign(tmp_path_factory) -> dict:
     """The campaign, and a copy whose r2 returns a document twice (for --duplicates)."""
     root = tmp_path_factory.mktemp("reading")
-    made: dict = {"qrels": _write(root / "qrels.txt", QRELS), "judgments": _write(root / "llm.txt", JUDGMENTS)}
+    made: dict = {"qrels": _write(root / "qrels.txt", QRELS), "judgments": _write(root / "llm.txt", JUDGMENTS),
+                  "subtopic_qrels": _write(root / "qrels.subtopics.txt", SUBTOPIC_QRELS)}
     for variant, extra in (("runs", []), ("duplicated", [("1", "c", "0.1")])):
         made[variant] = [_write(root / variant / run, "".join(f"{q} Q0 {d} {i} {s} T{run}\n" for i, (q, d, s)
                                                               in enumerate(rows + (extra if run == "r2" else []))))
@@ -96,8 +101,14 @@ def _inputs(c: dict, flag: str, changed: bool) -> tuple[list[str], str]:
     return runs, c["families_tag"] if flag == "--run-name" and changed else c["families"]
 
 
+def _qrels(c: dict, flag: str) -> dict:
+    """The inputs, the qrels the subtopic qrels for --qrels-format's case."""
+    return dict(c, qrels=c["subtopic_qrels"]) if flag == "--qrels-format" else c
+
+
 def _argv(command: str, c: dict, flag: str, values: list[str]) -> list[str]:
     """The command on the inputs of ``flag``'s case, ``flag`` given ``values`` (none: its default)."""
+    c = _qrels(c, flag)
     runs, families = _inputs(c, flag, bool(values))
     changed = [flag, *values] if values else []
     measures = [a for m in MEASURES for a in ("--measure", m)]
@@ -115,6 +126,7 @@ def _argv(command: str, c: dict, flag: str, values: list[str]) -> list[str]:
 
 def _api(command: str, c: dict, flag: str, settings: dict) -> str:
     """The command's answer computed by the Python API with ``settings``, as the command writes it."""
+    c = _qrels(c, flag)
     runs, families = _inputs(c, flag, bool(settings))
     if command == "score":
         return scores_tsv(score(c["qrels"], runs, MEASURES, **settings).scores, per_topic=True, digits=None).decode()
@@ -151,6 +163,8 @@ def test_each_option_changes_each_command_as_it_changes_the_api(campaign, comman
     default_code, default = _cli(*_argv(command, campaign, flag, []))
     if flag == "--duplicates":  # the default refuses the run, as trec_eval does
         assert default_code == 2 and "r2" in default and len(default.splitlines()) == 1, default
+    elif flag == "--qrels-format":  # read as TREC qrels, a document judged for two subtopics is judged twice
+        assert default_code == 2 and "judged twice" in default and len(default.splitlines()) == 1, default
     else:
         assert default_code == 0 and default == _api(command, campaign, flag, {})
         assert changed != default, f"{command} {flag}: the option changed nothing"

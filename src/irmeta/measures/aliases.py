@@ -61,7 +61,15 @@ ALIASES: tuple[Alias, ...] = (
           "which divides by the documents returned); f1 without k divides by the documents returned: set_F (beta 1)"),
     Alias("hits", "ranx", "Hits", "Hits", "ranx's hits@k: the relevant documents in the top k, a count (hits: in "
           "the whole list)"),
+    *(Alias(name, "ndeval, pyndeval", family, family, f"ndeval's {name} (TREC Web track 2009-2014)")
+      for name, family in (("alpha-nDCG", "alpha_nDCG"), ("alpha-DCG", "alpha_DCG"), ("ERR-IA", "ERR_IA"),
+                           ("nERR-IA", "nERR_IA"), ("P-IA", "P_IA"), ("MAP-IA", "AP_IA"), ("strec", "StRecall"))),
+    Alias("MAP_IA", "ir_measures", "AP_IA", "AP_IA", "ir_measures' alias of AP_IA (its pyndeval provider)"),
 )
+
+#: Parameters a peer spells otherwise, by family: ndeval's and ir_measures' NRBP(beta=...)
+#: is NRBP's patience (irmeta's beta is Sakai's, which --beta and measure_options set).
+PARAMETER_ALIASES: dict[tuple[str, str], str] = {("NRBP", "beta"): "patience", ("nNRBP", "beta"): "patience"}
 # Recall, DCG, nDCG, Bpref and ranx's map/ndcg/dcg/recall/bpref need no entry: they are the
 # family's own name in another case (ranx's map@k sums precision at the relevant ranks <= k
 # over all relevant documents, trec_eval's map_cut_k; its dcg and ndcg take gain = grade and

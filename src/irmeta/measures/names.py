@@ -32,6 +32,7 @@ import numpy as np
 
 from irmeta.campaign.rarity import check_rarity_function
 from irmeta.measures.aliases import (
+    PARAMETER_ALIASES,
     TREC_EVAL_CUT_NAMES,
     TREC_EVAL_NAMES,
     TREC_EVAL_WRITTEN,
@@ -85,17 +86,25 @@ class Measure:
         return self.definition.uses_alpha
 
     @property
+    def _rarity_alpha(self) -> bool:
+        """``alpha`` is the rarity weight (a rareness family's), not an option of the family's
+        own (alpha-nDCG's redundancy, read as its other options are)."""
+        definition = MEASURES.get(self.family)
+        return definition is None or definition.uses_alpha
+
+    @property
     def alpha(self) -> Alpha | None:
-        """The alpha the name fixes (``P_rareness(alpha=0.5)@100``), else None."""
+        """The rarity weight the name fixes (``P_rareness(alpha=0.5)@100``), else None."""
         text = dict(self.params).get("alpha")
-        return None if text is None else parse_alpha(text)
+        return None if text is None or not self._rarity_alpha else parse_alpha(text)
 
     def options(self) -> dict[str, object]:
-        """The parameters as the family's function takes them (alpha and judged_only aside;
-        a true/false option as a bool)."""
+        """The parameters as the family's function takes them (the rarity weight and judged_only
+        aside; a true/false option as a bool)."""
+        skip = ("alpha", JUDGED_ONLY) if self._rarity_alpha else (JUDGED_ONLY,)
         flags = _flag_options(self.definition)
         return {key: text == "true" if key in flags else _value(key, text)
-                for key, text in self.params if key not in ("alpha", JUDGED_ONLY)}
+                for key, text in self.params if key not in skip}
 
     @property
     def judged_only(self) -> bool:
@@ -103,6 +112,9 @@ class Measure:
         return dict(self.params).get(JUDGED_ONLY) == "true"
 
     def without_alpha(self) -> Measure:
+        """The name without its rarity weight (a family's own alpha stays)."""
+        if not self._rarity_alpha:
+            return self
         return Measure(self.family, self.cutoff, tuple(p for p in self.params if p[0] != "alpha"))
 
 
@@ -136,7 +148,7 @@ def parse_measure(text: str | Measure, defaults: Mapping[str, object] | None = N
         raise ValueError(f"measure {text!r}: the cutoff must be at most {MAX_CUTOFF}")
     definition = MEASURES[family]
     given = {key: value for key, value in (defaults or {}).items() if key in definition.options}
-    given.update(_read_params(text, match.group("params")))
+    given.update(_peer_parameters(text, family, _read_params(text, match.group("params"))))
     params = tuple(sorted((key, _canonical(text, definition, key, value)) for key, value in given.items()))
     return Measure(family, int(cutoff) if cutoff is not None else None,
                    tuple((k, v) for k, v in params if v is not None))
@@ -164,13 +176,26 @@ def _read_params(text: str, inner: str | None) -> dict[str, str]:
     return out
 
 
+def _peer_parameters(text: str, family: str, params: dict[str, str]) -> dict[str, str]:
+    """Parameters a peer spells otherwise under the family's own names (NRBP's beta is its
+    patience: :data:`~irmeta.measures.aliases.PARAMETER_ALIASES`); both spellings is one too many."""
+    out: dict[str, str] = {}
+    spelled: dict[str, str] = {}
+    for key, value in params.items():
+        own = PARAMETER_ALIASES.get((family, key), key)
+        if own in out:
+            raise ValueError(f"measure {text!r}: {spelled[own]} and {key} both give {family}'s {own}")
+        out[own], spelled[own] = value, key
+    return out
+
+
 def _canonical(text: str, definition: MeasureDefinition, key: str, value: object) -> str | None:
     """The parameter's canonical text; None when it equals the family's default."""
     allowed = definition.options + (("alpha",) if definition.uses_alpha else ()) + (JUDGED_ONLY,)
     if key not in allowed:
         raise ValueError(f"measure {text!r}: {definition.family} takes no parameter {key!r}"
                          + (f"; it takes {', '.join(allowed)}" if allowed else ""))
-    if key == "alpha":
+    if key == "alpha" and definition.uses_alpha:
         return alpha_label(value)  # type: ignore[arg-type]
     if key == JUDGED_ONLY:
         return _judged_only(text, value)

@@ -93,8 +93,11 @@ class Collection:
     def ingest_options(self) -> dict[str, Any]:
         """Keyword arguments of :func:`irmeta.pipeline.steps.ingest_collection` and
         :func:`irmeta.campaign.runs.read_runs`."""
-        return {"depth": self.depth, "duplicates": self.duplicates, "run_name": self.run_name,
-                "score_precision": self.score_precision}
+        options = {"depth": self.depth, "duplicates": self.duplicates, "run_name": self.run_name,
+                   "score_precision": self.score_precision}
+        if self.qrels_format == "subtopics":  # ndeval's subtopic qrels, for the diversity measures
+            options["qrels_format"] = "subtopics"
+        return options
 
     def run_files(self) -> list[Path]:
         """The run files (directories and globs expanded), in reading order."""
@@ -287,6 +290,7 @@ def available_collections(
             if absent:
                 warnings.append(f"collection {name}: {len(absent)} official run(s) missing: {', '.join(absent)}")
         check_collection_measures(collection, config)
+        check_subtopic_qrels(collection, config)
         if check_paths:
             from irmeta.pipeline.run_families_config import check_run_families
 
@@ -305,6 +309,26 @@ def check_reproductions(collections: Mapping[str, Collection], named: Iterable[s
         if c.reproductions_collection is not None and c.reproductions_collection not in named:
             raise ConfigError(f"{source}: key 'reproductions.collection': {c.reproductions_collection!r} is not "
                               f"among the config's collections ({', '.join(named)})")
+
+
+def check_subtopic_qrels(collection: Collection, config: Mapping[str, Any]) -> None:
+    """The diversity measures need subtopic qrels (``qrels_format: subtopics``) of a
+    collection with runs; judgment sets (TREC qrels, compared with the collection's) do not
+    go with them."""
+    from irmeta.measures.diversity import needs_subtopics
+    from irmeta.measures.names import parse_measure
+
+    source = collection.source or collection.name
+    diversity = [m for m in config.get("measures", []) if not imported_only(m) and needs_subtopics(
+        parse_measure(m).family)]
+    subtopics = collection.qrels_format == "subtopics"
+    if diversity and collection.has_runs and not subtopics:
+        raise ConfigError(f"{source}: key 'qrels_format': the diversity measures ({', '.join(diversity)}) need "
+                          f"subtopic qrels (topic subtopic docid grade), and the collection's are ordinary: set "
+                          f"qrels_format: subtopics, or leave them out of this configuration")
+    if subtopics and collection.alternative_qrels:
+        raise ConfigError(f"{source}: key 'alternative_qrels': judgment sets are compared with the qrels as TREC "
+                          f"qrels, which subtopic qrels (qrels_format: subtopics) are not")
 
 
 def check_collection_measures(collection: Collection, config: Mapping[str, Any]) -> None:

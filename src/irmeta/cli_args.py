@@ -25,6 +25,7 @@ from typing import Any
 from irmeta.api import DEFAULT_ALPHAS, Scored
 from irmeta.campaign.errors import TrecFormatError
 from irmeta.campaign.files import resolve_paths, run_name_from_path
+from irmeta.campaign.judgment_groups import QRELS_FORMATS
 from irmeta.measures.names import MAX_CUTOFF
 from irmeta.metaeval.stats.own_tests import load_plugins as import_plugins
 from irmeta.support.atomic import atomic_path, existing_regular_or_absent
@@ -389,6 +390,10 @@ READING_OPTIONS: tuple[ReadingOption, ...] = (
     ReadingOption("--plugin", None, dict(
         action="append", type=input_path,
         help="a module or .py file that registers measures (irmeta.register_measure) or tests, repeatable")),
+    ReadingOption("--qrels-format", "qrels_format", dict(
+        action=Once, choices=list(QRELS_FORMATS), default="trec",
+        help="trec: qid iter docid grade (default); qrels_jg: trec_eval's judgment-group qrels, qid jg docid grade, "
+             "which the *_avgjg measures (P_avgjg, map_avgjg, Rprec_mult_avgjg) read, and no other measure")),
     ReadingOption("--threshold", "threshold", dict(
         action=Once, type=bounded_int(0), default=1,
         help="grade at or above which a document is relevant (trec_eval -l)")),

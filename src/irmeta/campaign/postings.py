@@ -25,9 +25,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+
+if TYPE_CHECKING:
+    from irmeta.campaign.judgment_groups import JudgmentGroups
 
 # A dense (run, topic, rank) view is for small campaigns (tests, notebooks) only.
 DENSE_LIMIT = 100_000_000
@@ -193,7 +197,9 @@ class RelevanceMatrix:
     other judged ones (loaded on first use when read from disk). ``length`` (runs,
     topics): documents each run returned, after the depth cut. Qrels arrays are indexed
     by judgment row: ``qrels_topic``, ``qrels_grade``, ``docids`` (the judged document of
-    each row; ``qrels_doc`` is ``arange(J)``, kept for the rarity listing).
+    each row; ``qrels_doc`` is ``arange(J)``, kept for the rarity listing);
+    ``judgment_groups``: each row's judgments by group, from judgment-group qrels (None:
+    ordinary qrels; read only by the ``*_avgjg`` measures; dropped with the rows or grades).
     """
 
     runs: list[str]
@@ -207,6 +213,7 @@ class RelevanceMatrix:
     docids: pa.Array  # (J,) judged document of each qrels row
     run_depth: int | None = None
     ignored_topics: dict[str, list[str]] = field(default_factory=dict)
+    judgment_groups: JudgmentGroups | None = None
 
     # ------------------------------------------------------------- shape and counts
 
@@ -285,6 +292,7 @@ class RelevanceMatrix:
             threshold=self.threshold, qrels_topic=self.qrels_topic, qrels_grade=self.qrels_grade,
             docids=self.docids, run_depth=self.run_depth,
             ignored_topics={self.runs[i]: self.ignored_topics.get(self.runs[i], []) for i in idx},
+            judgment_groups=self.judgment_groups,
         )
 
     def top(self, depth: int | None) -> RelevanceMatrix:
@@ -299,7 +307,7 @@ class RelevanceMatrix:
             runs=self.runs, topics=self.topics, length=self.length, hits=self.hits.top(depth),
             misses_loader=lambda: misses().top(depth), threshold=self.threshold, qrels_topic=self.qrels_topic,
             qrels_grade=self.qrels_grade, docids=self.docids, run_depth=self.run_depth,
-            ignored_topics=self.ignored_topics,
+            ignored_topics=self.ignored_topics, judgment_groups=self.judgment_groups,
         )
 
     def with_judgments(self, keep: np.ndarray) -> RelevanceMatrix:
@@ -387,6 +395,7 @@ class RelevanceMatrix:
             misses_loader=lambda: misses, threshold=self.threshold, qrels_topic=self.qrels_topic,
             qrels_grade=self.qrels_grade, docids=self.docids, run_depth=self.run_depth,
             ignored_topics=self.ignored_topics,
+            judgment_groups=None if self.judgment_groups is None else self.judgment_groups.of_condensed(),
         )
 
     # --------------------------------------------------------------- dense views

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -27,15 +28,21 @@ from irmeta.campaign.files import read_bytes, without_bom
 from irmeta.campaign.tokens import INTEGER, Lines, arrow_fields, parse_numbers, tokenise, utf8_column
 from irmeta.support.atomic import write_parquet
 
+if TYPE_CHECKING:
+    from irmeta.campaign.judgment_groups import JudgmentGroups
+
 
 @dataclass(frozen=True)
 class Qrels:
-    """Relevance judgments: one row per judged (topic, document)."""
+    """Relevance judgments: one row per judged (topic, document); ``judgment_groups``: each
+    row's judgments by group when read from judgment-group qrels (trec_eval's qrels_jg,
+    :mod:`irmeta.campaign.judgment_groups`)."""
 
     qid: pa.Array  # string per judgment
     docid: pa.Array  # string per judgment
     grade: np.ndarray  # int64 per judgment
     source: str = ""
+    judgment_groups: JudgmentGroups | None = None
 
     @cached_property
     def topics(self) -> list[str]:

@@ -23,9 +23,11 @@ from irmeta.measures.registry import MEASURES
 TREC_EVAL_NAMES = {"AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "Rprec": "Rprec", "Bpref": "bpref",
                    "SetP": "set_P", "SetR": "set_recall", "SetF": "set_F",
                    "SetAP": "set_map", "SetRelP": "set_relative_P", "NumQ": "num_q", "NumRet": "num_ret",
-                   "NumRel": "num_rel", "NumRelRet": "num_rel_ret", "nDCG_rel": "ndcg_rel"}
+                   "NumRel": "num_rel", "NumRelRet": "num_rel_ret", "nDCG_rel": "ndcg_rel",
+                   "AP_avgjg": "map_avgjg"}
 TREC_EVAL_CUT_NAMES = {"P": "P_{}", "AP": "map_cut_{}", "nDCG": "ndcg_cut_{}", "Recall": "recall_{}",
-                       "Success": "success_{}", "RelP": "relative_P_{}", "Unjudged": "unj_{}"}
+                       "Success": "success_{}", "RelP": "relative_P_{}", "Unjudged": "unj_{}",
+                       "P_avgjg": "P_avgjg_{}"}
 # Names trec_eval writes that irmeta's grammar cannot read as a family (a leading digit, or
 # the parameter in the name): written by names.trec_eval_name, read by trec_eval_spelling.
 TREC_EVAL_WRITTEN = {"IPrec_avg": "11pt_avg"}
@@ -96,6 +98,7 @@ TREC_EVAL_SPELLINGS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"iprec_at_recall[._]" + _NUMBER), "IPrec(recall={0})"),
     (re.compile(r"11pt_avg"), "IPrec_avg"),
     (re.compile(r"Rprec_mult[._]" + _NUMBER), "Rprec_mult(multiple={0})"),
+    (re.compile(r"Rprec_mult_avgjg[._]" + _NUMBER), "Rprec_mult_avgjg(multiple={0})"),
     (re.compile(r"set_F[._]" + _NUMBER), "SetF(recall_weight={0})"),
     (re.compile(r"utility"), "Utility"),
     (re.compile(r"utility[._]" + ",".join([_SIGNED] * 4)),

@@ -328,6 +328,6 @@ def _trec_eval_parameter_name(m: Measure) -> str | None:
         return "rbp_resid" if p == "0.9" else f"rbp_resid_p={p}"
     if m.family == "IPrec" and set(params) <= {"recall"}:
         return f"iprec_at_recall_{float(params.get('recall', 0.0)):3.2f}"
-    if m.family == "Rprec_mult" and set(params) <= {"multiple"}:
-        return f"Rprec_mult_{float(params.get('multiple', 1.0)):3.2f}"
+    if m.family in ("Rprec_mult", "Rprec_mult_avgjg") and set(params) <= {"multiple"}:
+        return f"{m.family}_{float(params.get('multiple', 1.0)):3.2f}"
     return None

@@ -80,12 +80,12 @@ def reproduce(qrels: Any, runs: Sequence[Any], measures: Sequence[str] = DEFAULT
     if s.average != "all":
         raise ValueError("repro pairs topics of the original and reproduced runs (average 'all'), so average "
                          f"{s.average!r} is refused")
-    original_qrels = to_qrels(qrels)
+    original_qrels = to_qrels(qrels, qrels_format=s.qrels_format)
     other = reproduced_qrels is not None
     files = [_read_one(role, run, s) for role, run in zip(ROLES, runs)]
     if other:
         original = _scored(original_qrels, files[:2], ROLES[:2], s)
-        reproduced = _scored(to_qrels(reproduced_qrels, "reproduced_qrels"), files[2:], ROLES[2:], s)
+        reproduced = _scored(to_qrels(reproduced_qrels, "reproduced_qrels", s.qrels_format), files[2:], ROLES[2:], s)
         pairs = [Reproduction(ROLES[i], ROLES[i + 2]) for i in (0, 1)]
     else:
         original = reproduced = _scored(original_qrels, files, ROLES, s)

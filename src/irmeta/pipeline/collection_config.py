@@ -90,8 +90,11 @@ class Collection:
     def ingest_options(self) -> dict[str, Any]:
         """Keyword arguments of :func:`irmeta.pipeline.steps.ingest_collection` and
         :func:`irmeta.campaign.runs.read_runs`."""
-        return {"depth": self.depth, "duplicates": self.duplicates, "run_name": self.run_name,
-                "score_precision": self.score_precision}
+        options = {"depth": self.depth, "duplicates": self.duplicates, "run_name": self.run_name,
+                   "score_precision": self.score_precision}
+        if self.qrels_format == "qrels_jg":  # trec_eval's judgment-group qrels, for the *_avgjg measures
+            options["qrels_format"] = "qrels_jg"
+        return options
 
     def run_files(self) -> list[Path]:
         """The run files (directories and globs expanded), in reading order."""

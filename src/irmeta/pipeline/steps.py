@@ -25,8 +25,8 @@ from irmeta.campaign.judge import (
     qrels_topics_of_rows,
     reading_record,
 )
+from irmeta.campaign.judgment_groups import read_qrels_as
 from irmeta.campaign.postings import RelevanceMatrix
-from irmeta.campaign.qrels import read_qrels
 from irmeta.campaign.ranked_store import ranked_part, write_ranked
 from irmeta.campaign.rarity import rarity_listing
 from irmeta.campaign.runs import (
@@ -69,6 +69,7 @@ def ingest_collection(
     ranked_depth: int | None = None,
     ranked_out: str | Path | None = None,
     memory_mb: float | None = None,
+    qrels_format: str = "trec",
 ) -> dict:
     """Read a collection's qrels and runs once; write ``judged.npz``, the judged documents
     every run retrieved (:func:`irmeta.campaign.store.save_matrix`), which every later step loads.
@@ -80,7 +81,7 @@ def ingest_collection(
 
     Returns a summary (counts, dropped duplicates, topics ignored) for the log.
     """
-    q = read_qrels(qrels)
+    q = read_qrels_as(qrels, qrels_format)
     threads = reading_threads(resolve_paths(runs), threads, memory_mb)
     if ranked_out is None:
         matrix, reading = judge_runs(runs, q, depth=depth, threshold=threshold, duplicates=duplicates,
@@ -185,6 +186,7 @@ def ingest_shard(
     score_precision: ScorePrecision = "double",
     ranked_depth: int | None = None,
     memory_mb: float | None = None,
+    qrels_format: str = "trec",
 ) -> int:
     """Shard ``shard`` of ``shards`` of a sharded ingestion: its contiguous slice of the
     run files (in :func:`irmeta.campaign.files.resolve_paths` order) read once, judged,
@@ -194,7 +196,7 @@ def ingest_shard(
     Returns the number of runs in the part."""
     files = resolve_paths(runs)
     mine = [files[i] for i in shard_trials(len(files), shards, shard)]
-    q = read_qrels(qrels)
+    q = read_qrels_as(qrels, qrels_format)
     threads = reading_threads(mine, threads, memory_mb)
     judged = judge_sources(mine, lambda path: read_run_file(path, run_name, depth, duplicates, score_precision), q,
                            depth=depth, threshold=threshold, threads=threads, progress=progress_logger(),
@@ -219,11 +221,12 @@ def merge_ingested(
     score_precision: ScorePrecision = "double",
     ranked_depth: int | None = None,
     ranked_out: str | Path | None = None,
+    qrels_format: str = "trec",
 ) -> dict:
     """The parts of :func:`ingest_shard` (in shard order) merged into ``judged.npz`` (and,
     with ``ranked_out``, their rankings into ``ranked.npz``): the same bytes
     :func:`ingest_collection` writes reading every file in one job."""
-    q = read_qrels(qrels)
+    q = read_qrels_as(qrels, qrels_format)
     settings = _part_settings(qrels, depth, duplicates, run_name, threshold, score_precision, ranked_depth)
     merged = merge_parts(parts, q, settings)
     summary = _ingested_summary(merged, merged.postings("hits"), merged.postings("misses"), merged.reading,
@@ -231,7 +234,8 @@ def merge_ingested(
     write_store(out, runs=merged.runs, topics=q.topics, length=merged.length, threshold=threshold, run_depth=depth,
                 ignored_topics=merged.ignored_topics, qrels_topic=qrels_topics_of_rows(q),
                 qrels_grade=q.grade.astype(np.int64), docids=q.docid, sides=merged.sides,
-                settings=dict(merged.reading, qrels=str(qrels), relevance_threshold=threshold))
+                settings=dict(merged.reading, qrels=str(qrels), relevance_threshold=threshold),
+                judgment_groups=q.judgment_groups)
     if ranked_out is not None:
         write_ranked(ranked_out, ranked_parts(parts),
                      _ranked_settings(depth, duplicates, run_name, score_precision, _ranked_depth(ranked_depth)))

@@ -33,6 +33,7 @@ from irmeta.cli import scores_trec_eval, scores_tsv
 from irmeta.measures.alpha import alpha_label
 from irmeta.measures.averaging import Scores, exact_mean
 from irmeta.measures.names import parse_measure
+from irmeta.measures.ranges import measure_range
 
 TARGET_SECONDS, TARGET_MB = 60, 2048
 MEASURES = ["P@100", "AP@100", "P_rareness@100", "AP_rareness@100", "P_rareness_norm@100", "AP_rareness_norm@100"]
@@ -50,7 +51,8 @@ score_collection(matrix=None, out=args["out"], arrays_out=args["arrays_out"], me
 
 
 def synthetic_scores(n_runs: int, n_topics: int, measures: list[str], alphas: list[float], seed: int = 0) -> Scores:
-    """Random per-topic scores laid out as the pipeline lays out config's measures and alphas."""
+    """Random per-topic scores laid out as the pipeline lays out config's measures and alphas,
+    each a score its measure can give (P@100's on j/100: the reader refuses any other)."""
     names, labels = [], []
     for item in measures:
         m = parse_measure(item)
@@ -58,6 +60,10 @@ def synthetic_scores(n_runs: int, n_topics: int, measures: list[str], alphas: li
             names.append(str(m))
             labels.append(None if a is None else alpha_label(a))
     per_topic = np.random.default_rng(seed).random((len(names), n_runs, n_topics))
+    for i, (name, alpha) in enumerate(zip(names, labels)):
+        possible = measure_range(name, alpha)
+        if possible is not None:
+            per_topic[i] = possible.nearest(per_topic[i])
     return Scores(runs=[f"run{i:04d}" for i in range(n_runs)], topics=[str(401 + t) for t in range(n_topics)],
                   measures=names, alphas=labels, per_topic=per_topic, means={"all_topics": exact_mean(per_topic)})
 

@@ -43,6 +43,7 @@ from irmeta.measures.averaging import AVERAGING_NAMES, Averaging, Scores, score_
 from irmeta.measures.group_averaged import refuse_mismatch
 from irmeta.measures.names import depth_read, measure_label, parse_measure
 from irmeta.measures.plugins import refuse_imported
+from irmeta.measures.rareness import warn_rarity_over_one_run
 from irmeta.measures.score_files import COLUMNS, Missing, score_grid, table_labels
 from irmeta.metaeval.score_matrices import ScoreMatrix
 from irmeta.settings import DEFAULT_ALPHAS, ScoreSettings, experiment_parameters, score_settings
@@ -97,6 +98,7 @@ def score_checked(qrels: Any, runs: Any, s: ScoreSettings) -> Scored:
                                  judgments, depth=read_depth, threshold=s.threshold, duplicates=s.duplicates,
                                  score_precision=s.score_precision)
     _refuse_disjoint(matrix, reading, judgments)
+    warn_rarity_over_one_run(matrix.n_runs, s.measures, stacklevel=3)
     scores = score_arrays(matrix, s.measures, averaging=(s.average,), alphas=s.alphas,
                           rarity_depth=s.rarity_depth, **s.options)
     return Scored(scores, matrix, reading)

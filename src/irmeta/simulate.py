@@ -327,13 +327,24 @@ def _run_text(name: str, order: np.ndarray, micro: np.ndarray, length: np.ndarra
     return joined_bytes(lines)
 
 
+DEFAULT_DEPTH = 100  # simulate_campaign's runs' depth
+
+
+def simulated_pool_depth(depth: int | None = None) -> int:
+    """The pool depth of a campaign simulated to ``depth`` (None: :data:`DEFAULT_DEPTH`):
+    every run's top quarter is judged (with every relevant document and a few others), as
+    TREC pools each run's top d; the depth the collection's reusability experiment
+    rebuilds pools from."""
+    return max(1, int(DEFAULT_DEPTH if depth is None else depth) // 4)
+
+
 def simulate_campaign(
     out_dir: str | Path,
     *,
     seed: int = 42,
     n_runs: int = 24,
     n_topics: int = 25,
-    depth: int = 100,
+    depth: int = DEFAULT_DEPTH,
     pool_size: int = 400,
     gzip_runs: bool = True,
     threads: int = 2,
@@ -342,7 +353,9 @@ def simulate_campaign(
     """Write a synthetic TREC campaign to ``out_dir`` and describe it.
 
     Files: ``qrels.txt``, ``runs/<run_name>.gz`` (``.txt`` if ``gzip_runs`` is
-    false) and ``run_groups.tsv``.  ``pool_size`` is the number of candidate
+    false) and ``run_groups.tsv``. The qrels judge every run's top
+    :func:`simulated_pool_depth` documents per topic (its pool), every relevant document
+    and a few others. ``pool_size`` is the number of candidate
     documents per topic that runs retrieve from, at least ``depth`` (a smaller one is
     refused: it could not fill the runs).
 
@@ -432,7 +445,7 @@ def _write_runs(run_dir: Path, design: _Design, seed: int, n_topics: int, keep: 
     block = _topic_block(len(design.names), keep)
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
         for first in range(0, n_topics, block):
-            topics = list(pool.map(lambda t: _topic(design, seed, t, keep, pool_size, max(1, depth // 4)),
+            topics = list(pool.map(lambda t: _topic(design, seed, t, keep, pool_size, simulated_pool_depth(depth)),
                                    range(first, min(first + block, n_topics))))
             judged += [(topic.judged, topic.grade) for topic in topics]
             texts = _block_texts(design.names, topics, first, widths)

@@ -30,7 +30,9 @@ def test_demo_properties_table(tmp_path, shared_data):
     assert list(table.columns) == list(PROPERTY_COLUMNS)
     assert len(table) == 1
     row = table.iloc[0]
-    assert row["runs"] == 24 and row["topics"] == 25 and row["pool_depth"] == 100
+    # the simulation's own pools: each run's top quarter of 100, wholly judged (with the relevant and a few more)
+    assert row["runs"] == 24 and row["topics"] == 25 and row["pool_depth"] == 25
+    assert row["runs_judged_to_pool_depth"] == 1 and row["judged_depth_min"] >= 25
     assert row["groups"] >= 1  # the simulated campaign's run_groups.tsv
     assert 0 <= row["unique_run_relevant_share"] <= row["unique_group_relevant_share"] <= 1
     assert 0 <= row["mean_rarity"] < 1

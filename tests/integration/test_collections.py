@@ -19,7 +19,7 @@ from test_workflow import _copy_workflow, _ok, _snakemake
 
 from irmeta.campaign.store import load_matrix
 from irmeta.pipeline.download import DownloadError, download_qrels, sha256_of
-from irmeta.simulate import simulate_campaign
+from irmeta.simulate import simulate_campaign, simulated_pool_depth
 
 QRELS = b"1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n"
 
@@ -102,7 +102,8 @@ def test_a_new_campaign_is_one_yaml_file_and_its_qrels_download(server, tmp_path
     (campaign / "qrels.txt").unlink()
     workdir = _copy_workflow(tmp_path / "work")
     (workdir / "config" / "collections" / "mycampaign.yaml").write_text(_campaign_yaml(
-        "mycampaign", campaign, qrels_url=f"\"{url}/qrels.txt.gz\"", qrels_format="gzip", qrels_sha256=digest))
+        "mycampaign", campaign, qrels_url=f"\"{url}/qrels.txt.gz\"", qrels_format="gzip", qrels_sha256=digest,
+        pool_depth=simulated_pool_depth(50)))  # the campaign's pools: not the default 100, which its runs contradict
     _ok(_snakemake(workdir, "--cores", "2", "--config", f"data_root={shared_data}", "collections=[mycampaign]",
                    timeout=300))
     assert (campaign / "qrels.txt").is_file()  # downloaded into place

@@ -180,10 +180,10 @@ def test_score_matrices_fill_missing_topics_with_zero_when_asked():
 
 
 def test_score_matrices_keep_the_tables_topic_order_and_canonical_names():
-    table = long_table({"P_10": np.arange(6.0).reshape(2, 3)}, ["b", "a"], ["10", "9", "100"])
+    table = long_table({"P_10": np.arange(6.0).reshape(2, 3) / 10}, ["b", "a"], ["10", "9", "100"])
     (m,) = irmeta.score_matrices(table, ["P@10"])
     assert (m.measure, m.runs, m.topics) == ("P@10", ["b", "a"], ["10", "9", "100"])
-    assert m.values.tolist() == [[0, 1, 2], [3, 4, 5]]
+    assert m.values.tolist() == [[0, 0.1, 0.2], [0.3, 0.4, 0.5]]
 
 
 def test_experiments_drawn_in_shards_give_the_one_call_tables(trec8):
@@ -223,8 +223,8 @@ def test_tau_ap_forms_and_randomised_p_are_options():
 
     rng = np.random.default_rng(4)
     runs, topics = [f"r{i}" for i in range(5)], [str(t) for t in range(8)]
-    p10, ap = rng.random((5, 8)), rng.random((5, 8))
-    p10[0] += 1.0  # a run above every permutation's largest difference
+    p10, ap = rng.random((5, 8)) / 2, rng.random((5, 8))
+    p10[0] += 0.5  # a run above every permutation's largest difference (P@10 stays in [0, 1])
     table = long_table({"P@10": p10, "AP@10": ap}, runs, topics)
     default = irmeta.kendall_tau_table(table, [("AP@10", "P@10")])
     assert "tau_ap_symmetric" not in default.columns

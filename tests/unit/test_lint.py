@@ -27,3 +27,12 @@ def _lint_commands() -> list[list[str]]:
 def test_lint_is_clean(command):
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_test_modules_have_distinct_names():
+    # pytest's default (prepend) import mode keys test modules by basename: two
+    # tests/**/test_x.py stop the whole suite at collection
+    seen: dict[str, Path] = {}
+    for path in sorted((REPO / "tests").rglob("test_*.py")):
+        assert path.name not in seen, f"{path} and {seen[path.name]} share a module name"
+        seen[path.name] = path

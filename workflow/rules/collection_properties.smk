@@ -6,7 +6,8 @@
 rule describe_collection:
     """One collection's properties: runs, groups, topics, judged and relevant documents
     per topic, the share of relevant documents one run (one group) alone finds, mean
-    rarity, pool depth (irmeta.campaign.properties)."""
+    rarity, pool depth and how deep the runs are wholly judged (irmeta.campaign.properties);
+    a pool depth most runs contradict is refused (irmeta.pipeline.properties)."""
     input:
         unpack(properties_input),
     output:
@@ -14,6 +15,8 @@ rule describe_collection:
     params:
         label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
         pool_depth=lambda wildcards: COLLECTIONS[wildcards.collection].pool_depth,
+        pool_depth_origin=lambda wildcards: COLLECTIONS[wildcards.collection].pool_depth_origin,
+        source=lambda wildcards: str(COLLECTIONS[wildcards.collection].source or wildcards.collection),
         threshold=lambda wildcards: COLLECTIONS[wildcards.collection].threshold,
         rarity_depth=PROPERTIES_RARITY_DEPTH,
     # the claims read the collections' properties: first among the jobs that can run

@@ -18,6 +18,7 @@ rule assess_reusability:
         rarity_depth=config["rarity_depth"],
         measure_options=config["measure_options"],
         pool_depth=lambda wildcards: COLLECTIONS[wildcards.collection].pool_depth,
+        pool_depth_origin=lambda wildcards: COLLECTIONS[wildcards.collection].pool_depth_origin,
         unit=EXPERIMENTS["reusability"]["unit"],
         rules=EXPERIMENTS["reusability"]["rules"],
         source=lambda wildcards: str(COLLECTIONS[wildcards.collection].source or wildcards.collection),

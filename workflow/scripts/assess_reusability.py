@@ -19,6 +19,7 @@ def main(smk) -> None:
         alphas=list(smk.params.alphas),
         rarity_depth=smk.params.rarity_depth,
         pool_depth=smk.params.pool_depth,
+        pool_depth_origin=smk.params.pool_depth_origin,
         unit=smk.params.unit,
         rules=list(smk.params.rules),
         measure_options=dict(smk.params.measure_options),

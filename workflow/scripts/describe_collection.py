@@ -10,7 +10,8 @@ def main(smk) -> None:
     row = describe_collection(out=smk.output.row, collection=smk.params.label, pool_depth=smk.params.pool_depth,
                               rarity_depth=smk.params.rarity_depth, judged=given.get("judged"),
                               scores=given.get("scores"), qrels=given.get("qrels"),
-                              run_groups=given.get("run_groups"), threshold=smk.params.threshold)
+                              run_groups=given.get("run_groups"), threshold=smk.params.threshold,
+                              pool_depth_origin=smk.params.pool_depth_origin, source=smk.params.source)
     log.info("wrote %s: %s", smk.output.row, row)
 
 

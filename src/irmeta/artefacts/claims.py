@@ -374,8 +374,9 @@ def claims_caption(table: pd.DataFrame) -> str:
 #: The caption of the collection properties under the claims.
 PROPERTIES_CAPTION = ("Collection properties: runs, groups, qrels topics, judged and relevant documents per topic, "
                       "and over the relevant documents some run holds in its top rarity depth the share exactly "
-                      "one run (one group) finds and their mean rarity R(d) = 1 - S_d/S (eq. 2); empty where not "
-                      "known (no run groups; scores without rankings).")
+                      "one run (one group) finds and their mean rarity R(d) = 1 - S_d/S (eq. 2); the pool depth, "
+                      "how deep the runs are wholly judged (median, least) and the share judged to the pool depth; "
+                      "empty where not known (no run groups; scores without rankings).")
 
 
 #: The caption of the list of claims not filled under the claims table.

@@ -56,7 +56,9 @@ def property_line(row: pd.Series) -> str:
     if known("mean_rarity"):
         parts.append(f"mean R(d) {row['mean_rarity']:.3f}")
     if known("pool_depth"):
-        parts.append(f"pool depth {int(row['pool_depth'])}")
+        parts.append(f"pool depth {int(row['pool_depth'])}"
+                     + (f" (runs wholly judged to a median {row['judged_depth_median']:g})"
+                        if known("judged_depth_median") else ""))
     return "properties: " + ", ".join(parts)
 
 

@@ -9,6 +9,12 @@ only documents some run finds (S_d >= 1) count: ``unique_run_relevant_share`` is
 share of them exactly one run finds, ``unique_group_relevant_share`` the share exactly
 one group's runs find (Zobel 1998 counts the relevant documents only one group
 contributed to a pool), ``mean_rarity`` the mean of R(d) = 1 - S_d / S over them.
+
+Beside the pool depth D the collection states, what the runs say of it
+(:mod:`irmeta.campaign.pools`): each run's judged depth, the median over the topics it
+returned of how deep its ranking is wholly judged (counted to twice D); ``judged_depth_median`` and
+``judged_depth_min`` over the runs, and ``runs_judged_to_pool_depth``, the share of runs
+wholly judged to D on most of their topics (pools of depth D judge them all).
 """
 
 from __future__ import annotations
@@ -19,15 +25,18 @@ from typing import Any
 
 import numpy as np
 
+from irmeta.campaign.pools import JudgedDepth
 from irmeta.campaign.postings import RelevanceMatrix
 
 #: The columns of ``collection_properties.csv``, in order.
 PROPERTY_COLUMNS = ("collection", "runs", "groups", "topics", "judged_per_topic_mean", "judged_per_topic_median",
                     "relevant_per_topic_mean", "relevant_per_topic_median", "unique_run_relevant_share",
-                    "unique_group_relevant_share", "mean_rarity", "pool_depth")
+                    "unique_group_relevant_share", "mean_rarity", "pool_depth", "judged_depth_median",
+                    "judged_depth_min", "runs_judged_to_pool_depth")
 
 #: The columns that need the runs' rankings (empty for a collection of scores only).
-RANKING_COLUMNS = ("unique_run_relevant_share", "unique_group_relevant_share", "mean_rarity")
+RANKING_COLUMNS = ("unique_run_relevant_share", "unique_group_relevant_share", "mean_rarity", "judged_depth_median",
+                   "judged_depth_min", "runs_judged_to_pool_depth")
 
 
 def groups_of_runs(path: str | Path, runs: Sequence[str]) -> dict[str, str]:
@@ -92,16 +101,30 @@ def rarity_properties(matrix: RelevanceMatrix, depth: int | None,
     return out
 
 
+def judged_depth_properties(judged: JudgedDepth) -> dict[str, float]:
+    """``judged_depth_median``, ``judged_depth_min`` and ``runs_judged_to_pool_depth`` of
+    the runs against the pool depth (:func:`irmeta.campaign.pools.judged_depth`)."""
+    return {"judged_depth_median": judged.median, "judged_depth_min": judged.least,
+            "runs_judged_to_pool_depth": judged.share_judged_to_pool}
+
+
 def collection_properties(matrix: RelevanceMatrix, *, collection: str, rarity_depth: int | None,
-                          pool_depth: int | None, run_groups: Mapping[str, str] | None = None) -> dict[str, Any]:
+                          pool_depth: int | None, run_groups: Mapping[str, str] | None = None,
+                          judged: JudgedDepth | None = None) -> dict[str, Any]:
     """One row of ``collection_properties.csv`` (:data:`PROPERTY_COLUMNS`) for a campaign
-    with rankings (``groups`` NaN without ``run_groups``)."""
+    with rankings (``groups`` NaN without ``run_groups``); ``judged``: the runs against
+    ``pool_depth`` when already measured (:func:`irmeta.campaign.pools.judged_depth`)."""
     row: dict[str, Any] = {"collection": collection, "runs": matrix.n_runs,
                            "groups": len(set(run_groups.values())) if run_groups is not None else np.nan,
                            "topics": matrix.n_topics}
     row |= judgment_properties(matrix.qrels_topic, matrix.qrels_grade, matrix.threshold, matrix.n_topics)
     row |= rarity_properties(matrix, rarity_depth, run_groups)
     row["pool_depth"] = pool_depth if pool_depth is not None else np.nan
+    if judged is None and pool_depth is not None:
+        from irmeta.campaign.pools import judged_depth
+
+        judged = judged_depth(matrix, pool_depth)
+    row |= judged_depth_properties(judged) if judged is not None else {c: np.nan for c in RANKING_COLUMNS[3:]}
     return {c: row[c] for c in PROPERTY_COLUMNS}
 
 

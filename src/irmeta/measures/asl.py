@@ -12,7 +12,7 @@ import numpy as np
 
 from irmeta.campaign.postings import Postings, RelevanceMatrix
 from irmeta.measures.cutoffs import measure_depth
-from irmeta.measures.registry import MeasureDefinition, register, register_option_check
+from irmeta.measures.registry import MeasureDefinition, RangeDeclaration, register, register_option_check
 
 Unretrieved = Literal["paper", "plus_one", "depth"]
 
@@ -141,11 +141,17 @@ def asl_g1(matrix: RelevanceMatrix, cutoff: int | None, *, asl_unretrieved: Unre
     return _per_topic(*asl_totals(matrix, None, first=cutoff, unretrieved=asl_unretrieved))
 
 
+# Means of counts of documents (0 for a topic without relevant documents): no upper bound.
+_SEARCH_LENGTHS = RangeDeclaration(high=float("inf"))
+
+
 register(MeasureDefinition(
     "ASL", asl, "atomized search length, mean over the relevant documents (Alex et al., eq. 1-4); "
-    "@k cuts the runs at rank k", higher_is_better=False, options=("asl_unretrieved",)))
+    "@k cuts the runs at rank k", higher_is_better=False, options=("asl_unretrieved",),
+    value_range=_SEARCH_LENGTHS))
 
 
 register(MeasureDefinition(
     "ASL_g1", asl_g1, "atomized search length of the first n relevant documents, ASL@g1-n (eq. 5); "
-    "@n is required", higher_is_better=False, options=("asl_unretrieved",), cutoff_is_depth=False))
+    "@n is required", higher_is_better=False, options=("asl_unretrieved",), cutoff_is_depth=False,
+    value_range=_SEARCH_LENGTHS))

@@ -33,7 +33,7 @@ import numpy as np
 
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.cutoffs import divide_by_relevant, relevant_count, top_ranks
-from irmeta.measures.registry import MeasureDefinition, register, register_option_check
+from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, RangeDeclaration, register, register_option_check
 
 
 def recall(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
@@ -113,23 +113,29 @@ def success(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
     return (relevant_count(matrix, cutoff) > 0).astype(np.float64)
 
 
-register(MeasureDefinition("Recall", recall, "recall at k: relevant in the top k / N_R (trec_eval recall_k)"))
+register(MeasureDefinition("Recall", recall, "recall at k: relevant in the top k / N_R (trec_eval recall_k)",
+                           value_range=UNIT_RANGE))
 
 
-register(MeasureDefinition("Rprec", r_precision, "precision at rank N_R (trec_eval Rprec)"))
+register(MeasureDefinition("Rprec", r_precision, "precision at rank N_R (trec_eval Rprec)",
+                           value_range=UNIT_RANGE))
 
 
-register(MeasureDefinition("Bpref", bpref, "binary preference over judged documents (trec_eval bpref)"))
+register(MeasureDefinition("Bpref", bpref, "binary preference over judged documents (trec_eval bpref)",
+                           value_range=UNIT_RANGE))
 
 
-register(MeasureDefinition("SetP", set_precision, "relevant returned / returned (trec_eval set_P)"))
+register(MeasureDefinition("SetP", set_precision, "relevant returned / returned (trec_eval set_P)",
+                           value_range=UNIT_RANGE))
 
 
-register(MeasureDefinition("SetR", set_recall, "relevant returned / N_R (trec_eval set_recall)"))
+register(MeasureDefinition("SetR", set_recall, "relevant returned / N_R (trec_eval set_recall)",
+                           value_range=UNIT_RANGE))
 
 
 register(MeasureDefinition("SetF", set_f, "weighted harmonic mean of SetP and SetR (trec_eval set_F)",
-                           options=("recall_weight",)))
+                           options=("recall_weight",), value_range=UNIT_RANGE))
 
 
-register(MeasureDefinition("Success", success, "1 if a relevant document is in the top k (trec_eval success_k)"))
+register(MeasureDefinition("Success", success, "1 if a relevant document is in the top k (trec_eval success_k)",
+                           value_range=RangeDeclaration(grid="binary")))

@@ -27,11 +27,13 @@ documents in the qrels (trec_eval's names in brackets, ``m_*.c`` of trec_eval 10
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.cutoffs import measure_depth, relevant_count
-from irmeta.measures.registry import MeasureDefinition, register, register_option_check
+from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, RangeDeclaration, register, register_option_check
 
 #: Families whose trec_eval summary line is a sum over the topics (num_q's: their count).
 SUMMED = ("NumQ", "NumRet", "NumRel", "NumRelRet")
@@ -126,15 +128,25 @@ def utility(matrix: RelevanceMatrix, cutoff: int | None, *, rel_ret: float = 1.0
     return a * rr + b * (n - rr) + c * (r - rr) + d * (_collection_size(docs) + rr - n - r)
 
 
-register(MeasureDefinition("NumQ", num_q, "1 per topic evaluated (trec_eval num_q; its summary: the count)"))
-register(MeasureDefinition("NumRet", num_ret, "documents returned (trec_eval num_ret; its summary: the sum)"))
-register(MeasureDefinition("NumRel", num_rel, "relevant documents in the qrels (trec_eval num_rel; summary: sum)"))
+#: A count of documents: 0 up, unbounded.
+_COUNT = RangeDeclaration(high=math.inf)
+
+register(MeasureDefinition("NumQ", num_q, "1 per topic evaluated (trec_eval num_q; its summary: the count)",
+                           value_range=RangeDeclaration(low=1.0, high=1.0)))
+register(MeasureDefinition("NumRet", num_ret, "documents returned (trec_eval num_ret; its summary: the sum)",
+                           value_range=_COUNT))
+register(MeasureDefinition("NumRel", num_rel, "relevant documents in the qrels (trec_eval num_rel; summary: sum)",
+                           value_range=_COUNT))
 register(MeasureDefinition("NumRelRet", num_rel_ret, "relevant documents returned (trec_eval num_rel_ret; "
-                           "summary: sum)"))
+                           "summary: sum)", value_range=_COUNT))
 register(MeasureDefinition("Unjudged", unjudged, "share of the top k without a judgment (trec_eval unj_k)",
-                           higher_is_better=False))
-register(MeasureDefinition("SetAP", set_ap, "rr^2 / (returned N_R) (trec_eval set_map)"))
-register(MeasureDefinition("SetRelP", set_relative_precision, "rr / min(returned, N_R) (trec_eval set_relative_P)"))
-register(MeasureDefinition("RelP", relative_precision, "relevant in the top k / min(k, N_R) (trec_eval relative_P_k)"))
+                           higher_is_better=False, value_range=UNIT_RANGE))
+register(MeasureDefinition("SetAP", set_ap, "rr^2 / (returned N_R) (trec_eval set_map)",
+                           value_range=UNIT_RANGE))
+register(MeasureDefinition("SetRelP", set_relative_precision, "rr / min(returned, N_R) (trec_eval set_relative_P)",
+                           value_range=UNIT_RANGE))
+register(MeasureDefinition("RelP", relative_precision, "relevant in the top k / min(k, N_R) (trec_eval relative_P_k)",
+                           value_range=UNIT_RANGE))
 register(MeasureDefinition("Utility", utility, "linear set utility a rr + b nonrel_ret + c rel_unret + d nonrel_unret "
-                           "(trec_eval utility)", options=UTILITY_OPTIONS))
+                           "(trec_eval utility)", options=UTILITY_OPTIONS,
+                           value_range=RangeDeclaration(low=-math.inf, high=math.inf)))  # its coefficients' signs

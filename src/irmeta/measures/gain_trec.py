@@ -34,7 +34,7 @@ import numpy as np
 from irmeta.campaign.postings import Postings, RelevanceMatrix, offsets_from_counts
 from irmeta.measures.cutoffs import divide_by_relevant
 from irmeta.measures.graded import GainMap, ideal_gains, judgment_gains
-from irmeta.measures.registry import MeasureDefinition, register
+from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, register
 
 
 def grade_gains(matrix: RelevanceMatrix, gains: GainMap | None = None, rest: str = "zero") -> np.ndarray:
@@ -174,10 +174,11 @@ def r_ndcg(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None
 
 
 register(MeasureDefinition("binG", binary_g, "binary G: relevant documents' 1 / log2(2 + non-relevant above) "
-                           "(trec_eval binG)"))
+                           "(trec_eval binG)", value_range=UNIT_RANGE))
 _GAINS = ("gains", "gains_rest")
-register(MeasureDefinition("G", normalised_gain, "trec_eval's normalised gain G (m_G.c)", options=_GAINS))
+register(MeasureDefinition("G", normalised_gain, "trec_eval's normalised gain G (m_G.c)", options=_GAINS,
+                           value_range=UNIT_RANGE))
 register(MeasureDefinition("nDCG_rel", ndcg_rel, "nDCG averaged over the positive-gain documents (trec_eval ndcg_rel)",
-                           options=_GAINS))
+                           options=_GAINS, value_range=UNIT_RANGE))
 register(MeasureDefinition("Rndcg", r_ndcg, "nDCG averaged at the ideal's gain-level changes (trec_eval Rndcg)",
-                           options=_GAINS))
+                           options=_GAINS, value_range=UNIT_RANGE))

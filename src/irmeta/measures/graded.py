@@ -63,7 +63,13 @@ import numpy as np
 
 from irmeta.campaign.postings import Postings, RelevanceMatrix
 from irmeta.measures.cutoffs import divide_by_relevant
-from irmeta.measures.registry import MeasureDefinition, register, register_option_check
+from irmeta.measures.registry import (
+    UNIT_RANGE,
+    MeasureDefinition,
+    RangeDeclaration,
+    register,
+    register_option_check,
+)
 
 GainMap = Mapping[int, float]
 
@@ -350,35 +356,44 @@ _G = ("gains", "gains_rest")
 _GB = ("gains", "beta")
 
 
+# DCG sums gains without bound (as many as the topic's judged documents, each up to
+# GAIN_LIMIT); a normalised form is at most its ideal's 1, and Sakai's blended ratio
+# BR(r) <= 1 since cg(r) <= cg*(r) and count(r) <= r.
+_UNBOUNDED = RangeDeclaration(high=float("inf"))
+
+
 register(MeasureDefinition("RR", reciprocal_rank,
-                           "reciprocal rank of the first relevant document in the top k (trec_eval recip_rank)"))
+                           "reciprocal rank of the first relevant document in the top k (trec_eval recip_rank)",
+                           value_range=RangeDeclaration(grid="reciprocal_ranks")))
 
 
 register(MeasureDefinition("DCG", dcg, "discounted cumulative gain, gain / log2(r + 1) (trec_eval ndcg_cut's DCG)",
-                           options=_G))
+                           options=_G, value_range=_UNBOUNDED))
 
 
-register(MeasureDefinition("nDCG", ndcg, "normalised DCG at k (trec_eval ndcg_cut_k)", options=_G))
+register(MeasureDefinition("nDCG", ndcg, "normalised DCG at k (trec_eval ndcg_cut_k)", options=_G,
+                           value_range=UNIT_RANGE))
 
 
 register(MeasureDefinition("DCG_jk", dcg_jk, "DCG with Jarvelin-Kekalainen's discount: rel_1 + sum rel_i / log2(i)",
-                           options=_G))
+                           options=_G, value_range=_UNBOUNDED))
 
 
-register(MeasureDefinition("nDCG_jk", ndcg_jk, "normalised DCG_jk (Jarvelin-Kekalainen discount)", options=_G))
+register(MeasureDefinition("nDCG_jk", ndcg_jk, "normalised DCG_jk (Jarvelin-Kekalainen discount)", options=_G,
+                           value_range=UNIT_RANGE))
 
 
 register(MeasureDefinition("Q", q_measure, "Sakai's Q-measure at k (blended ratio, beta = 1 by default)",
-                           options=_GB))
+                           options=_GB, value_range=UNIT_RANGE))
 
 
 register(MeasureDefinition("O", o_measure, "Sakai's O-measure: blended ratio at the first relevant rank",
-                           options=_GB))
+                           options=_GB, value_range=UNIT_RANGE))
 
 
 register(MeasureDefinition("Pmeasure", p_measure, "Sakai's P-measure: blended ratio at the preferred rank",
-                           options=_GB))
+                           options=_GB, value_range=UNIT_RANGE))
 
 
 register(MeasureDefinition("Pplus", p_plus_measure, "Sakai's P+-measure: mean blended ratio down to the preferred rank",
-                           options=_GB))
+                           options=_GB, value_range=UNIT_RANGE))

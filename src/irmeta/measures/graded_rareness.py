@@ -40,8 +40,8 @@ from irmeta.measures.graded import (
     judgment_gains,
     ndcg,
 )
-from irmeta.measures.rareness import RARITY_OPTION, alpha_weights, rarity_cutoff, rarity_for
-from irmeta.measures.registry import MeasureDefinition, register
+from irmeta.measures.rareness import RARENESS_RANGE, RARITY_OPTION, alpha_weights, rarity_cutoff, rarity_for
+from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, register
 
 if TYPE_CHECKING:
     from irmeta.campaign.rarity import Rarity
@@ -116,9 +116,9 @@ _GR = ("gains",) + RARITY_OPTION
 
 register(MeasureDefinition("nDCG_rareness", ndcg_rareness,
                            "nDCG@k with rarity-weighted gains g (1 + alpha R), over nDCG's ideal (nDCG at alpha 0)",
-                           uses_alpha=True, options=_GR))
+                           uses_alpha=True, options=_GR, value_range=RARENESS_RANGE))
 
 
 register(MeasureDefinition("nDCG_rareness_norm", ndcg_rareness_norm,
                            "[0, 1] nDCG@k_rareness: over the ideal of the rarity-weighted gains",
-                           uses_alpha=True, options=_GR))
+                           uses_alpha=True, options=_GR, value_range=UNIT_RANGE))

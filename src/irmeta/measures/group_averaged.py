@@ -32,7 +32,7 @@ from irmeta.campaign.judgment_groups import group_matrix
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.interpolated import precision_at_multiple
 from irmeta.measures.precision import average_precision, precision
-from irmeta.measures.registry import MeasureDefinition, register
+from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, register
 
 #: The families that average a measure over judgment groups, and only those, read them.
 GROUP_FAMILIES: list[str] = []
@@ -91,11 +91,12 @@ def refuse_mismatch(measures: Iterable[object], has_groups: bool, source: str = 
 
 
 for _definition in (
-    MeasureDefinition("P_avgjg", precision_avgjg, "precision at k averaged over judgment groups (trec_eval P_avgjg)"),
+    MeasureDefinition("P_avgjg", precision_avgjg, "precision at k averaged over judgment groups (trec_eval P_avgjg)",
+                      value_range=UNIT_RANGE),  # a mean of P@k: off P@k's grid when groups disagree
     MeasureDefinition("AP_avgjg", average_precision_avgjg, "average precision averaged over judgment groups "
-                      "(trec_eval map_avgjg)"),
+                      "(trec_eval map_avgjg)", value_range=UNIT_RANGE),
     MeasureDefinition("Rprec_mult_avgjg", precision_at_multiple_avgjg, "precision at rank x R averaged over "
-                      "judgment groups (trec_eval Rprec_mult_avgjg)", options=("multiple",)),
+                      "judgment groups (trec_eval Rprec_mult_avgjg)", options=("multiple",), value_range=UNIT_RANGE),
 ):
     register(_definition)
     GROUP_FAMILIES.append(_definition.family)

@@ -33,7 +33,7 @@ import numpy as np
 
 from irmeta.campaign.postings import Postings, RelevanceMatrix
 from irmeta.measures.cutoffs import divide_by_relevant
-from irmeta.measures.registry import MeasureDefinition, register
+from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, register
 
 INFAP_EPSILON = 1e-5  # trec_eval's INFAP_EPSILON
 
@@ -74,8 +74,10 @@ def judged_share(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
 
 
 register(MeasureDefinition("infAP", inferred_average_precision,
-                           "inferred AP, pooled-but-unjudged documents graded -1 (trec_eval infAP)"))
+                           "inferred AP, pooled-but-unjudged documents graded -1 (trec_eval infAP)",
+                           value_range=UNIT_RANGE))  # each term <= 1, at most N_R terms
 
 
 register(MeasureDefinition("Judged", judged_share,
-                           "share of the top k with a qrels entry (ir_measures Judged@k)"))
+                           "share of the top k with a qrels entry (ir_measures Judged@k)",
+                           value_range=UNIT_RANGE))

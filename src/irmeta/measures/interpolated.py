@@ -28,7 +28,7 @@ import numpy as np
 
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.cutoffs import relevant_count
-from irmeta.measures.registry import MeasureDefinition, register, register_option_check
+from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, register, register_option_check
 
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
@@ -131,8 +131,9 @@ def precision_at_multiple(matrix: RelevanceMatrix, cutoff: int | None, *, multip
 
 
 register(MeasureDefinition("IPrec", interpolated_precision, "interpolated precision at a recall level "
-                           "(trec_eval iprec_at_recall)", options=("recall",)))
+                           "(trec_eval iprec_at_recall)", options=("recall",), value_range=UNIT_RANGE))
 register(MeasureDefinition("IPrec_avg", eleven_point_average, "interpolated precision averaged over recall "
-                           "levels, 0, 0.1, ..., 1 by default (trec_eval 11pt_avg)", options=("levels",)))
+                           "levels, 0, 0.1, ..., 1 by default (trec_eval 11pt_avg)", options=("levels",),
+                           value_range=UNIT_RANGE))
 register(MeasureDefinition("Rprec_mult", precision_at_multiple, "precision at rank x R (trec_eval Rprec_mult)",
-                           options=("multiple",)))
+                           options=("multiple",), value_range=UNIT_RANGE))

@@ -48,7 +48,7 @@ import numpy as np
 
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.names import Measure, parse_measure
-from irmeta.measures.registry import MEASURES, MeasureDefinition, register
+from irmeta.measures.registry import MEASURES, MeasureDefinition, RangeDeclaration, register
 from irmeta.support.plugin_import import import_plugins, loading_file, same_file
 
 _FAMILY = re.compile(r"[A-Za-z][A-Za-z0-9_+]*")
@@ -71,14 +71,24 @@ class ImportedMeasure(PluginMeasure):
     imported: bool = True
 
 
+ValueRange = tuple[float | None, float | None]
+
+
 def register_measure(name: str, function: Callable[..., Any], *, higher_is_better: bool = True,
-                     per_list: bool = False, description: str = "", replace: bool = False) -> MeasureDefinition:
+                     per_list: bool = False, description: str = "", replace: bool = False,
+                     value_range: ValueRange | None = None) -> MeasureDefinition:
     """Register ``function`` as the measure family ``name`` (scored as ``name@k`` or
     ``name``); ``higher_is_better`` is its direction, which every experiment reads.
+    ``value_range``: (low, high), the values its scores can take (None for an open end:
+    ``(0, None)`` for a sum without bound); a score the function gives outside it is a
+    fault, and so is one in a scores file (:mod:`irmeta.measures.score_files.bounds`).
+    None: not declared, nothing checked.
     Everything is checked here, in one line each: the name (free, and no spelling of a
-    shipped family), the flags, the function's parameters and its options' defaults."""
+    shipped family), the flags, the function's parameters, its options' defaults and
+    its range."""
     _check_flags(name, higher_is_better=higher_is_better, per_list=per_list, replace=replace)
     _check_name(name, replace)
+    declared = _declared_range(name, value_range)
     if not isinstance(description, str):
         raise ValueError(f"measure {name}: description is text, not {_what(description)}")
     if not callable(function):
@@ -101,7 +111,7 @@ def register_measure(name: str, function: Callable[..., Any], *, higher_is_bette
     reserved = [p.name for p in options if p.name == "alpha" or per_list and p.name in ("matrix", "cutoff")]
     if reserved:
         raise ValueError(f"measure {name}: an option cannot be called {reserved[0]}; give it another name")
-    plugin = _Plugin(name, _source(function), {p.name: p.default for p in options})
+    plugin = _Plugin(name, _source(function), {p.name: p.default for p in options}, declared)
     compute = _per_list(plugin, function) if per_list else _vectorised(plugin, function)
     if per_list:  # the names' grammar reads option defaults from this signature
         signature = inspect.Signature(
@@ -111,23 +121,43 @@ def register_measure(name: str, function: Callable[..., Any], *, higher_is_bette
     compute.__signature__ = signature  # type: ignore[attr-defined]
     text = description or (function.__doc__ or name).strip().split("\n")[0]
     return register(PluginMeasure(name, compute, text, higher_is_better=higher_is_better,
-                                  options=tuple(p.name for p in options), source=plugin.source))
+                                  options=tuple(p.name for p in options), value_range=declared,
+                                  source=plugin.source))
 
 
 def register_imported_measure(name: str, *, higher_is_better: bool = True, description: str = "",
-                              replace: bool = False) -> MeasureDefinition:
+                              replace: bool = False, value_range: ValueRange | None = None) -> MeasureDefinition:
     """Register ``name`` as a measure whose scores only a scores file gives (computed by
     another tool): its name parses (``name`` or ``name@k``, so config's measures and score
     tables may hold it), ``higher_is_better`` is its direction for every experiment, and
-    scoring it from runs is refused with a one-line ValueError."""
+    scoring it from runs is refused with a one-line ValueError. ``value_range``: as
+    :func:`register_measure`'s; a scores file's value outside it is refused."""
     _check_flags(name, higher_is_better=higher_is_better, replace=replace)
     _check_name(name, replace)
+    declared = _declared_range(name, value_range)
 
     def compute(matrix: RelevanceMatrix, cutoff: int | None, **options: object) -> np.ndarray:
         raise ValueError(_no_implementation(str(Measure(name, cutoff))))
 
     return register(ImportedMeasure(name, compute, description or f"{name}, scores from a scores file",
-                                    higher_is_better=higher_is_better, source=loading_file()))
+                                    higher_is_better=higher_is_better, value_range=declared,
+                                    source=loading_file()))
+
+
+def _declared_range(name: str, value_range: object) -> RangeDeclaration | None:
+    """A plugin's (low, high) as a :class:`RangeDeclaration` (None ends: open), checked."""
+    if value_range is None:
+        return None
+    ends = tuple(value_range) if isinstance(value_range, (tuple, list)) else ()
+    if len(ends) != 2 or not all(e is None or isinstance(e, numbers.Real) and not isinstance(e, (bool, np.bool_))
+                                 and math.isfinite(e) for e in ends):
+        raise ValueError(f"measure {name}: value_range is (low, high), finite numbers or None for an open end, "
+                         f"not {_what(value_range)}")
+    low = -math.inf if ends[0] is None else float(ends[0])
+    high = math.inf if ends[1] is None else float(ends[1])
+    if low > high:
+        raise ValueError(f"measure {name}: value_range ({low:g}, {high:g}) has its low end above its high end")
+    return RangeDeclaration(low=low, high=high)
 
 
 def refuse_imported(measures: Iterable[Measure]) -> None:
@@ -188,11 +218,29 @@ def _source(function: Callable[..., Any]) -> str:
 
 @dataclass(frozen=True)
 class _Plugin:
-    """A registered function's family, file and option defaults: what its faults name."""
+    """A registered function's family, file, option defaults and declared range: what
+    its faults name and what its scores are held to."""
 
     family: str
     source: str
     defaults: Mapping[str, Any]
+    declared: RangeDeclaration | None = None
+
+    def outside(self, matrix: RelevanceMatrix, values: np.ndarray, cutoff: int | None,
+                options: Mapping[str, Any]) -> ValueError | None:
+        """The fault of the first score outside the declared range (a float error's few
+        ulps aside), None when all are in it."""
+        r = self.declared
+        if r is None:
+            return None
+        slack = 16 * np.finfo(np.float64).eps * np.maximum(np.abs(values), 1.0)
+        bad = (values < r.low - slack) | (values > r.high + slack)
+        if not bad.any():
+            return None
+        cell = int(np.flatnonzero(bad.reshape(-1))[0])
+        high = "inf" if math.isinf(r.high) else f"{r.high:g}"
+        return self.fault(cutoff, options, f"returned {float(values.reshape(-1)[cell])!r} for {_cell(matrix, cell)}, "
+                                           f"outside its declared value_range ({r.low:g}, {high})")
 
     def fault(self, cutoff: int | None, options: Mapping[str, Any], what: str, line: int | None = None) -> ValueError:
         """``measure Mine@10 (plugin mine.py:7): <what>``, one line."""
@@ -256,6 +304,9 @@ def _vectorised(plugin: _Plugin, function: Callable[..., Any]) -> Callable[..., 
             raise plugin.fault(cutoff, options, f"returned {_what(values[run, topic])} for "
                                                 f"{_cell(matrix, run * matrix.n_topics + topic)}"
                                                 + (f" (and {more} other scores that are not finite)" if more else ""))
+        outside = plugin.outside(matrix, values, cutoff, options)
+        if outside is not None:
+            raise outside
         return values
 
     return compute
@@ -287,6 +338,9 @@ def _per_list(plugin: _Plugin, function: Callable[..., Any]) -> Callable[..., np
                 raise plugin.fault(cutoff, options, f"returned {_what(value)} for {_cell(matrix, cell)}"
                                                     + ("" if number is not None else ", where a number was expected"))
             out[cell] = number
+        outside = plugin.outside(matrix, out, cutoff, options)
+        if outside is not None:
+            raise outside
         return matrix.grid(out)
 
     return compute

@@ -10,7 +10,7 @@ import numpy as np
 
 from irmeta.campaign.postings import Postings, RelevanceMatrix
 from irmeta.measures.cutoffs import cut_at, divide_by_relevant, top_ranks
-from irmeta.measures.registry import MeasureDefinition, register
+from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, RangeDeclaration, register
 
 
 def precision(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
@@ -39,7 +39,9 @@ def average_precision(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray
     return divide_by_relevant(total, matrix.n_relevant)
 
 
-register(MeasureDefinition("P", precision, "precision at k (trec_eval P_k)"))
+register(MeasureDefinition("P", precision, "precision at k (trec_eval P_k)",
+                           value_range=RangeDeclaration(grid="per_cutoff")))  # j/k
 
 
-register(MeasureDefinition("AP", average_precision, "average precision cut at k (trec_eval map -M k)"))
+register(MeasureDefinition("AP", average_precision, "average precision cut at k (trec_eval map -M k)",
+                           value_range=UNIT_RANGE))

@@ -53,8 +53,8 @@ from irmeta.measures.graded import (
     judgment_gains,
     normalise_gains,
 )
-from irmeta.measures.rareness import RARITY_OPTION, alpha_weights, rarity_cutoff, rarity_for
-from irmeta.measures.registry import MeasureDefinition, register, register_option_check
+from irmeta.measures.rareness import RARENESS_RANGE, RARITY_OPTION, alpha_weights, rarity_cutoff, rarity_for
+from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, register, register_option_check
 
 if TYPE_CHECKING:
     from irmeta.campaign.rarity import Rarity
@@ -243,16 +243,17 @@ def err(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = 
 
 
 register(MeasureDefinition("RBP", rbp, "rank-biased precision, persistence p (Moffat and Zobel 2008)",
-                           options=("p", "gains", "gain_scale", "gains_rest")))
+                           options=("p", "gains", "gain_scale", "gains_rest"), value_range=UNIT_RANGE))  # rel <= 1
 
 
 register(MeasureDefinition("RBP_residual", rbp_residual,
                            "RBP's residual: the weight of unjudged ranks and of the ranks past the list",
-                           higher_is_better=False, options=("p", "when")))
+                           higher_is_better=False, options=("p", "when"), value_range=UNIT_RANGE))
 
 
 register(MeasureDefinition("RBP_rareness", rbp_rareness, "RBP with rarity-weighted relevance rel (1 + alpha R)",
-                           uses_alpha=True, options=("p", "gains") + RARITY_OPTION))
+                           uses_alpha=True, options=("p", "gains") + RARITY_OPTION, value_range=RARENESS_RANGE))
 
 
-register(MeasureDefinition("ERR", err, "expected reciprocal rank at k (Chapelle et al. 2009)", options=("gains",)))
+register(MeasureDefinition("ERR", err, "expected reciprocal rank at k (Chapelle et al. 2009)", options=("gains",),
+                           value_range=UNIT_RANGE))

@@ -11,6 +11,7 @@ in alpha whatever the function.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -20,9 +21,9 @@ from irmeta.campaign.postings import Postings, RelevanceMatrix
 from irmeta.campaign.rarity import LINEAR, check_rarity_function
 from irmeta.measures.alpha import PER_TOPIC_ALPHA, Alpha, check_unit_alphas, parse_alpha
 from irmeta.measures.cutoffs import cut_at, divide_by_relevant
-from irmeta.measures.names import parse_measure
+from irmeta.measures.names import Measure, parse_measure
 from irmeta.measures.precision import average_precision, precision
-from irmeta.measures.registry import MeasureDefinition, register, register_option_check
+from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, RangeDeclaration, register, register_option_check
 
 if TYPE_CHECKING:
     from irmeta.campaign.rarity import Rarity
@@ -143,7 +144,36 @@ def average_precision_rareness_norm(matrix: RelevanceMatrix, cutoff: int | None,
 
 
 RARITY_OPTION = ("rarity",)  # every rareness family declares it
+# Rel (1 + alpha R) with every rarity function's R <= 1 for a retrieved document (eq. 1, 3):
+# at most 1 + alpha; the [0, 1] forms (eq. 4) are convex combinations.
+RARENESS_RANGE = RangeDeclaration(per_alpha=1.0)
 register_option_check("rarity", check_rarity_function)
+
+
+class RarityWarning(UserWarning):
+    """A rareness measure scored where rarity has nothing to count (a single run)."""
+
+
+def warn_rarity_over_one_run(n_runs: int, measures: Iterable[str | Measure], stacklevel: int = 2) -> None:
+    """Warn, naming each measure that weighs rarity, when the runs scored are one: rarity
+    counts how many of the campaign's runs find a document (eq. 2), and a lone run finds
+    each of its documents as often as there are runs (S_d = S = 1), so R(d) = 0 and
+    P_rareness@k is P@k at every alpha (the [0, 1] forms refuse one run outright)."""
+    if n_runs != 1:
+        return
+    for item in measures:
+        m = parse_measure(item)
+        if not m.uses_alpha or m.family.endswith("_norm"):  # the [0, 1] forms refuse one run themselves
+            continue
+        same = ""
+        if str(m.options().get("rarity", LINEAR)) == LINEAR:  # R(d) = 1 - S_d / S = 0
+            base = Measure(m.family.removesuffix("_rareness"), m.cutoff,
+                           tuple(p for p in m.params if p[0] not in ("alpha", "rarity")))
+            same = f" (it is {base} at every alpha)"
+        warnings.warn(RarityWarning(
+            f"{m} is scored over one run: rarity counts the runs that find each document, and a lone run finds "
+            f"all of its own (S_d = S = 1), so {m} weighs no rarity{same}; score it with the campaign's other runs"),
+            stacklevel=stacklevel + 1)
 
 
 def configured_rarity_functions(measures: Iterable[str]) -> list[str]:
@@ -162,19 +192,19 @@ def configured_rarity_functions(measures: Iterable[str]) -> list[str]:
 
 register(MeasureDefinition("P_rareness", precision_rareness,
                            "rareness-weighted precision at k (Turkmen et al. 2023, eq. 1)", uses_alpha=True,
-                           options=RARITY_OPTION))
+                           options=RARITY_OPTION, value_range=RARENESS_RANGE))
 
 
 register(MeasureDefinition("AP_rareness", average_precision_rareness,
                            "rareness-weighted average precision (eq. 3)", uses_alpha=True,
-                           options=RARITY_OPTION))
+                           options=RARITY_OPTION, value_range=RARENESS_RANGE))
 
 
 register(MeasureDefinition("P_rareness_norm", precision_rareness_norm,
                            "[0, 1] rareness-weighted precision with R' (eq. 4)", uses_alpha=True,
-                           options=RARITY_OPTION))
+                           options=RARITY_OPTION, value_range=UNIT_RANGE))
 
 
 register(MeasureDefinition("AP_rareness_norm", average_precision_rareness_norm,
                            "[0, 1] rareness-weighted average precision with R' (eq. 4)", uses_alpha=True,
-                           options=RARITY_OPTION))
+                           options=RARITY_OPTION, value_range=UNIT_RANGE))

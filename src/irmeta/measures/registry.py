@@ -1,5 +1,7 @@
 """The measure registry: each family declares once how it is computed, whether
-higher is better, whether it takes alpha and which options it reads. It imports no
+higher is better, whether it takes alpha, which options it reads and the values its
+scores can take (:class:`RangeDeclaration`, resolved for a named measure by
+:func:`irmeta.measures.ranges.measure_range`). It imports no
 measure; each family's module registers itself, and :mod:`irmeta.measures` imports them
 all.
 """
@@ -8,9 +10,36 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
+
+#: The grids a family's per-topic scores lie on: ``per_cutoff``, the multiples j/k of
+#: 1/k (P@k); ``binary``, 0 or 1 (Success@k); ``reciprocal_ranks``, 0 and 1/i for
+#: i = 1..k (RR@k).
+GridKind = Literal["per_cutoff", "binary", "reciprocal_ranks"]
+
+
+@dataclass(frozen=True)
+class RangeDeclaration:
+    """The values a family's per-topic scores can take: [``low``, ``high`` + ``per_alpha``
+    alpha] (``high`` math.inf: unbounded above, as DCG's sums of gains; ``per_alpha``:
+    the rareness forms' Rel (1 + alpha R), R <= 1, eq. 1 and 3 of Türkmen et al.), and on
+    ``grid`` when given (:data:`GridKind`). Means over topics lie in the range, not on
+    the grid."""
+
+    low: float = 0.0
+    high: float = 1.0
+    per_alpha: float = 0.0
+    grid: GridKind | None = None
+
+    def __post_init__(self) -> None:
+        if not (self.low <= self.high and self.per_alpha >= 0):  # NaN fails too
+            raise ValueError(f"a measure's range needs low <= high and per_alpha >= 0, not {self}")
+
+
+#: The range of most families: [0, 1].
+UNIT_RANGE = RangeDeclaration()
 
 
 @dataclass(frozen=True)
@@ -19,7 +48,8 @@ class MeasureDefinition:
     (alphas, runs, topics) when ``uses_alpha``); ``options`` names the keyword settings
     it reads (e.g. ``gains``), which :func:`evaluate` passes through when given.
     ``cutoff_is_depth``: the measure reads nothing below rank k (false for ASL_g1@n,
-    whose n counts relevant documents)."""
+    whose n counts relevant documents). ``value_range``: the values its scores can take
+    (every shipped family declares one; None: not declared, as a plugin may leave it)."""
 
     family: str
     compute: Callable[..., np.ndarray]
@@ -28,6 +58,7 @@ class MeasureDefinition:
     uses_alpha: bool = False
     options: tuple[str, ...] = ()
     cutoff_is_depth: bool = True
+    value_range: RangeDeclaration | None = None
 
 
 MEASURES: dict[str, MeasureDefinition] = {}

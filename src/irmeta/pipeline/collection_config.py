@@ -65,6 +65,9 @@ class Collection:
     synthetic_topic: str | None = None
     listing_topics: tuple[str, ...] = ()
     pool_depth: int = 100  # each run's top pool_depth was pooled for judging
+    # where pool_depth comes from: "stated" (the key), "simulated" (the simulation's own
+    # pools) or "default" (neither): each checked against how deep the runs are judged
+    pool_depth_origin: str = "default"
     scores: Path | None = None  # per-topic scores computed elsewhere
     scores_format: str = "auto"
     scores_missing: str = "error"
@@ -186,13 +189,26 @@ def load_collection(
                        if "expected_runs" in data else None),
         synthetic_topic=data["synthetic_topic"],
         listing_topics=tuple(data["listing_topics"]),
-        pool_depth=data["pool_depth"],
+        **_pool_depth(raw, data),
         **_given_scores(data, root, base, path),
         **_alternative_qrels(data, root, base, path),
         **_reproductions(data, root, base, path),
         run_families=(Path(_resolve(data["run_families"], "run_families", root, base, path))
                       if "run_families" in data else None),
     )
+
+
+def _pool_depth(raw: Mapping[str, Any], data: Mapping[str, Any]) -> dict[str, Any]:
+    """``pool_depth`` and where it comes from: the key as stated; else a simulated
+    campaign's own pools (:func:`irmeta.simulate.simulated_pool_depth`); else the schema's
+    default, which the workflow checks against the runs' judged depth."""
+    if "pool_depth" in raw:
+        return {"pool_depth": data["pool_depth"], "pool_depth_origin": "stated"}
+    if "simulate" in data:
+        from irmeta.simulate import simulated_pool_depth
+
+        return {"pool_depth": simulated_pool_depth(data["simulate"].get("depth")), "pool_depth_origin": "simulated"}
+    return {"pool_depth": data["pool_depth"], "pool_depth_origin": "default"}
 
 
 def _alternative_qrels(data: Mapping[str, Any], root: Path, base: Path, source: Path) -> dict[str, Any]:
@@ -274,6 +290,7 @@ def available_collections(
             if absent:
                 warnings.append(f"collection {name}: {len(absent)} official run(s) missing: {', '.join(absent)}")
         check_collection_measures(collection, config)
+        check_judgment_group_qrels(collection, config)
         if check_paths:
             from irmeta.pipeline.run_families_config import check_run_families
 
@@ -292,6 +309,32 @@ def check_reproductions(collections: Mapping[str, Collection], named: Iterable[s
         if c.reproductions_collection is not None and c.reproductions_collection not in named:
             raise ConfigError(f"{source}: key 'reproductions.collection': {c.reproductions_collection!r} is not "
                               f"among the config's collections ({', '.join(named)})")
+
+
+def check_judgment_group_qrels(collection: Collection, config: Mapping[str, Any]) -> None:
+    """The *_avgjg measures need judgment-group qrels (``qrels_format: qrels_jg``) and every
+    other measure one judgment per document, as trec_eval -R qrels_jg has it; judgment sets
+    (TREC qrels, compared with the collection's) do not go with judgment groups."""
+    from irmeta.measures.group_averaged import GROUP_FAMILIES
+    from irmeta.measures.names import parse_measure
+
+    if not collection.has_runs:
+        return
+    source = collection.source or collection.name
+    computed = [m for m in config.get("measures", []) if not imported_only(m)]
+    grouped = collection.qrels_format == "qrels_jg"
+    wrong = [m for m in computed if (parse_measure(m).family in GROUP_FAMILIES) != grouped]
+    if wrong and grouped:
+        raise ConfigError(f"{source}: key 'qrels_format': the collection's qrels hold judgment groups (qrels_jg), "
+                          f"which only {', '.join(GROUP_FAMILIES)} read, not {', '.join(wrong)}: score those "
+                          f"over a collection of ordinary qrels")
+    if wrong:
+        raise ConfigError(f"{source}: key 'qrels_format': {', '.join(wrong)} average over judgment groups, and the "
+                          f"collection's qrels are ordinary: set qrels_format: qrels_jg, or leave them out of this "
+                          f"configuration")
+    if grouped and collection.alternative_qrels:
+        raise ConfigError(f"{source}: key 'alternative_qrels': judgment sets are compared with the qrels as TREC "
+                          f"qrels, which judgment-group qrels (qrels_format: qrels_jg) are not")
 
 
 def check_collection_measures(collection: Collection, config: Mapping[str, Any]) -> None:

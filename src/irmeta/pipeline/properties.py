@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from irmeta.campaign.pools import JudgedDepth
 from irmeta.campaign.properties import (
     PROPERTY_COLUMNS,
     collection_properties,
@@ -22,24 +23,47 @@ from irmeta.pipeline.stored_scores import write_csv
 def describe_collection(*, out: str | Path, collection: str, pool_depth: int | None, rarity_depth: int | None,
                         judged: str | Path | None = None, scores: str | Path | None = None,
                         qrels: str | Path | None = None, run_groups: str | Path | None = None,
-                        threshold: int = 1) -> dict[str, Any]:
+                        threshold: int = 1, pool_depth_origin: str = "stated",
+                        source: str = "the collection") -> dict[str, Any]:
     """Write one collection's row (:data:`~irmeta.campaign.properties.PROPERTY_COLUMNS`) to
     ``out``: from ``judged`` (judged.npz) when the collection has rankings, else from its
     ``scores`` (scores.npz) and, when given, its ``qrels`` (the ranking columns empty).
-    ``collection``: its label, as the claims name it. Returns the row."""
+    ``collection``: its label, as the claims name it. Returns the row.
+
+    With rankings, ``pool_depth`` is checked against how deep the runs are judged
+    (:func:`refuse_contradicted_pool_depth`; ``pool_depth_origin``: ``stated``,
+    ``simulated`` or ``default``, as the collection file ``source`` gave it)."""
     if judged is not None:
+        from irmeta.campaign.pools import JUDGED_REACH, judged_depth
         from irmeta.campaign.store import load_matrix
 
+        measured = None  # read to the depth it counts: the judged postings to there, not all
+        if pool_depth is not None:
+            measured = judged_depth(load_matrix(judged, depth=JUDGED_REACH * int(pool_depth)), pool_depth)
+            refuse_contradicted_pool_depth(measured, pool_depth_origin, source)
         matrix = load_matrix(judged)
         groups = None if run_groups is None else groups_of_runs(run_groups, matrix.runs)
         row = collection_properties(matrix, collection=collection, rarity_depth=rarity_depth,
-                                    pool_depth=pool_depth, run_groups=groups)
+                                    pool_depth=pool_depth, run_groups=groups, judged=measured)
     elif scores is not None:
         row = _scores_only_row(collection, scores, qrels, run_groups, threshold, pool_depth)
     else:
         raise ValueError(f"collection {collection}: describing it needs its judged.npz or its scores.npz")
     write_csv(pd.DataFrame([row], columns=list(PROPERTY_COLUMNS)), out)
     return row
+
+
+def refuse_contradicted_pool_depth(measured: JudgedDepth, origin: str, source: str) -> None:
+    """A pool depth most runs' rankings contradict (:attr:`JudgedDepth.contradicted`: most
+    runs are not wholly judged to it on most of their topics) is a one-line ValueError
+    naming the collection file ``source`` and the key, ``origin`` saying whether it was
+    stated or defaulted (docs/PROTOCOL.md, Collection properties)."""
+    if not measured.contradicted:
+        return
+    given = {"stated": f"{measured.pool_depth}", "simulated": f"{measured.pool_depth} (the simulation's pools)"}.get(
+        origin, f"not given, and its default, {measured.pool_depth},")
+    raise ValueError(f"{source}: key 'pool_depth': {given} is contradicted by the runs: {measured.contradiction()}; "
+                     f"state the depth the campaign's pools were built to")
 
 
 def _scores_only_row(collection: str, scores: str | Path, qrels: str | Path | None, run_groups: str | Path | None,

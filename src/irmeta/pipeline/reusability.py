@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from irmeta.campaign.pools import judged_depth
 from irmeta.campaign.run_groups import UnitKind, Units, groups_for_runs, run_units
 from irmeta.campaign.store import load_matrix
 from irmeta.measures.alpha import Alpha
@@ -14,6 +15,7 @@ from irmeta.measures.names import depth_read, parse_measure
 from irmeta.metaeval.reusability import check_pool_depth, leave_one_unit_out
 from irmeta.metaeval.reusability_tables import reusability_summary, reusability_table
 from irmeta.pipeline.paper_inputs import paper_input
+from irmeta.pipeline.properties import refuse_contradicted_pool_depth
 from irmeta.pipeline.scripts import log
 from irmeta.pipeline.stored_scores import load_scores, read_table, write_csv
 
@@ -26,22 +28,28 @@ def assess_reusability(*, judged: str | Path, scores: str | Path, run_groups: st
                        measures: Sequence[str], alphas: Sequence[Alpha], rarity_depth: int | None,
                        pool_depth: int, unit: UnitKind = "group", rules: Sequence[str] = ("frozen", "joined"),
                        measure_options: Mapping[str, Any] | None = None, source: str = "the collection",
-                       label: str = "") -> None:
+                       label: str = "", pool_depth_origin: str = "stated") -> None:
     """Score every run with its unit's solely pooled judgments removed; write the table,
     the summary and the figure. ``unit`` group falls back to run without ``run_groups``;
-    ``source``: the collection file, named when ``pool_depth`` is too deep."""
+    ``source``: the collection file, named when ``pool_depth`` is too deep or contradicted
+    by how deep the runs are judged (``pool_depth_origin``: stated, simulated or default;
+    :func:`~irmeta.pipeline.properties.refuse_contradicted_pool_depth`)."""
     from irmeta.artefacts.figures.reusability import plot_reusability
 
     # Read as deep as the measures and the pools (TREC-8: 100 of the 1,000 stored): the same
     # scores, and memory for what is read (at 10^9 lines the whole misses took 16 GB).
     read = depth_read(measures, rarity_depth)
     matrix = load_matrix(judged, depth=None if read is None else max(read, int(pool_depth)))
+    depth = check_pool_depth(pool_depth, matrix, source)
+    measured = judged_depth(matrix, depth)
+    refuse_contradicted_pool_depth(measured, pool_depth_origin, source)  # pools the runs were never built from
     units = reusability_units(run_groups, matrix.runs, unit)
     # Every alpha of these measures: a name may fix one the grid lacks (P_rareness(alpha=0.3)@100).
     full = load_scores(scores, [str(parse_measure(m).without_alpha()) for m in measures])
-    log.info("leave-one-%s-out: %d units of %d runs, pool depth %d, rules %s", units.kind, units.n_units,
-             matrix.n_runs, pool_depth, list(rules))
-    result = leave_one_unit_out(matrix, measures, units, pool_depth=check_pool_depth(pool_depth, matrix, source),
+    log.info("leave-one-%s-out: %d units of %d runs, pool depth %d (%s; %d of %d runs wholly judged to it on most "
+             "topics), rules %s", units.kind, units.n_units, matrix.n_runs, depth, pool_depth_origin,
+             int(measured.judged_to_pool.sum()), measured.runs, list(rules))
+    result = leave_one_unit_out(matrix, measures, units, pool_depth=depth,
                                 alphas=alphas, rarity_depth=rarity_depth, rules=rules, full=full,
                                 measure_options=measure_options)
     table = reusability_table(result)

@@ -20,8 +20,9 @@ from irmeta.campaign.properties import PROPERTY_COLUMNS, collection_properties, 
 from irmeta.pipeline.experiment_settings import properties_rarity_depth
 
 
-def brute_force(lists, qrels, threshold, depth, groups, topics):
-    """The properties from the lists themselves: (topic, doc) -> runs holding it in the top ``depth``."""
+def brute_force(lists, qrels, threshold, depth, groups, topics, pool_depth=None):
+    """The properties from the lists themselves: (topic, doc) -> runs holding it in the top ``depth``;
+    with ``pool_depth`` (whole lists given), how deep each run is wholly judged, counted document by document."""
     holders = defaultdict(set)
     for run, per_topic in lists.items():
         for q, docs in per_topic.items():
@@ -41,7 +42,31 @@ def brute_force(lists, qrels, threshold, depth, groups, topics):
         "unique_group_relevant_share": (sum(len({groups[x] for x in r}) == 1 for r in found) / len(found)
                                         if found and groups else nan),
         "mean_rarity": statistics.fmean(1 - len(r) / n_runs for r in found) if found else nan,
-    }
+    } | ({} if pool_depth is None else brute_judged_depth(lists, qrels, topics, pool_depth))
+
+
+def brute_judged_depth(lists, qrels, topics, pool_depth):
+    """Per run, the median over the qrels topics it returned of the leading documents with a
+    qrels entry (counted to twice the pool depth); over runs their median and least, and the
+    share judged to the pool depth (or the whole list) on more than half of its topics."""
+    medians, judged_to_pool = [], []
+    for per_topic in lists.values():
+        returned = [docs for q, docs in per_topic.items() if q in topics and docs]
+        if not returned:
+            continue
+        leading = []
+        for q, docs in per_topic.items():
+            if q in topics and docs:
+                n = 0
+                while n < min(len(docs), 2 * pool_depth) and docs[n] in qrels.get(q, {}):
+                    n += 1
+                leading.append((n, len(docs)))
+        medians.append(statistics.median(n for n, _ in leading))
+        judged_to_pool.append(2 * sum(n >= min(pool_depth, size) for n, size in leading) > len(leading))
+    nan = float("nan")
+    return {"judged_depth_median": statistics.median(medians) if medians else nan,
+            "judged_depth_min": min(medians) if medians else nan,
+            "runs_judged_to_pool_depth": sum(judged_to_pool) / len(medians) if medians else nan}
 
 
 def assert_row(got, want):
@@ -78,7 +103,8 @@ def test_against_brute_force(c):
     got = collection_properties(matrix, collection="small", rarity_depth=c["depth"], pool_depth=7,
                                 run_groups=c["groups"])
     assert got["collection"] == "small" and got["pool_depth"] == 7
-    assert_row(got, brute_force(c["lists"], c["qrels"], c["threshold"], c["depth"], c["groups"], matrix.topics))
+    assert_row(got, brute_force(c["lists"], c["qrels"], c["threshold"], c["depth"], c["groups"], matrix.topics,
+                                pool_depth=7))
 
 
 def test_trec8_against_brute_force(trec8_runs, trec8_qrels, trec8_matrix, shared_data):

@@ -158,7 +158,7 @@ def test_trec_eval_means_agree_to_their_four_decimals_with_or_without_c(tmp_path
 
     # without -c: x returned topic 1 only, its mean over it; with -c (y): over both topics
     text = block("x", [("1", "0.3000")], "0.3000") + block("y", [("1", "0.1000"), ("2", "0.6000")], "0.3500")
-    path = write(tmp_path / "ok.trec_eval", text + block("z", [("1", "0.6667"), ("2", "0.3333")], "0.5000"))
+    path = write(tmp_path / "ok.trec_eval", text + block("z", [("1", "0.7000"), ("2", "0.3000")], "0.5000"))
     got = scores_from_table(read_score_rows(path), ["P@10"], [], missing="zero")
     assert got.means["all_topics"][0].tolist() == [0.15, 0.35, 0.5]
     assert got.means["returned_topics"][0].tolist() == [0.3, 0.35, 0.5]

@@ -118,18 +118,41 @@ C = trec_eval_block("runC", {"402": {"P_10": 0.2, "map": 0.75}})
 def test_concatenated_trec_eval_blocks_are_named_by_their_runid(tmp_path):
     table = read_score_file(write(tmp_path / "two", A + B))
     per_topic = table[table.qid != "all"]
-    assert per_topic.values.tolist() == [["runA", "P@10", "401", 0.5], ["runA", "AP", "401", 0.25],
+    assert per_topic.values.tolist() == [["runA", "NumRet", "401", 1000], ["runA", "P@10", "401", 0.5],
+                                         ["runA", "AP", "401", 0.25], ["runA", "NumRet", "402", 1000],
                                          ["runA", "P@10", "402", 0.1], ["runA", "AP", "402", 0.125],
-                                         ["runB", "P@10", "401", 0.3], ["runB", "AP", "401", 0.5]]
+                                         ["runB", "NumRet", "401", 1000], ["runB", "P@10", "401", 0.3],
+                                         ["runB", "AP", "401", 0.5]]
     assert table[table.qid == "all"][["run", "measure", "value"]].values.tolist() == [
-        ["runA", "P@10", 0.3], ["runA", "AP", 0.1875], ["runB", "P@10", 0.3], ["runB", "AP", 0.5]]
-    assert table.attrs["dropped"] == {"num_ret": 3, "relstring": 3, "runid": 2, "num_q": 2}
+        ["runA", "NumQ", 2], ["runA", "P@10", 0.3], ["runA", "AP", 0.1875],
+        ["runB", "NumQ", 1], ["runB", "P@10", 0.3], ["runB", "AP", 0.5]]
+    assert table.attrs["dropped"] == {"relstring": 3, "runid": 2}
+
+
+SUMMED = ("num_ret\t1\t1000\nnum_rel\t1\t7\nmap\t1\t0.5\nnum_ret\t2\t400\nnum_rel\t2\t3\n"
+          "map\t2\t0.25\nrunid\tall\tr\nnum_q\tall\t3\nnum_ret\tall\t{ret}\nnum_rel\tall\t{rel}\nmap\tall\t0.375\n")
+
+
+@pytest.mark.parametrize("ret, rel", [(1400, 10), (1400, 15)])  # 15: trec_eval -c adds a topic the run lacks
+def test_trec_evals_summed_counts_are_sums_not_means(tmp_path, ret, rel):
+    table = read_score_file(write(tmp_path / "te", SUMMED.format(ret=ret, rel=rel)))
+    got = scores_from_table(table, ["NumRet", "NumRel", "AP"], [], missing="zero", source="te")
+    assert got.per_topic[0].tolist() == [[1000, 400]] and got.means["all_topics"][:, 0].tolist() == [700, 5, 0.375]
+
+
+@pytest.mark.parametrize("ret, rel, said", [(700, 10, "summary of NumRet for run r is 700.0, but its per-topic "
+                                             "scores sum to 1400.0"), (1400, 9, "summary of NumRel")])
+def test_a_summed_count_that_is_no_sum_is_refused(tmp_path, ret, rel, said):
+    table = read_score_file(write(tmp_path / "te", SUMMED.format(ret=ret, rel=rel)))
+    with pytest.raises(ValueError, match=said):
+        scores_from_table(table, ["NumRet", "NumRel", "AP"], [], missing="zero", source="te")
 
 
 def test_summary_only_outputs_one_after_another(tmp_path):
     text = "runid\tall\tx\nnum_q\tall\t2\nmap\tall\t0.2\nrunid\tall\ty\nnum_q\tall\t2\nmap\tall\t0.3\n"
     table = read_score_file(write(tmp_path / "summaries", text))
-    assert table.values.tolist() == [["x", "AP", "all", 0.2], ["y", "AP", "all", 0.3]]
+    assert table.values.tolist() == [["x", "NumQ", "all", 2], ["x", "AP", "all", 0.2],
+                                      ["y", "NumQ", "all", 2], ["y", "AP", "all", 0.3]]
 
 
 def test_a_directory_of_files_gzip_and_all(tmp_path):
@@ -165,7 +188,7 @@ HEADER = "run\tmeasure\tqid\tvalue\n"
     ("irmeta", HEADER, None, "no scores, only the header"),
     ("irmeta", "r\tP@10\t1\t0.5\n", 1, "expected the header run<TAB>measure<TAB>qid<TAB>value"),
     ("auto", HEADER + "r\tP@10\t1\t0.5\nr\tP@10\t2\n", 3, r"3 fields, expected 4 \(run, measure, qid, value"),
-    ("auto", HEADER + "r\tP@10\t1\t0.5\n\nr\tnum_q\tall\t3\n", 4, "unknown measure 'num_q'"),
+    ("auto", HEADER + "r\tP@10\t1\t0.5\n\nr\tnum_bogus\tall\t3\n", 4, "unknown measure 'num_bogus'"),
     ("auto", HEADER + "r\t\t1\t0.5\n", 2, "empty measure"),
     ("auto", HEADER + "r\tAP\t1\thigh\n", 2, "value 'high' of AP is not a finite number"),
     ("auto", HEADER + "r\tAP\t1\t0.5\nr\tP@5\t1\t1\nr\tAP\t1\t0.5\n", 4,
@@ -175,7 +198,7 @@ HEADER = "run\tmeasure\tqid\tvalue\n"
     ("trec_eval", "P_10 1 0.5\nrunid all r\nmap all 1e999\n", 3, "value '1e999' overflows a double"),
     ("auto", "P_10 1 0.5\nrunid all r\nP_10 2 0.5\nmap all 0.1\n", 3,
      "a trec_eval block .* without its 'runid all <name>' line"),
-    ("auto", A + B.replace("runB", "runA"), 14, r"run runA scores P@10 on topic 401 twice \(also on line 2\)"),
+    ("auto", A + B.replace("runB", "runA"), 13, r"run runA scores NumRet on topic 401 twice \(also on line 1\)"),
     ("auto", "P_10 1 0.5\nruns all r\n", 1, "a trec_eval block .* without its 'runid all <name>' line"),
 ])
 def test_faults_name_file_and_line(tmp_path, format, text, line, fault):
@@ -195,8 +218,8 @@ def test_faults_across_files_and_paths(tmp_path):
         read_score_file(write(tmp_path / "x", A), format="csv")  # type: ignore[arg-type]
     write(tmp_path / "dir" / "1", A)
     second = write(tmp_path / "dir" / "2", A)
-    with pytest.raises(ValueError, match=re.escape(f"{second}:2: run runA scores P@10 on topic 401 twice "
-                                                   f"(also on {tmp_path / 'dir' / '1'}:2)")):
+    with pytest.raises(ValueError, match=re.escape(f"{second}:1: run runA scores NumRet on topic 401 twice "
+                                                   f"(also on {tmp_path / 'dir' / '1'}:1)")):
         read_score_file(tmp_path / "dir")
 
 
@@ -273,7 +296,8 @@ def pieces(monkeypatch, piece_bytes: int, step_rows: int = 3) -> None:
     monkeypatch.setattr(piece_reader, "STEP_ROWS", step_rows)
 
 
-TSV = HEADER + "".join(f"r{r}\t{m}\t{q}\t0.{r}{q}\n" for m in ("P@10", "AP") for r in (1, 2) for q in (1, 2, 3))
+# P@100 and AP: 0.11, 0.12, ... are scores they can give (P@10 cannot: its are tenths)
+TSV = HEADER + "".join(f"r{r}\t{m}\t{q}\t0.{r}{q}\n" for m in ("P@100", "AP") for r in (1, 2) for q in (1, 2, 3))
 READ_IN_PIECES = {
     "tsv": TSV,
     "tsv, CRLF, blank lines": TSV.replace("\n", "\r\n").replace("r2\tAP\t1", "\r\n \t\r\nr2\tAP\t1"),
@@ -293,10 +317,11 @@ def test_a_file_read_in_pieces_gives_the_same_rows(tmp_path, monkeypatch, text, 
     pieces(monkeypatch, piece_bytes)
     pd.testing.assert_frame_equal(read_score_file(path), whole)
     assert read_score_file(path).attrs == whole.attrs
-    if "P@10" in set(whole["measure"]) and (whole["qid"] != "all").any():
-        got = scores_from_table(read_score_rows(path), ["P@10"], [], missing="zero")
+    precision = next((m for m in ("P@10", "P@100") if m in set(whole["measure"])), None)
+    if precision is not None and (whole["qid"] != "all").any():
+        got = scores_from_table(read_score_rows(path), [precision], [], missing="zero")
         monkeypatch.undo()
-        want = scores_from_table(whole, ["P@10"], [], missing="zero")
+        want = scores_from_table(whole, [precision], [], missing="zero")
         assert np.array_equal(got.per_topic, want.per_topic) and got.topics == want.topics
 
 
@@ -315,12 +340,12 @@ def test_a_byte_order_mark_starts_only_the_file(tmp_path, monkeypatch):
 # runid before its values), whichever piece holds it
 FAULTS_ACROSS_PIECES = [
     (TSV + "r3\tAP\t1\thigh\nr3\tAP\t2\n", 15, "3 fields, expected 4"),
-    (TSV.replace("r1\tP@10\t2\t0.12", "r1\tP@10\t2\thigh") + "r3\t\t1\t0.5\n", 14, "empty measure"),
-    (TSV.replace("r1\tP@10\t2", "r1\tnum_q\t2") + "r3\tAP\t\t0.5\n", 14, "empty qid"),
-    (TSV + "r3\tAP\t1\thigh\nr3\tnum_q\t1\t0.5\n", 15, "unknown measure 'num_q'"),
+    (TSV.replace("r1\tP@100\t2\t0.12", "r1\tP@100\t2\thigh") + "r3\t\t1\t0.5\n", 14, "empty measure"),
+    (TSV.replace("r1\tP@100\t2", "r1\tnum_q\t2") + "r3\tAP\t\t0.5\n", 14, "empty qid"),
+    (TSV + "r3\tAP\t1\thigh\nr3\tnum_bogus\t1\t0.5\n", 15, "unknown measure 'num_bogus'"),
     (TSV + "r3\tAP\t1\t1e999\nr3\tAP\t2\thigh\n", 15, "value 'high' of AP is not a finite number"),
     (TSV + TSV[len(HEADER):].replace("r2\tAP", "r9\tAP"), 14,
-     r"run r1 scores P@10 on topic 1 twice \(also on line 2\)"),
+     r"run r1 scores P@100 on topic 1 twice \(also on line 2\)"),
     (A.replace("0.2500", "high") + B.replace("runid", "runix"), 13,
      "a trec_eval block .* without its 'runid all <name>' line"),
     (A + B.replace("0.3000", "0.3 x"), 14, "4 fields, expected 3"),

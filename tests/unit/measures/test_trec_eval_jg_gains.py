@@ -326,28 +326,3 @@ def write_golden(binary: str) -> None:
 if __name__ == "__main__":
     write_golden(sys.argv[1])
 
-
-def test_a_collection_of_judgment_groups_is_ingested_stored_and_scored(tmp_path):
-    """``qrels_format: qrels_jg`` in a collection YAML: ingest reads the qrels so, judged.npz
-    keeps the groups, and the stored campaign scores as the files do."""
-    import yaml
-
-    from irmeta.campaign.store import load_matrix
-    from irmeta.measures.averaging import evaluate
-    from irmeta.pipeline.collection_config import load_collection
-    from irmeta.pipeline.steps import ingest_collection
-
-    qrels, run = _toy(tmp_path)
-    (tmp_path / "c.yaml").write_text(yaml.safe_dump({"name": "c", "qrels": qrels.name, "runs": run.name,
-                                                     "qrels_format": "qrels_jg"}))
-    collection = load_collection(tmp_path / "c.yaml", tmp_path, base_dir=tmp_path)
-    assert collection.ingest_options()["qrels_format"] == "qrels_jg"
-    ingest_collection(qrels=qrels, runs=[run], out=tmp_path / "judged.npz", **collection.ingest_options())
-    stored = load_matrix(tmp_path / "judged.npz")
-    assert stored.judgment_groups is not None and stored.judgment_groups.n_groups.tolist() == [2, 1]
-    names = ["P_avgjg@2", "AP_avgjg", "Rprec_mult_avgjg(multiple=0.5)", "AP_avgjg(judged_only=true)"]
-    direct = score(qrels, [run], names, qrels_format="qrels_jg").scores.per_topic
-    got = evaluate(stored, names)
-    np.testing.assert_array_equal(np.stack([got[parse_measure(n)] for n in names]), direct)
-    with pytest.raises(ValueError, match="hold judgment groups"):
-        evaluate(stored, ["AP"])

@@ -34,9 +34,13 @@ def _matrices(seed: int = 0) -> list[ScoreMatrix]:
     rng = np.random.default_rng(seed)
     topics = [f"q{j}" for j in range(15)]
     base = rng.beta(2, 5, size=(len(RUNS), 1)) + rng.normal(0, 0.1, size=(len(RUNS), len(topics)))
-    return [ScoreMatrix("P@100", None, RUNS, topics, base.round(2)),
-            ScoreMatrix("P_rareness@100", "0.5", RUNS, topics, (base + rng.normal(0, 0.05, base.shape)).round(3)),
-            ScoreMatrix("P_rareness@100", "1", RUNS, topics, (base + rng.normal(0, 0.1, base.shape)).round(3))]
+
+    def scores(values: np.ndarray, decimals: int) -> np.ndarray:  # in the measures' range, [0, 1] at most
+        return values.clip(0, 1).round(decimals)
+
+    return [ScoreMatrix("P@100", None, RUNS, topics, scores(base, 2)),
+            ScoreMatrix("P_rareness@100", "0.5", RUNS, topics, scores(base + rng.normal(0, 0.05, base.shape), 3)),
+            ScoreMatrix("P_rareness@100", "1", RUNS, topics, scores(base + rng.normal(0, 0.1, base.shape), 3))]
 
 
 def _tests(seed: int = 5, permutations: int = 300) -> pd.DataFrame:

@@ -113,7 +113,8 @@ def test_trec_eval_refuses_whitespace_in_names():
 
 
 def _scores(runs: list[str], per_topic: np.ndarray | None = None) -> Scores:
-    values = np.linspace(0.0, 1.0, 3 * len(runs)).reshape(1, len(runs), 3) if per_topic is None else per_topic
+    tenths = np.rint(np.linspace(0.0, 10.0, 3 * len(runs))) / 10  # scores P@10 can give, as read back
+    values = tenths.reshape(1, len(runs), 3) if per_topic is None else per_topic
     return Scores(runs=runs, topics=["401", "402", "403"], measures=["P@10"], alphas=[None], per_topic=values,
                   means={"all_topics": values.mean(axis=-1)})
 

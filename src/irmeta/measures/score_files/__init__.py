@@ -29,9 +29,14 @@ contradiction is one line naming the file, the line and both values
 (:mod:`~irmeta.measures.score_files.mean_rows`; docs/PROTOCOL.md, Numerical care).
 
 Memory follows the rows, not the text (see :mod:`~irmeta.measures.score_files.pieces`).
+A value no score of its measure can be (outside the range its measure declares, or a
+per-topic P@k, RR@k or Success@k off its grid, within the precision it was printed with)
+is refused with its file and line (:mod:`~irmeta.measures.score_files.bounds`).
+
 The modules, each importing only those above it: ``rows`` (:class:`ScoreRows`,
-:class:`MeanRows` and the shared names), ``pieces`` (reading helpers both formats share),
-``formats`` (irmeta's TSV, trec_eval -q, the tokenisers' checks, repeats), ``reading``
+:class:`MeanRows` and the shared names), ``bounds`` (the values' ranges checked),
+``pieces`` (reading helpers both formats share), ``formats`` (irmeta's TSV, trec_eval -q,
+the tokenisers' checks, repeats), ``reading``
 (:func:`read_score_file`, :func:`read_score_rows`), ``mean_rows`` (the mean rows checked)
 and ``grid`` (tables to arrays: :func:`score_grid`, :func:`scores_from_table`).
 """

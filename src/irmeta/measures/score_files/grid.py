@@ -14,6 +14,7 @@ from irmeta.campaign.qrels import sort_topics
 from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import AVERAGING_NAMES, Scores, block_means, geometric_means
 from irmeta.measures.names import measure_label, parse_measure
+from irmeta.measures.score_files.bounds import first_misfit
 from irmeta.measures.score_files.mean_rows import checked_means, mean_rows_of
 from irmeta.measures.score_files.rows import COLUMNS, Missing, ScoreRows, TopicOrder, refuse_missing_names
 
@@ -55,7 +56,9 @@ def score_grid(table: pd.DataFrame | ScoreRows, labels: Sequence[str] | None = N
     pipeline's scores) or first-appearance order (``table``). A run without a row for a
     topic: ``missing="error"`` refuses it, ``"zero"`` scores it 0, except for measures for
     which lower is better (0 would be their best score) and for a run with no row of a
-    measure at all. Errors are one line naming ``source``, the measure, run and topic.
+    measure at all. Errors are one line naming ``source``, the measure, run and topic; a
+    table's value outside its measure's range is one naming its row
+    (:mod:`~irmeta.measures.score_files.bounds`).
 
     Laid out from integer codes a slice of rows at a time: memory is the arrays' and the
     rows' codes, not a text column per row.
@@ -63,6 +66,11 @@ def score_grid(table: pd.DataFrame | ScoreRows, labels: Sequence[str] | None = N
     if missing not in ("error", "zero"):
         raise ValueError(f"missing must be 'error' or 'zero', not {missing!r}")
     rows = _score_rows(table, source)
+    if not isinstance(table, ScoreRows):  # a file's rows were checked as it was read, naming the line
+        misfit = first_misfit(rows, piece_reader.STEP_ROWS)
+        if misfit is not None:
+            row = int(np.flatnonzero((table["qid"].astype(str) != "all").to_numpy())[misfit[0]])
+            raise ValueError(f"{source}, row {row}: {misfit[1]}")
     mask = rows.per_topic()
     found = _Labels(rows, mask, source)
     run_codes = _in_order(rows.run, len(rows.runs), mask)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from irmeta.measures.averaging import MeanGrid, Scores, block_means, mean_grid, run_means
+from irmeta.measures.counts import SUMMED
 from irmeta.measures.names import measure_label, parse_measure
 from irmeta.measures.score_files.pieces import printed_decimals
 from irmeta.measures.score_files.rows import MeanRows, ScoreRows, refuse_missing_names
@@ -84,13 +85,18 @@ def checked_means(scores: Scores, rows: MeanRows, *, n_systems: int | None = Non
         if run in run_at:
             of_label[label].append(j)
     for i, (measure, alpha) in enumerate(zip(scores.measures, scores.alphas)):
-        label = str(parse_measure(measure_label(measure, alpha)))
+        parsed = parse_measure(measure_label(measure, alpha))
+        label = str(parsed)
         picked = np.asarray(of_label.get(label, []), np.int64)
         if not len(picked):
             continue
         at = np.array([run_at[rows.runs[j]] for j in picked.tolist()], np.int64)
         grid = mean_grid(measure, alpha, s)
         given = rows.value[picked]
+        if parsed.family in SUMMED:
+            _check_sums(scores.per_topic[i][at], given, rows.decimals[picked], parsed.family,
+                        [rows.where[j] for j in picked.tolist()], [rows.runs[j] for j in picked.tolist()])
+            continue
         ok, chosen = agreeing_means(scores.per_topic[i][at], given, rows.decimals[picked], grid, out[i, at])
         if not ok.all():
             bad = int(np.flatnonzero(~ok)[0])
@@ -101,6 +107,27 @@ def checked_means(scores: Scores, rows: MeanRows, *, n_systems: int | None = Non
                              f"or drop the 'all' rows (irmeta takes means from the per-topic rows)")
         out[i, at] = chosen
     return out
+
+
+def _check_sums(values: np.ndarray, given: np.ndarray, decimals: np.ndarray, family: str,
+                where: list[str], runs: list[str]) -> None:
+    """trec_eval's summary of num_q, num_ret, num_rel and num_rel_ret is a sum over the
+    topics (:data:`~irmeta.measures.counts.SUMMED`): it must equal the run's per-topic sum,
+    or, as ``trec_eval -c`` prints them, count every topic (num_q: n) and add the relevant
+    documents of the topics the run lacks (num_rel: at least the sum)."""
+    n = values.shape[-1]
+    total = values.sum(axis=-1)
+    close = np.abs(given - total) <= 10.0 ** -decimals.astype(np.float64) + 8 * n * _EPS * np.abs(total)
+    if family == "NumQ":
+        close |= given == n
+    elif family == "NumRel":
+        close |= given >= total
+    if close.all():
+        return
+    bad = int(np.flatnonzero(~close)[0])
+    raise ValueError(f"{where[bad]}: the summary of {family} for run {runs[bad]} is {float(given[bad])!r}, but its "
+                     f"per-topic scores sum to {float(total[bad])!r} (trec_eval prints this measure's sum): correct "
+                     f"or drop the 'all' rows (irmeta takes means from the per-topic rows)")
 
 
 def agreeing_means(values: np.ndarray, given: np.ndarray, decimals: np.ndarray, grid: MeanGrid | None,

@@ -27,6 +27,8 @@ from irmeta.campaign.errors import TrecFormatError
 from irmeta.campaign.files import without_bom
 from irmeta.campaign.tokens import NUMBER, Lines
 from irmeta.measures.names import parse_measure
+from irmeta.measures.ranges import shortest_decimals
+from irmeta.measures.score_files.bounds import Bounds, text_decimals
 
 # ------------------------------------------------------------------ reading files
 
@@ -109,11 +111,16 @@ class _Book:
         self.text_bytes = text_bytes
         # the mean rows (qid 'all'): their rows and the decimals their text prints
         self.mean_row, self.mean_decimals = _Column(np.int64), _Column(np.int64)
+        # the first row no score of its measure can be, and its printed decimals
+        self.bounds = Bounds()
+        self.misfit: tuple[int, int] | None = None
 
     def add(self, run: np.ndarray, measure: np.ndarray, qid: np.ndarray, value: np.ndarray, piece_bytes: int,
             text: pa.Array | pa.ChunkedArray | None = None, at: np.ndarray | None = None) -> None:
         """Rows to the columns; ``text``: the values as written (row i's at ``at[i]``, or i),
-        read for the mean rows only."""
+        read for the mean rows and the rows the range check doubts."""
+        if self.misfit is None:
+            self._check(measure, qid, value, text, at)
         if text is not None and "all" in self.qids.index:
             means = np.flatnonzero(qid == self.qids.index["all"])
             if len(means):
@@ -126,6 +133,21 @@ class _Book:
                 column.reserve(rows)
         for column, values in ((self.run, run), (self.measure, measure), (self.qid, qid), (self.value, value)):
             column.add(values)
+
+    def _check(self, measure: np.ndarray, qid: np.ndarray, value: np.ndarray,
+               text: pa.Array | pa.ChunkedArray | None, at: np.ndarray | None) -> None:
+        """Keep the first of the rows (to be added) no score of its measure can be."""
+        self.bounds.cover(self.measures.names)
+        every = self.qids.index.get("all", -1)
+
+        def decimals(rows: np.ndarray) -> np.ndarray:
+            if text is None:
+                return shortest_decimals(value[rows])
+            return text_decimals(text, rows if at is None else at[rows])
+
+        bad, places = self.bounds.misfits(measure, value, qid != every, decimals)
+        if len(bad):
+            self.misfit = (self.value.size + int(bad[0]), int(places[0]))
 
     def measure_codes(self, names: Sequence[str]) -> np.ndarray:
         """The canonical measures' codes of names as written, -1 where irmeta knows no such

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from irmeta.campaign.errors import TrecFormatError
-from irmeta.measures.score_files.formats import _read_irmeta, _read_trec_eval, _refuse_repeats
+from irmeta.measures.score_files.formats import _file_line, _read_irmeta, _read_trec_eval, _refuse_repeats
 from irmeta.measures.score_files.pieces import _blank, _Book, _Part, _pieces, _text_bytes
 from irmeta.measures.score_files.rows import HEADER, MeanRows, ScoreFormat, ScoreRows
 
@@ -36,7 +36,9 @@ def read_score_file(path: str | Path, format: ScoreFormat = "auto") -> pd.DataFr
     counted as trec_eval's ``gm_map`` is. A fault is one line naming the
     file, the line and what is wrong: a wrong number of fields, a value that is not a
     finite number, a trec_eval block without its ``runid`` line, a run, measure and topic
-    given twice, an unknown measure (irmeta format), an empty file.
+    given twice, an unknown measure (irmeta format), an empty file, a score no score of
+    its measure can be (outside its range, or a per-topic P@k, RR@k or Success@k off its
+    grid, within the precision it was printed with: :mod:`.bounds`).
 
     The rows as codes, without a text column per row: :func:`read_score_rows`.
     """
@@ -58,6 +60,10 @@ def read_score_rows(path: str | Path, format: ScoreFormat = "auto") -> ScoreRows
                      run=book.run.array(), measure=book.measure.array(), qid=book.qid.array(),
                      value=book.value.array(), source=str(path))
     _refuse_repeats(files, parts, rows)
+    if book.misfit is not None:  # an impossible score: outside its measure's range, or off its grid
+        row, decimals = book.misfit
+        at, line = _file_line(parts, row)
+        raise TrecFormatError(files[at], line, book.bounds.reason(rows, row, decimals))
     rows = dataclasses.replace(rows, means=_mean_rows(files, parts, rows, book))
     dropped: dict[str, int] = {}
     for p in parts:

@@ -41,6 +41,7 @@ from irmeta.campaign.runs import DuplicatePolicy, RunNameSource, ScorePrecision
 from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import AVERAGING_NAMES, Averaging, Scores, score_arrays
 from irmeta.measures.diversity import refuse_without_subtopics
+from irmeta.measures.group_averaged import refuse_mismatch
 from irmeta.measures.names import depth_read, measure_label, parse_measure
 from irmeta.measures.plugins import refuse_imported
 from irmeta.measures.rareness import warn_rarity_over_one_run
@@ -73,7 +74,9 @@ def score(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *, 
     ``"float32"`` on each rounded to single precision first, as earlier trec_eval and
     pytrec_eval do: docs/PROTOCOL.md, Numerical care; ``qrels_format="subtopics"`` reads
     ndeval's subtopic qrels, ``topic subtopic docid grade``, which the diversity measures
-    need and the others read collapsed to each document's largest grade). Runs are read no
+    need and the others read collapsed to each document's largest grade;
+    ``qrels_format="qrels_jg"`` reads trec_eval's judgment-group qrels, ``qid jg docid
+    grade``, which the ``*_avgjg`` measures read and no other measure does). Runs are read no
     deeper than the measures look, which changes no score. ``options`` (``gains``,
     ``beta``, ``asl_unretrieved``) go to the measures that declare them unless a name
     sets its own (``nDCG(gains={1:1,2:3})@10``). Every setting is checked before a file
@@ -94,6 +97,7 @@ def score_checked(qrels: Any, runs: Any, s: ScoreSettings) -> Scored:
     read_depth = s.depth if needed is None else min(s.depth or needed, needed)
     judgments = to_qrels(qrels, qrels_format=s.qrels_format)  # before the runs, as the file readers check them
     refuse_without_subtopics(s.measures, judgments.subtopics is not None, judgments.source or "the qrels")
+    refuse_mismatch(s.measures, judgments.judgment_groups is not None, judgments.source or "the qrels")
     matrix, reading = judge_each(run_sources(runs), reader(s.run_name, read_depth, s.duplicates, s.score_precision),
                                  judgments, depth=read_depth, threshold=s.threshold, duplicates=s.duplicates,
                                  score_precision=s.score_precision)

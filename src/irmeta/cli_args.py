@@ -25,7 +25,7 @@ from typing import Any
 from irmeta.api import DEFAULT_ALPHAS, Scored
 from irmeta.campaign.errors import TrecFormatError
 from irmeta.campaign.files import resolve_paths, run_name_from_path
-from irmeta.campaign.subtopics import QRELS_FORMATS
+from irmeta.campaign.qrels_formats import QRELS_FORMATS
 from irmeta.measures.names import MAX_CUTOFF
 from irmeta.metaeval.stats.own_tests import load_plugins as import_plugins
 from irmeta.support.atomic import atomic_path, existing_regular_or_absent
@@ -394,7 +394,8 @@ READING_OPTIONS: tuple[ReadingOption, ...] = (
         action=Once, choices=list(QRELS_FORMATS), default="trec",
         help="trec: qid iter docid grade (default); subtopics: ndeval's topic subtopic docid grade, which the "
              "diversity measures (alpha_nDCG, ERR_IA, NRBP, ...) read, the others reading each document's largest "
-             "grade")),
+             "grade; qrels_jg: trec_eval's judgment-group qrels, qid jg docid grade, which the *_avgjg measures "
+             "(P_avgjg, map_avgjg, Rprec_mult_avgjg) read, and no other measure")),
     ReadingOption("--threshold", "threshold", dict(
         action=Once, type=bounded_int(0), default=1,
         help="grade at or above which a document is relevant (trec_eval -l)")),

@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from irmeta.campaign.qrels_formats import QRELS_FORMATS
 from irmeta.campaign.runs import SCORE_PRECISIONS
-from irmeta.campaign.subtopics import QRELS_FORMATS
 from irmeta.measures.alpha import Alpha, alpha_label, parse_alpha
 from irmeta.measures.names import MAX_CUTOFF, Measure, parse_measure
 from irmeta.measures.registry import MEASURES, checked_option

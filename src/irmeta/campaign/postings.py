@@ -31,6 +31,7 @@ import numpy as np
 import pyarrow as pa
 
 if TYPE_CHECKING:
+    from irmeta.campaign.judgment_groups import JudgmentGroups
     from irmeta.campaign.subtopics import SubtopicJudgments
 
 # A dense (run, topic, rank) view is for small campaigns (tests, notebooks) only.
@@ -199,7 +200,9 @@ class RelevanceMatrix:
     by judgment row: ``qrels_topic``, ``qrels_grade``, ``docids`` (the judged document of
     each row; ``qrels_doc`` is ``arange(J)``, kept for the rarity listing); ``subtopics``:
     each row's subtopic judgments, from subtopic qrels (None: ordinary qrels), read only
-    by the diversity measures.
+    by the diversity measures; ``judgment_groups``: each row's judgments by group, from
+    judgment-group qrels (None: ordinary qrels; read only by the ``*_avgjg`` measures;
+    dropped with the rows or grades).
     """
 
     runs: list[str]
@@ -214,6 +217,7 @@ class RelevanceMatrix:
     run_depth: int | None = None
     ignored_topics: dict[str, list[str]] = field(default_factory=dict)
     subtopics: SubtopicJudgments | None = None
+    judgment_groups: JudgmentGroups | None = None
 
     # ------------------------------------------------------------- shape and counts
 
@@ -293,6 +297,7 @@ class RelevanceMatrix:
             docids=self.docids, run_depth=self.run_depth,
             ignored_topics={self.runs[i]: self.ignored_topics.get(self.runs[i], []) for i in idx},
             subtopics=self.subtopics,
+            judgment_groups=self.judgment_groups,
         )
 
     def top(self, depth: int | None) -> RelevanceMatrix:
@@ -307,7 +312,7 @@ class RelevanceMatrix:
             runs=self.runs, topics=self.topics, length=self.length, hits=self.hits.top(depth),
             misses_loader=lambda: misses().top(depth), threshold=self.threshold, qrels_topic=self.qrels_topic,
             qrels_grade=self.qrels_grade, docids=self.docids, run_depth=self.run_depth,
-            ignored_topics=self.ignored_topics, subtopics=self.subtopics,
+            ignored_topics=self.ignored_topics, subtopics=self.subtopics, judgment_groups=self.judgment_groups,
         )
 
     def with_judgments(self, keep: np.ndarray) -> RelevanceMatrix:
@@ -397,6 +402,7 @@ class RelevanceMatrix:
             misses_loader=lambda: misses, threshold=self.threshold, qrels_topic=self.qrels_topic,
             qrels_grade=self.qrels_grade, docids=self.docids, run_depth=self.run_depth,
             ignored_topics=self.ignored_topics, subtopics=self.subtopics,
+            judgment_groups=None if self.judgment_groups is None else self.judgment_groups.of_condensed(),
         )
 
     # --------------------------------------------------------------- dense views

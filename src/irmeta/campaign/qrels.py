@@ -29,19 +29,23 @@ from irmeta.campaign.tokens import INTEGER, Lines, arrow_fields, parse_numbers, 
 from irmeta.support.atomic import write_parquet
 
 if TYPE_CHECKING:
+    from irmeta.campaign.judgment_groups import JudgmentGroups
     from irmeta.campaign.subtopics import SubtopicJudgments
 
 
 @dataclass(frozen=True)
 class Qrels:
     """Relevance judgments: one row per judged (topic, document); ``subtopics``: each
-    row's subtopic judgments when read from subtopic qrels (:mod:`irmeta.campaign.subtopics`)."""
+    row's subtopic judgments when read from subtopic qrels (:mod:`irmeta.campaign.subtopics`);
+    ``judgment_groups``: each row's judgments by group when read from judgment-group qrels
+    (trec_eval's qrels_jg, :mod:`irmeta.campaign.judgment_groups`)."""
 
     qid: pa.Array  # string per judgment
     docid: pa.Array  # string per judgment
     grade: np.ndarray  # int64 per judgment
     source: str = ""
     subtopics: SubtopicJudgments | None = None
+    judgment_groups: JudgmentGroups | None = None
 
     @cached_property
     def topics(self) -> list[str]:

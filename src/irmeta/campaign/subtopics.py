@@ -30,12 +30,10 @@ import pyarrow as pa
 
 from irmeta.campaign.errors import TrecFormatError, TrecFormatWarning
 from irmeta.campaign.files import read_bytes, without_bom
-from irmeta.campaign.qrels import Qrels, checked_qrels, read_qrels, sort_topics
+from irmeta.campaign.qrels import Qrels, checked_qrels, sort_topics
 from irmeta.campaign.tokens import INTEGER, arrow_fields, parse_numbers, tokenise, utf8_column
 
 SUBTOPIC_LAYOUT = "topic subtopic docid grade"
-#: The qrels formats irmeta reads: TREC's (``qid iter docid grade``) and ndeval's subtopic qrels.
-QRELS_FORMATS = ("trec", "subtopics")
 _FIELDS = {"f0": pa.large_string(), "f1": pa.large_string(), "f2": pa.large_string(), "f3": pa.int64()}
 
 
@@ -107,14 +105,6 @@ class SubtopicJudgments:
         np.cumsum(counts, out=start[1:])
         return SubtopicJudgments(start, self.subtopic[mask], self.grade[mask], self.width)
 
-
-def read_qrels_as(path: str | Path, qrels_format: str = "trec") -> Qrels:
-    """A qrels file in ``qrels_format`` (:data:`QRELS_FORMATS`)."""
-    if qrels_format == "subtopics":
-        return read_subtopic_qrels(path)
-    if qrels_format == "trec":
-        return read_qrels(path)
-    raise ValueError(f"qrels format {qrels_format!r}: irmeta reads {' or '.join(QRELS_FORMATS)}")
 
 
 def read_subtopic_qrels(path: str | Path) -> Qrels:

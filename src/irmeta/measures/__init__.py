@@ -2,6 +2,7 @@
 (:mod:`.alpha`) and the registry (:mod:`.registry`) at the base, one module per family
 (:mod:`.precision`, :mod:`.rareness`, :mod:`.binary`, :mod:`.graded`, :mod:`.asl`,
 :mod:`.counts`, :mod:`.interpolated`, :mod:`.gain_trec` (trec_eval's others, issue 42),
+:mod:`.group_averaged` (trec_eval's ``*_avgjg``),
 :mod:`.graded_rareness`, :mod:`.rank_biased`, :mod:`.incomplete`, :mod:`.diversity`), and
 per-topic scores with their means (:mod:`.averaging`).
 
@@ -21,6 +22,7 @@ from irmeta.measures import (  # noqa: F401  (register the families; nDCG_rarene
     gain_trec,
     graded,
     graded_rareness,
+    group_averaged,
     interpolated,
     precision,
     rank_biased,

@@ -25,10 +25,12 @@ TREC_EVAL_NAMES = {"AP": "map", "nDCG": "ndcg", "RR": "recip_rank", "Rprec": "Rp
                    "SetAP": "set_map", "SetRelP": "set_relative_P", "NumQ": "num_q", "NumRet": "num_ret",
                    "NumRel": "num_rel", "NumRelRet": "num_rel_ret", "nDCG_rel": "ndcg_rel"}
 TREC_EVAL_CUT_NAMES = {"P": "P_{}", "AP": "map_cut_{}", "nDCG": "ndcg_cut_{}", "Recall": "recall_{}",
-                       "Success": "success_{}", "RelP": "relative_P_{}", "Unjudged": "unj_{}"}
+                       "Success": "success_{}", "RelP": "relative_P_{}", "Unjudged": "unj_{}",
+                       "P_avgjg": "P_avgjg_{}"}
 # Names trec_eval writes that irmeta's grammar cannot read as a family (a leading digit, or
-# the parameter in the name): written by names.trec_eval_name, read by trec_eval_spelling.
-TREC_EVAL_WRITTEN = {"IPrec_avg": "11pt_avg"}
+# the parameter in the name), or that no pytrec_eval computes (map_avgjg reads -R qrels_jg;
+# checked against trec_eval itself): written by names.trec_eval_name, read by trec_eval_spelling.
+TREC_EVAL_WRITTEN = {"IPrec_avg": "11pt_avg", "AP_avgjg": "map_avgjg"}
 
 
 @dataclass(frozen=True)
@@ -104,8 +106,11 @@ TREC_EVAL_SPELLINGS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"rbp_resid[._]p=" + _NUMBER), "RBP_residual(p={0},when=any_unjudged)"),
     (re.compile(r"iprec_at_recall[._]" + _NUMBER), "IPrec(recall={0})"),
     (re.compile(r"11pt_avg"), "IPrec_avg"),
+    (re.compile(r"11pt_avg[._](" + _NUMBER + "(?:," + _NUMBER + ")*)"), "IPrec_avg(levels=[{0}])"),
     (re.compile(r"Rprec_mult[._]" + _NUMBER), "Rprec_mult(multiple={0})"),
+    (re.compile(r"Rprec_mult_avgjg[._]" + _NUMBER), "Rprec_mult_avgjg(multiple={0})"),
     (re.compile(r"set_F[._]" + _NUMBER), "SetF(recall_weight={0})"),
+    (re.compile(r"map_avgjg"), "AP_avgjg"),  # checked against trec_eval -R qrels_jg (no pytrec_eval reads it)
     (re.compile(r"utility"), "Utility"),
     (re.compile(r"utility[._]" + ",".join([_SIGNED] * 4)),
      "Utility(rel_ret={0},nonrel_ret={1},rel_unret={2},nonrel_unret={3})"),
@@ -114,12 +119,69 @@ TREC_EVAL_SPELLINGS: tuple[tuple[re.Pattern[str], str], ...] = (
 
 def trec_eval_spelling(text: str) -> str | None:
     """trec_eval's name with its parameter as irmeta's (``rbp`` -> ``RBP(p=0.9,gain_scale=topic_max)``,
-    ``iprec_at_recall_0.10`` -> ``IPrec(recall=0.10)``); None for any other text."""
+    ``iprec_at_recall_0.10`` -> ``IPrec(recall=0.10)``, ``ndcg.1=0,2=3`` ->
+    ``nDCG(gains={1:0,2:3},gains_rest=grade)``); None for any other text."""
     for pattern, spelling in TREC_EVAL_SPELLINGS:
         match = pattern.fullmatch(text)
         if match:
             return spelling.format(*match.groups())
-    return None
+    return trec_eval_gain_spelling(text)
+
+
+# trec_eval's measures that take grade=gain pairs (gain_init.c's setup_gains), as irmeta's
+# family with what their name fixes besides: a grade the pairs do not name keeps gain = grade.
+TREC_EVAL_GAIN_FAMILIES = {"ndcg": ("nDCG", ""), "dcg": ("DCG", ""), "G": ("G", ""), "ndcg_rel": ("nDCG_rel", ""),
+                           "Rndcg": ("Rndcg", ""), "rbp": ("RBP", "gain_scale=topic_max,")}
+_GAIN_PAIRS = re.compile(r"(" + "|".join(sorted(TREC_EVAL_GAIN_FAMILIES, key=len, reverse=True))  # ndcg_rel first
+                         + r")[._]([^=,]+=[^=,]*(?:,[^=,]+=[^=,]*)*)")
+
+
+def trec_eval_gain_spelling(text: str) -> str | None:
+    """trec_eval's ``ndcg.1=0,2=3`` (as -m takes it; ``ndcg_1=0,2=3`` as it prints it), and
+    G's, dcg's, ndcg_rel's, Rndcg's and rbp's (whose ``p=x`` may join them), as irmeta's
+    ``nDCG(gains={1:0,2:3},gains_rest=grade)``; None for other text. A pair trec_eval
+    would ignore (a name that is no grade), a negative grade (trec_eval gives it to its
+    unjudged documents' codes) or a gain that is no whole number (trec_eval orders its
+    ideal gains by their difference cast to int, gain_init.c, so gains less than 1 apart
+    may be misordered: the ideal list depends on the C library's qsort) is refused."""
+    if re.fullmatch(r"rbp_resid[._].*=.*", text):  # its p=x alone is TREC_EVAL_SPELLINGS'
+        raise ValueError(f"measure {text!r}: trec_eval's rbp_resid reads p=x alone (it takes no gains): write "
+                         f"rbp_resid.p=x")
+    match = _GAIN_PAIRS.fullmatch(text)
+    if not match:
+        return None
+    name, pairs = match.groups()
+    family, fixed = TREC_EVAL_GAIN_FAMILIES[name]
+    gains: dict[int, str] = {}
+    p = "0.9" if name == "rbp" else None
+    for pair in pairs.split(","):
+        key, _, value = pair.partition("=")
+        if name == "rbp" and key == "p":
+            p = value
+            continue
+        if not re.fullmatch(r"[+-]?\d+", key):
+            raise ValueError(f"measure {text!r}: trec_eval's {name} reads grade=gain pairs"
+                             f"{' and p=x' if name == 'rbp' else ''}, and ignores {pair!r}: leave it out")
+        grade = int(key)
+        if grade < 0:
+            raise ValueError(f"measure {text!r}: trec_eval gives the gain of grade {grade} to documents absent from "
+                             f"the qrels (-1) or graded below 0 (-2), not to a grade: write {family}(gains={{...}},"
+                             f"gains_rest=grade) for irmeta's reading of negative grades")
+        if grade in gains:
+            raise ValueError(f"measure {text!r}: grade {grade} is given twice")
+        try:
+            float(value)
+        except ValueError:
+            raise ValueError(f"measure {text!r}: the gain of grade {grade} is not a number: {value!r}") from None
+        if not re.fullmatch(r"[+-]?\d+(\.0*)?", value):
+            raise ValueError(f"measure {text!r}: trec_eval orders its gains by their difference cast to an integer "
+                             f"(gain_init.c), so with a gain that is not a whole number ({value!r}) its ideal list "
+                             f"depends on its C library's sort: write {family}(gains={{...}},gains_rest=grade) for "
+                             f"the true ideal")
+        gains[grade] = str(int(float(value)))
+    written = ",".join(f"{grade}:{gain}" for grade, gain in sorted(gains.items()))
+    persistence = "" if p is None else f",p={p}"
+    return f"{family}({fixed}gains={{{written}}},gains_rest=grade{persistence})"
 _FIRST_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_+\-]*")
 
 

@@ -1,7 +1,7 @@
 """The measure-name grammar, the one place names are read and written.
 
     name   := family [ "(" param { "," param } ")" ] [ "@" k ]
-    param  := key "=" value          value: a number, a word, 1/R, or {grade:gain, ...}
+    param  := key "=" value          value: a number, a word, 1/R, {grade:gain, ...} or [x, ...]
 
 irmeta's ``P@100``, ``AP``, ``nDCG@10``; parameters in the name as ir_measures writes
 them (``nDCG(gains={1:1,2:3})@10``, ``Q(beta=0.5)@100``, ``ASL(asl_unretrieved=depth)``,
@@ -34,6 +34,7 @@ from irmeta.campaign.rarity import check_rarity_function
 from irmeta.measures.aliases import (
     PARAMETER_ALIASES,
     TREC_EVAL_CUT_NAMES,
+    TREC_EVAL_GAIN_FAMILIES,
     TREC_EVAL_NAMES,
     TREC_EVAL_WRITTEN,
     family_of,
@@ -156,12 +157,12 @@ def parse_measure(text: str | Measure, defaults: Mapping[str, object] | None = N
 
 def _read_params(text: str, inner: str | None) -> dict[str, str]:
     """``gains={1:1,2:3},beta=0.5`` -> {"gains": "{1:1,2:3}", "beta": "0.5"}: commas inside
-    braces belong to the value."""
+    braces or brackets belong to the value."""
     if inner is None:
         return {}
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(inner + ","):
-        depth += {"{": 1, "}": -1}.get(ch, 0)
+        depth += {"{": 1, "}": -1, "[": 1, "]": -1}.get(ch, 0)
         if ch == "," and depth == 0:
             parts.append(inner[start:i].strip())
             start = i + 1
@@ -217,6 +218,8 @@ def _canonical(text: str, definition: MeasureDefinition, key: str, value: object
             raise ValueError(f"measure {text!r}: {exc}") from None
     if isinstance(parsed, dict):
         return "{" + ",".join(f"{grade}:{_number(gain)}" for grade, gain in sorted(parsed.items())) + "}"
+    if isinstance(parsed, tuple):
+        return "[" + ",".join(_number(x) for x in parsed) + "]"
     return _number(parsed) if isinstance(parsed, float) else str(parsed)
 
 
@@ -265,6 +268,8 @@ def _check_kind(text: str, key: str, value: object, parsed: object, default: obj
         fits, kind = isinstance(parsed, (str, float)), "a word"
     elif isinstance(default, Mapping):
         fits, kind = isinstance(parsed, dict), "a map {grade:gain,...}"
+    elif isinstance(default, tuple) and all(isinstance(x, numbers.Real) for x in default):
+        fits, kind = isinstance(parsed, tuple), "a list of numbers [x,y,...]"
     else:
         raise ValueError(f"measure {text!r}: option {key} cannot be set in a name "
                          f"(its default is a {type(default).__name__})")
@@ -296,9 +301,15 @@ def _value(key: str, value: object) -> object:
     gain map, a number a float, anything else a word."""
     if isinstance(value, Mapping):
         return {_grade(key, g): _gain(key, g, v) for g, v in value.items()}
+    if isinstance(value, (list, tuple)):  # a YAML list, or a list a name gave
+        return tuple(_listed(key, x) for x in value)
     if value is None or isinstance(value, (int, float)) and not isinstance(value, bool):
         return None if value is None else float(value)
     text = str(value).strip()
+    if text.startswith("["):
+        if not text.endswith("]") or not text[1:-1].strip():
+            raise ValueError(f"{key}: a list is written [x,y,...], not {text!r}")
+        return tuple(_listed(key, x.strip()) for x in text[1:-1].split(","))
     if text.startswith("{"):
         if not text.endswith("}"):
             raise ValueError(f"{key}: a map is written {{grade:gain,...}}, not {text!r}")
@@ -317,6 +328,14 @@ def _value(key: str, value: object) -> object:
         return float(text)
     except ValueError:
         return text
+
+
+def _listed(key: str, item: object) -> float:
+    """A list's item as a number (a list holds numbers only)."""
+    try:
+        return float(item)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"{key}: a list holds numbers, not {item!r}") from None
 
 
 def _number(value: float) -> str:
@@ -364,6 +383,23 @@ def trec_eval_name(measure: str | Measure) -> str:
     return str(m) if spelling is None else spelling.format(m.cutoff)
 
 
+def _trec_eval_gain_name(m: Measure, params: dict[str, str]) -> str | None:
+    """trec_eval's printed name of a measure with a grade=gain map it reads as trec_eval does
+    (``nDCG(gains={1:0,2:3},gains_rest=grade)`` -> ``ndcg_1=0,2=3``), else None."""
+    names = {family: name for name, (family, _) in TREC_EVAL_GAIN_FAMILIES.items()}
+    fixed = {"gains_rest": "grade", **({"gain_scale": "topic_max"} if m.family == "RBP" else {})}
+    if m.family not in names or "gains" not in params or any(params.get(k) != v for k, v in fixed.items()):
+        return None
+    if set(params) - {"gains", "p"} - set(fixed) or (m.family != "RBP" and "p" in params):
+        return None
+    gains = [x.partition(":")[::2] for x in params["gains"][1:-1].split(",") if x]
+    if not gains or any(int(grade) < 0 or not re.fullmatch(r"\d+", gain) for grade, gain in gains):
+        return None  # trec_eval's spelling is refused with these (aliases.trec_eval_gain_spelling)
+    pairs = ",".join(f"{grade}={gain}" for grade, gain in gains)
+    p = params.get("p", "0.8")
+    return f"{names[m.family]}_{'' if m.family != 'RBP' or p == '0.9' else f'p={p},'}{pairs}"
+
+
 def _trec_eval_parameter_name(m: Measure) -> str | None:
     """trec_eval's printed name of a measure whose parameter it writes in the name
     (``rbp``, ``rbp_p=0.95``, ``rbp_resid``, ``iprec_at_recall_0.10``, ``Rprec_mult_0.20``),
@@ -375,8 +411,13 @@ def _trec_eval_parameter_name(m: Measure) -> str | None:
     if m.family == "RBP_residual" and params.get("when") == "any_unjudged" and set(params) <= {"when", "p"}:
         p = params.get("p", "0.8")
         return "rbp_resid" if p == "0.9" else f"rbp_resid_p={p}"
+    gain_name = _trec_eval_gain_name(m, params)
+    if gain_name is not None:
+        return gain_name
+    if m.family == "IPrec_avg" and set(params) == {"levels"}:
+        return f"11pt_avg_{params['levels'][1:-1]}"
     if m.family == "IPrec" and set(params) <= {"recall"}:
         return f"iprec_at_recall_{float(params.get('recall', 0.0)):3.2f}"
-    if m.family == "Rprec_mult" and set(params) <= {"multiple"}:
-        return f"Rprec_mult_{float(params.get('multiple', 1.0)):3.2f}"
+    if m.family in ("Rprec_mult", "Rprec_mult_avgjg") and set(params) <= {"multiple"}:
+        return f"{m.family}_{float(params.get('multiple', 1.0)):3.2f}"
     return None

@@ -26,6 +26,7 @@ from irmeta.campaign.judge import (
     reading_record,
 )
 from irmeta.campaign.postings import RelevanceMatrix
+from irmeta.campaign.qrels_formats import read_qrels_as
 from irmeta.campaign.ranked_store import ranked_part, write_ranked
 from irmeta.campaign.rarity import rarity_listing
 from irmeta.campaign.runs import (
@@ -37,7 +38,6 @@ from irmeta.campaign.runs import (
     read_run_file,
 )
 from irmeta.campaign.store import load_matrix, matrix_settings, save_matrix, write_store
-from irmeta.campaign.subtopics import read_qrels_as
 from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import (
     AVERAGING_NAMES,
@@ -234,7 +234,8 @@ def merge_ingested(
     write_store(out, runs=merged.runs, topics=q.topics, length=merged.length, threshold=threshold, run_depth=depth,
                 ignored_topics=merged.ignored_topics, qrels_topic=qrels_topics_of_rows(q),
                 qrels_grade=q.grade.astype(np.int64), docids=q.docid, sides=merged.sides,
-                settings=dict(merged.reading, qrels=str(qrels), relevance_threshold=threshold), subtopics=q.subtopics)
+                settings=dict(merged.reading, qrels=str(qrels), relevance_threshold=threshold), subtopics=q.subtopics,
+                judgment_groups=q.judgment_groups)
     if ranked_out is not None:
         write_ranked(ranked_out, ranked_parts(parts),
                      _ranked_settings(depth, duplicates, run_name, score_precision, _ranked_depth(ranked_depth)))

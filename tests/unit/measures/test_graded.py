@@ -581,7 +581,7 @@ def test_registry_names_and_options():
         assert definition.compute is FUNCTIONS[name]
     assert MEASURES["RR"].options == ()
     for name in ("DCG", "nDCG", "DCG_jk", "nDCG_jk"):
-        assert MEASURES[name].options == ("gains",)
+        assert MEASURES[name].options == ("gains", "gains_rest")
     for name in SAKAI:
         assert MEASURES[name].options == ("gains", "beta")
 

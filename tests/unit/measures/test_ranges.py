@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import irmeta
 from campaigns import diversity_campaign, write
 from irmeta.campaign.judge import judge_runs, relevance_matrix
 from irmeta.campaign.qrels import read_qrels
@@ -22,6 +23,7 @@ from irmeta.campaign.runs import read_runs
 from irmeta.campaign.subtopics import read_subtopic_qrels
 from irmeta.measures.averaging import evaluate
 from irmeta.measures.diversity import DIVERSITY_FAMILIES
+from irmeta.measures.group_averaged import GROUP_FAMILIES
 from irmeta.measures.names import parse_measure
 from irmeta.measures.plugins import PluginMeasure, register_imported_measure, register_measure
 from irmeta.measures.ranges import Grid, Range, measure_range, printed_tolerance, shortest_decimals
@@ -120,7 +122,8 @@ def names_at(cutoff: int | None) -> list[str]:
     """Every shipped family, and settings that move its scores (gains, beta, p, rarity,
     condensed lists), at ``cutoff``."""
     at = "" if cutoff is None else f"@{cutoff}"
-    shipped = [f for f, d in MEASURES.items() if not isinstance(d, PluginMeasure) and f not in DIVERSITY_FAMILIES]
+    shipped = [f for f, d in MEASURES.items()
+               if not isinstance(d, PluginMeasure) and f not in DIVERSITY_FAMILIES and f not in GROUP_FAMILIES]
     names = [f + at for f in shipped if cutoff is not None or f != "ASL_g1"]
     names += [f"{f}(judged_only=true){at}" for f in ("P", "RR", "Success", "nDCG", "AP_rareness")]
     names += [f"nDCG(gains={{0:1,1:2,3:7}}){at}", f"DCG(gains={{1:0.5,2:9}}){at}", f"ERR(gains={{0:2,2:30}}){at}",
@@ -166,6 +169,28 @@ def test_every_diversity_score_lies_in_its_measures_range(tmp_path, seed):
         r = measure_range(name, None)
         slack = 8 * _EPS * max(1.0, r.high if r.bounded else 1.0)
         assert ((values >= r.low - slack) & (values <= r.high + slack)).all(), (name, values)
+
+
+@pytest.mark.parametrize("seed", [5, 29])
+def test_every_judgment_group_score_lies_in_its_measures_range(tmp_path, seed):
+    """The *_avgjg families read judgment-group qrels: 1-3 groups per topic grading -1..3."""
+    rng = np.random.default_rng(seed)
+    qrels_lines, run_lines = [], []
+    for t in range(1, 6):
+        for g in range(int(rng.integers(1, 4))):
+            for d in rng.choice(12, size=int(rng.integers(1, 10)), replace=False).tolist():
+                qrels_lines.append(f"{t} g{g} d{d} {int(rng.integers(-1, 4))}\n")
+        for r in range(3):
+            docs = rng.choice(15, size=int(rng.integers(1, 13)), replace=False).tolist()
+            run_lines += [f"{t} Q0 d{d} {i + 1} {len(docs) - i} r{r}\n" for i, d in enumerate(docs)]
+    qrels, run = write(tmp_path / "qrels_jg", "".join(qrels_lines)), write(tmp_path / "run", "".join(run_lines))
+    names = [f"{f}{at}" for f in GROUP_FAMILIES for at in ("", "@1", "@5", "@12") if at or f != "P_avgjg"]
+    names += ["Rprec_mult_avgjg(multiple=0.2)", "Rprec_mult_avgjg(multiple=3)", "AP_avgjg(judged_only=true)"]
+    for threshold in (1, 3):
+        got = irmeta.evaluate(qrels, [run], names, qrels_format="qrels_jg", threshold=threshold)
+        for name, values in got.groupby("measure").value:
+            r = measure_range(name, None)
+            assert ((values >= r.low - 8 * _EPS) & (values <= r.high + 8 * _EPS)).all(), (name, values.tolist())
 
 
 # ------------------------------------------------------------ scores files

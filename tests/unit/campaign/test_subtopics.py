@@ -16,8 +16,9 @@ from campaigns import diversity_campaign, write
 from irmeta.campaign.errors import TrecFormatError, TrecFormatWarning
 from irmeta.campaign.in_memory import to_qrels
 from irmeta.campaign.judge import judge_runs
+from irmeta.campaign.qrels_formats import read_qrels_as
 from irmeta.campaign.store import load_matrix, save_matrix
-from irmeta.campaign.subtopics import read_qrels_as, read_subtopic_qrels
+from irmeta.campaign.subtopics import read_subtopic_qrels
 
 SUBTOPICS = """7 2 b 0
 7 10 a 1
@@ -55,7 +56,7 @@ def test_read_as_the_format_says(tmp_path):
     assert read_qrels_as(path, "subtopics").subtopics is not None
     with pytest.raises(TrecFormatError, match=r":3: topic 7 document a is judged twice .*subtopics format"):
         read_qrels_as(path, "trec")  # a document judged for two subtopics is no TREC qrels
-    with pytest.raises(ValueError, match="irmeta reads trec or subtopics"):
+    with pytest.raises(ValueError, match="irmeta reads trec, subtopics, qrels_jg"):
         read_qrels_as(path, "ndeval")
 
 

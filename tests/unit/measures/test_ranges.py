@@ -160,7 +160,7 @@ def test_every_diversity_score_lies_in_its_measures_range(tmp_path, seed):
     """The diversity families read subtopic qrels: a small Web-track-shaped campaign, every
     family at cutoffs 1 (where defined), 5 and 40, and at the alphas and patiences' ends."""
     qrels, runs = diversity_campaign(tmp_path, seed, n_topics=8, n_runs=4, depth=40)
-    matrix, _ = judge_runs(runs, read_subtopic_qrels(qrels))
+    matrix, _ = judge_runs(runs, read_subtopic_qrels(qrels), depth=40)  # k of those without @k
     names = [f"{f}{at}" for f in DIVERSITY_FAMILIES for at in ("@1", "@5", "@40", "")
              if not (at == "@1" and f in ("alpha_DCG", "ERR_IA")) and not (at and f in ("NRBP", "nNRBP", "AP_IA"))]
     names += ["alpha_DCG(alpha=0)@5", "alpha_nDCG(alpha=1)@10", "ERR_IA(alpha=0.99)@40", "NRBP(alpha=0,patience=0.99)",

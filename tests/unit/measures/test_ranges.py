@@ -175,19 +175,20 @@ def test_every_diversity_score_lies_in_its_measures_range(tmp_path, seed):
 def test_every_judgment_group_score_lies_in_its_measures_range(tmp_path, seed):
     """The *_avgjg families read judgment-group qrels: 1-3 groups per topic grading -1..3."""
     rng = np.random.default_rng(seed)
-    qrels_lines, run_lines = [], []
+    qrels_lines, run_lines = [], {f"r{r}": [] for r in range(3)}
     for t in range(1, 6):
         for g in range(int(rng.integers(1, 4))):
             for d in rng.choice(12, size=int(rng.integers(1, 10)), replace=False).tolist():
                 qrels_lines.append(f"{t} g{g} d{d} {int(rng.integers(-1, 4))}\n")
-        for r in range(3):
+        for r, lines in run_lines.items():
             docs = rng.choice(15, size=int(rng.integers(1, 13)), replace=False).tolist()
-            run_lines += [f"{t} Q0 d{d} {i + 1} {len(docs) - i} r{r}\n" for i, d in enumerate(docs)]
-    qrels, run = write(tmp_path / "qrels_jg", "".join(qrels_lines)), write(tmp_path / "run", "".join(run_lines))
+            lines += [f"{t} Q0 d{d} {i + 1} {len(docs) - i} {r}\n" for i, d in enumerate(docs)]
+    qrels = write(tmp_path / "qrels_jg", "".join(qrels_lines))
+    runs = [write(tmp_path / "runs" / r, "".join(lines)) for r, lines in run_lines.items()]
     names = [f"{f}{at}" for f in GROUP_FAMILIES for at in ("", "@1", "@5", "@12") if at or f != "P_avgjg"]
     names += ["Rprec_mult_avgjg(multiple=0.2)", "Rprec_mult_avgjg(multiple=3)", "AP_avgjg(judged_only=true)"]
     for threshold in (1, 3):
-        got = irmeta.evaluate(qrels, [run], names, qrels_format="qrels_jg", threshold=threshold)
+        got = irmeta.evaluate(qrels, runs, names, qrels_format="qrels_jg", threshold=threshold)
         for name, values in got.groupby("measure").value:
             r = measure_range(name, None)
             assert ((values >= r.low - 8 * _EPS) & (values <= r.high + 8 * _EPS)).all(), (name, values.tolist())

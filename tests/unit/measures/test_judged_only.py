@@ -26,6 +26,7 @@ from irmeta.campaign.qrels import read_qrels
 from irmeta.campaign.runs import read_runs
 from irmeta.cli import main
 from irmeta.measures.averaging import counted_means, evaluate, score_arrays
+from irmeta.measures.group_averaged import GROUP_FAMILIES
 from irmeta.measures.names import depth_read, parse_measure, trec_eval_name
 from irmeta.measures.registry import MEASURES
 
@@ -101,7 +102,7 @@ def slow_judged(docs: list[str], judged: dict[str, int], k: int | None) -> float
     return sum(d in judged for d in top) / len(top)
 
 
-FAMILIES = sorted(MEASURES)
+FAMILIES = sorted(f for f in MEASURES if f not in GROUP_FAMILIES)  # judgment groups: test_trec_eval_jg_gains.py
 ALPHAS = [0.0, 0.5, 1.0]
 
 

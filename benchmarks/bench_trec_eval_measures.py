@@ -45,6 +45,10 @@ ALL_TREC = (["num_q", "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpre
             + ["ndcg_rel", "Rndcg", "binG", "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F"])
 BASELINE = ["P@10", "AP", "nDCG@10"]
 TE_FLAGS = ["-m", "all_trec"]
+# trec_eval's parameters beyond all_trec's defaults: gain maps and 11pt_avg's levels, each
+# in a trec_eval call of its own (trec_eval frees a measure's parameters once per -m)
+WITH_PARAMETERS = ("ndcg.1=0,2=3", "G.1=3,2=5", "ndcg_rel.0=1,3=2", "Rndcg.2=1", "rbp.p=0.95,2=3", "rbp.3=10",
+                   "dcg.1=2", "11pt_avg..25,.5,.75", "11pt_avg.0.5,0.25")
 
 
 def timed(call, repeat: int) -> float:
@@ -56,6 +60,14 @@ def timed(call, repeat: int) -> float:
     return best
 
 
+def _canonical(printed: str) -> str:
+    """irmeta's name of a measure trec_eval printed with its parameters, else the name as printed."""
+    try:
+        return str(parse_measure(printed))
+    except ValueError:  # runid, relstring, gm_map: not compared
+        return printed
+
+
 def live_check(binary: str, data: Path) -> int:
     """Largest per-topic |irmeta - trec_eval| per measure on every run; 1 if any > 1e-9 (or
     past the printed decimals)."""
@@ -65,16 +77,19 @@ def live_check(binary: str, data: Path) -> int:
         root = data / collection
         files = sorted((root / "runs").glob("*.gz"))
         matrix = relevance_matrix(read_runs(files), read_qrels(root / "qrels.txt"), threshold=1)
-        scores = evaluate(matrix, ALL_TREC)
-        keys = {name: parse_measure(name) for name in ALL_TREC}
+        scores = evaluate(matrix, ALL_TREC + list(WITH_PARAMETERS))
+        keys = {name: parse_measure(name) for name in ALL_TREC + list(WITH_PARAMETERS)}
+        keys.update({str(key): key for key in keys.values()})
         with tempfile.TemporaryDirectory() as tmp:
             plain = Path(tmp) / "run"
             for s, path in enumerate(files):
                 plain.write_bytes(gzip.decompress(path.read_bytes()))
-                out = subprocess.run([binary, "-q", *TE_FLAGS, str(root / "qrels.txt"), str(plain)],
-                                     capture_output=True, text=True, check=True).stdout
+                out = "".join(subprocess.run([binary, "-q", *flags, str(root / "qrels.txt"), str(plain)],
+                                             capture_output=True, text=True, check=True).stdout
+                              for flags in [TE_FLAGS, *(["-m", m] for m in WITH_PARAMETERS)])
                 for line in out.splitlines():
                     name, qid, value = (x.strip() for x in line.split("\t"))
+                    name = name if name in keys else _canonical(name)
                     if qid == "all" or name not in keys:
                         continue
                     full |= len(value.partition(".")[2]) > 4
@@ -82,7 +97,7 @@ def live_check(binary: str, data: Path) -> int:
                     worst[name] = max(worst.get(name, 0.0), abs(ours - float(value)))
         print(f"  {collection}: {len(files)} runs checked", flush=True)
     bound = 1e-9 if full else 0.5e-4 + 1e-12  # to the printed decimals
-    for name in ALL_TREC:
+    for name in ALL_TREC + [str(parse_measure(m)) for m in WITH_PARAMETERS]:
         if name in worst:
             print(f"  {name:24s} largest per-topic difference {worst[name]:.3g}")
     bad = [n for n, d in worst.items() if d > bound]

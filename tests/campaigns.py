@@ -140,3 +140,53 @@ def ranked_matrix(root: Path, qrels: dict[str, dict[str, int]], runs: dict[str, 
         paths.append(write(root / "runs" / name, text))
     return relevance_matrix(read_runs(paths), read_qrels(qpath), depth=depth, threshold=threshold)
 
+
+
+# ------------------------------------------------ diversity campaigns (subtopic qrels)
+
+
+def diversity_campaign(root: Path, seed: int, *, n_topics: int = 50, n_runs: int = 8, depth: int = 60
+                       ) -> tuple[Path, list[Path]]:
+    """Subtopic qrels (``topic subtopic docid grade``) and runs in the shape of the TREC Web
+    track's diversity task, written under ``root``, deterministic from ``seed``: topics
+    of 3-8 subtopics, each judged document graded for every subtopic of its topic (0-4,
+    now and then -2, spam), so a document is often relevant to several; runs of up to
+    ``depth`` documents mixing judged and unjudged ones. Edge cases on purpose: the last
+    topic has no relevant document, a subtopic of the first has none either, one document
+    of the second is judged for some of its subtopics only, the first run misses a topic,
+    and every third run's scores tie in runs of three (so the tie order decides).
+    Returns the qrels' path and the runs' paths."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    qrels_lines, pools = [], {}
+    for t in range(n_topics):
+        qid = str(1 + t)
+        n_sub = int(rng.integers(3, 9))
+        pool = [f"clueweb-{qid}-{j:04d}" for j in rng.choice(10_000, size=int(rng.integers(30, 90)), replace=False)]
+        pools[qid] = pool
+        for d, doc in enumerate(pool):
+            covered = range(1, n_sub + 1) if not (t == 1 and d == 0) else range(1, 3)
+            for s in covered:
+                grade = int(rng.choice([0, 1, 2, 3, 4, -2], p=[0.72, 0.12, 0.07, 0.04, 0.02, 0.03]))
+                if t == n_topics - 1 or (t == 0 and s == n_sub):
+                    grade = min(grade, 0)  # no relevant document for the topic, or for the subtopic
+                qrels_lines.append(f"{qid} {s} {doc} {grade}\n")
+    qrels = write(root / "qrels.subtopics.txt", "".join(qrels_lines))
+    paths = []
+    for r in range(n_runs):
+        name = f"div{r}"
+        lines = []
+        for qid, pool in pools.items():
+            if r == 0 and qid == "2":
+                continue  # the run misses a topic
+            n = int(rng.integers(5, depth + 1))
+            judged = [pool[j] for j in rng.choice(len(pool), size=min(len(pool), n // 2 + 1), replace=False)]
+            unjudged = [f"clueweb-{qid}-x{j:04d}" for j in rng.choice(10_000, size=n - len(judged), replace=False)]
+            docs = judged + unjudged
+            order = rng.permutation(len(docs))
+            for rank, i in enumerate(order):
+                score = float(n - rank) if r % 3 else float((n - rank) // 3)  # ties in runs of three
+                lines.append(f"{qid} Q0 {docs[i]} {rank + 1} {score:g} {name}\n")
+        paths.append(write(root / "runs" / name, "".join(lines)))
+    return qrels, paths

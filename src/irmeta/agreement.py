@@ -211,8 +211,9 @@ def agree_runs(qrels: Any, judgments: Any, runs: Any = None, measures: Sequence[
                              seed=seed, families=families, family_permutations=family_permutations,
                              ties=tuple(variants))
     named = judgment_sets(judgments)
-    reference = to_qrels(qrels)
-    own = {name: to_qrels(_not_empty(name, value), f"judgments {name}") for name, value in named.items()}
+    reference = to_qrels(qrels, qrels_format=s.qrels_format)
+    own = {name: to_qrels(_not_empty(name, value), f"judgments {name}", s.qrels_format)
+           for name, value in named.items()}
     for name, labels in own.items():
         check_shares_topics(reference, labels, f"judgments {name}")
     if runs is None:

@@ -40,6 +40,8 @@ from irmeta.campaign.qrels import Qrels
 from irmeta.campaign.runs import DuplicatePolicy, RunNameSource, ScorePrecision
 from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import AVERAGING_NAMES, Averaging, Scores, score_arrays
+from irmeta.measures.diversity import refuse_without_subtopics
+from irmeta.measures.group_averaged import refuse_mismatch
 from irmeta.measures.names import depth_read, measure_label, parse_measure
 from irmeta.measures.plugins import refuse_imported
 from irmeta.measures.rareness import warn_rarity_over_one_run
@@ -64,13 +66,18 @@ class Scored:
 def score(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *, depth: int | None = None,
           threshold: int = 1, average: Averaging = "all", alphas: Sequence[Alpha] = DEFAULT_ALPHAS,
           rarity_depth: int | None = None, duplicates: DuplicatePolicy = "error",
-          run_name: RunNameSource = "file", score_precision: ScorePrecision = "double", **options: Any) -> Scored:
+          run_name: RunNameSource = "file", score_precision: ScorePrecision = "double", qrels_format: str = "trec",
+          **options: Any) -> Scored:
     """Every run scored with every measure, as ``irmeta score`` scores it (trec_eval's
     flags: ``depth`` is -M, ``threshold`` -l, ``average="all"`` -c; ``average="geometric"``
     is the geometric mean over every qrels topic, -c -m gm_map's rule; ``score_precision``
     ``"double"`` orders documents on their scores as trec_eval >= 9.0.8 reads them,
     ``"float32"`` on each rounded to single precision first, as earlier trec_eval and
-    pytrec_eval do: docs/PROTOCOL.md, Numerical care). Runs are read no
+    pytrec_eval do: docs/PROTOCOL.md, Numerical care; ``qrels_format="subtopics"`` reads
+    ndeval's subtopic qrels, ``topic subtopic docid grade``, which the diversity measures
+    need and the others read collapsed to each document's largest grade;
+    ``qrels_format="qrels_jg"`` reads trec_eval's judgment-group qrels, ``qid jg docid
+    grade``, which the ``*_avgjg`` measures read and no other measure does). Runs are read no
     deeper than the measures look, which changes no score. ``options`` (``gains``,
     ``beta``, ``asl_unretrieved``) go to the measures that declare them unless a name
     sets its own (``nDCG(gains={1:1,2:3})@10``). Every setting is checked before a file
@@ -79,7 +86,8 @@ def score(qrels: Any, runs: Any, measures: Sequence[str] = DEFAULT_MEASURES, *, 
     with the qrels is warned about (a :class:`TrecFormatWarning`: it scores 0 on every
     topic); when no run shares one, nothing is scored."""
     given = dict(depth=depth, threshold=threshold, average=average, alphas=alphas, rarity_depth=rarity_depth,
-                 duplicates=duplicates, run_name=run_name, score_precision=score_precision, **options)
+                 duplicates=duplicates, run_name=run_name, score_precision=score_precision, qrels_format=qrels_format,
+                 **options)
     return score_checked(qrels, runs, score_settings("score", measures, given))
 
 
@@ -88,7 +96,9 @@ def score_checked(qrels: Any, runs: Any, s: ScoreSettings) -> Scored:
     refuse_imported(s.measures)  # before the runs are read
     needed = depth_read(s.measures, s.rarity_depth)
     read_depth = s.depth if needed is None else min(s.depth or needed, needed)
-    judgments = to_qrels(qrels)  # before the runs, as the file readers check them
+    judgments = to_qrels(qrels, qrels_format=s.qrels_format)  # before the runs, as the file readers check them
+    refuse_without_subtopics(s.measures, judgments.subtopics is not None, judgments.source or "the qrels")
+    refuse_mismatch(s.measures, judgments.judgment_groups is not None, judgments.source or "the qrels")
     sources = run_sources(runs)
     with progress_steps("runs read", len(sources), "run") as step:
         matrix, reading = judge_each(sources, reader(s.run_name, read_depth, s.duplicates, s.score_precision),

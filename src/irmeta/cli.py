@@ -77,7 +77,10 @@ def _score(args: argparse.Namespace) -> int:
     if args.format == "trec_eval":
         digits = 4 if args.digits is None else args.digits  # trec_eval prints 4 decimals
         returned = scored.matrix.returned if args.average == "returned" else None  # as trec_eval -q without -c
-        text = scores_trec_eval(scored.scores, per_topic=args.per_topic, digits=digits, returned=returned)
+        # trec_eval -c sums num_rel as the qrels' judgments graded > 0, whatever -l (m_num_rel.c)
+        judged_relevant = int((scored.matrix.qrels_grade > 0).sum()) if args.average == "all" else None
+        text = scores_trec_eval(scored.scores, per_topic=args.per_topic, digits=digits, returned=returned,
+                                num_rel_all=judged_relevant)
     else:
         text = scores_tsv(scored.scores, per_topic=args.per_topic, digits=args.digits)
     emit(args.output, text)
@@ -129,7 +132,8 @@ def check_scores_writable(scores: Scores, *, per_topic: bool, trec_eval: bool = 
                              labels)
 
 
-def scores_trec_eval(scores: Scores, *, per_topic: bool, digits: int = 4, returned: np.ndarray | None = None) -> bytes:
+def scores_trec_eval(scores: Scores, *, per_topic: bool, digits: int = 4, returned: np.ndarray | None = None,
+                     num_rel_all: int | None = None) -> bytes:
     """What ``trec_eval [-q]`` prints: per run, with ``per_topic`` its lines ``measure qid
     value`` topic by topic, then ``runid all <run>`` and its means (qid ``all``); names in
     trec_eval's spelling where it has one (:func:`~irmeta.measures.names.trec_eval_name`),
@@ -139,8 +143,9 @@ def scores_trec_eval(scores: Scores, *, per_topic: bool, digits: int = 4, return
     (num_q, num_ret, num_rel, num_rel_ret: :data:`~irmeta.measures.counts.SUMMED`) print as
     trec_eval prints them: integers, the ``all`` line their sum over the topics averaged
     (num_q's their number) where every other measure's is the mean, and num_q has no
-    per-topic line. Built column-wise: every line in one array, put in trec_eval's order
-    by one permutation."""
+    per-topic line; ``num_rel_all``: num_rel's ``all`` line as trec_eval -c prints it (the
+    qrels' judgments graded > 0, whatever the threshold). Built column-wise: every line in
+    one array, put in trec_eval's order by one permutation."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
@@ -156,6 +161,8 @@ def scores_trec_eval(scores: Scores, *, per_topic: bool, digits: int = 4, return
     counted = np.array([parse_measure(m).family in SUMMED for m in scores.measures], dtype=bool)
     averaged = (np.full(n_runs, n_topics) if returned is None else np.asarray(returned, bool).sum(axis=1))
     summary = np.where(counted[:, None], means * averaged[None, :], means)  # trec_eval sums the counts
+    if num_rel_all is not None:
+        summary[np.array([parse_measure(m).family == "NumRel" for m in scores.measures], dtype=bool)] = num_rel_all
     per_topic_values = scores.per_topic.transpose(1, 2, 0).reshape(-1) if per_topic else np.zeros(0)
     lines = pa.concat_arrays([
         _tab_joined(pa.array(names * (n_runs * n_topics if per_topic else 0), pa.string()),

@@ -27,6 +27,7 @@ from typing import Any
 from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, Scored
 from irmeta.campaign.errors import DuplicateDocumentError, TrecFormatError
 from irmeta.campaign.files import resolve_paths, run_name_from_path
+from irmeta.campaign.qrels_formats import QRELS_FORMATS
 from irmeta.measures.names import MAX_CUTOFF, parse_measure
 from irmeta.measures.typed import typed_spellings
 from irmeta.metaeval.stats.own_tests import load_plugins as import_plugins
@@ -505,6 +506,12 @@ READING_OPTIONS: tuple[ReadingOption, ...] = (
     ReadingOption("--plugin", None, dict(
         action="append", type=input_path,
         help="a module or .py file that registers measures (irmeta.register_measure) or tests, repeatable")),
+    ReadingOption("--qrels-format", "qrels_format", dict(
+        action=Once, choices=list(QRELS_FORMATS), default="trec",
+        help="trec: qid iter docid grade (default); subtopics: ndeval's topic subtopic docid grade, which the "
+             "diversity measures (alpha_nDCG, ERR_IA, NRBP, ...) read, the others reading each document's largest "
+             "grade; qrels_jg: trec_eval's judgment-group qrels, qid jg docid grade, which the *_avgjg measures "
+             "(P_avgjg, map_avgjg, Rprec_mult_avgjg) read, and no other measure")),
     ReadingOption("--threshold", "threshold", dict(
         action=Once, type=bounded_int(0), default=1,
         help="grade at or above which a document is relevant (trec_eval -l)")),

@@ -30,6 +30,7 @@ from irmeta.campaign.judge import judge_each
 from irmeta.campaign.rankings import ranking_of_file
 from irmeta.campaign.runs import RunFile
 from irmeta.measures.averaging import Scores, score_arrays
+from irmeta.measures.diversity import refuse_without_subtopics
 from irmeta.measures.typed import as_typed, spellings_note
 from irmeta.metaeval import reproducibility as rm
 from irmeta.metaeval.reproducibility_table import COLUMNS, OrderSettings, Reproduction, reproducibility_table
@@ -89,12 +90,12 @@ def reproduce(qrels: Any, runs: Sequence[Any], measures: Sequence[str] = DEFAULT
     if s.average != "all":
         raise ValueError("repro pairs topics of the original and reproduced runs (average 'all'), so average "
                          f"{s.average!r} is refused")
-    original_qrels = to_qrels(qrels)
+    original_qrels = to_qrels(qrels, qrels_format=s.qrels_format)
     other = reproduced_qrels is not None
     files = [_read_one(role, run, s) for role, run in zip(ROLES, runs)]
     if other:
         original = _scored(original_qrels, files[:2], ROLES[:2], s)
-        reproduced = _scored(to_qrels(reproduced_qrels, "reproduced_qrels"), files[2:], ROLES[2:], s)
+        reproduced = _scored(to_qrels(reproduced_qrels, "reproduced_qrels", s.qrels_format), files[2:], ROLES[2:], s)
         pairs = [Reproduction(ROLES[i], ROLES[i + 2]) for i in (0, 1)]
     else:
         original = reproduced = _scored(original_qrels, files, ROLES, s)
@@ -128,6 +129,7 @@ def _read_one(role: str, run: Any, s: ScoreSettings) -> RunFile:
 def _scored(qrels: Any, files: list[RunFile], roles: Sequence[str], s: ScoreSettings) -> Scores:
     """The runs' per-topic scores on ``qrels``, each run named by its role; a run sharing
     no topic with the qrels is refused (it would score 0 everywhere)."""
+    refuse_without_subtopics(s.measures, qrels.subtopics is not None, qrels.source or "the qrels")
     named = [replace(f, name=role) for f, role in zip(files, roles)]
     matrix, _ = judge_each(named, lambda f: f, qrels, depth=s.depth, threshold=s.threshold, duplicates=s.duplicates)
     for f, role, returned in zip(files, roles, matrix.length.sum(axis=1)):

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from irmeta.campaign.qrels_formats import QRELS_FORMATS
 from irmeta.campaign.runs import SCORE_PRECISIONS
 from irmeta.measures.alpha import Alpha, alpha_label, parse_alpha
 from irmeta.measures.names import MAX_CUTOFF, Measure, parse_measure
@@ -36,7 +37,7 @@ DEFAULT_ALPHAS: tuple[Alpha, ...] = (0.0, 0.25, 0.5, 0.75, 1.0)
 #: score()'s own settings and their defaults (irmeta score's defaults).
 SCORE_DEFAULTS: dict[str, Any] = {"depth": None, "threshold": 1, "average": "all", "alphas": DEFAULT_ALPHAS,
                                   "rarity_depth": None, "duplicates": "error", "run_name": "file",
-                                  "score_precision": "double"}
+                                  "score_precision": "double", "qrels_format": "trec"}
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,7 @@ class ScoreSettings:
     run_name: str
     options: dict[str, Any]
     score_precision: str = "double"
+    qrels_format: str = "trec"
 
 
 def shown(value: Any, limit: int = 60) -> str:
@@ -225,6 +227,8 @@ def score_settings(caller: str, measures: Any, given: Mapping[str, Any], own: It
         if not readers:
             known = [*SCORE_DEFAULTS, *(o for d in MEASURES.values() for o in d.options)]
             raise unknown_name(caller, name, known + list(own) + (["per_topic"] if caller == "evaluate" else []))
+        if not _option_default(name, value) and f"{name}s" in SCORE_DEFAULTS:
+            raise unknown_name(caller, name, [*SCORE_DEFAULTS, *own])  # alpha for alphas, not alpha_nDCG's alpha
         if not _option_default(name, value):
             raise ValueError(f"{name} is read by none of the measures asked for "
                              f"({', '.join(map(str, parsed))}); {', '.join(readers)} read it")
@@ -240,6 +244,7 @@ def score_settings(caller: str, measures: Any, given: Mapping[str, Any], own: It
         run_name=choice("run_name", s["run_name"], ("file", "tag")),
         options=options,
         score_precision=choice("score_precision", s["score_precision"], SCORE_PRECISIONS),
+        qrels_format=choice("qrels_format", s["qrels_format"], QRELS_FORMATS),
     )
 
 

@@ -269,7 +269,7 @@ _anything = st.one_of(st.none(), st.booleans(), st.integers(-10, 10), st.integer
                       st.dictionaries(st.one_of(st.integers(-2, 3), st.text(max_size=2)),
                                       st.one_of(st.floats(), st.integers(-2, 3), st.text(max_size=2)), max_size=2))
 _NAMES = ["depth", "threshold", "average", "alphas", "rarity_depth", "duplicates", "run_name", "per_topic",
-          "gains", "beta", "asl_unretrieved", "measures"]
+          "gains", "beta", "asl_unretrieved", "measures", "qrels_format"]
 # every option a shipped family declares (RBP's p, the rareness families' rarity, ...): a
 # random name may hit one, and its message names it like the others
 _NAMES += sorted({o for d in MEASURES.values() for o in d.options} - set(_NAMES))

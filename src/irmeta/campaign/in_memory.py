@@ -36,7 +36,9 @@ import pyarrow as pa
 
 from irmeta.campaign.errors import TrecFormatError
 from irmeta.campaign.files import resolve_paths
-from irmeta.campaign.qrels import Qrels, checked_qrels, read_qrels
+from irmeta.campaign.judgment_groups import qrels_jg
+from irmeta.campaign.qrels import Qrels, checked_qrels
+from irmeta.campaign.qrels_formats import read_qrels_as
 from irmeta.campaign.runs import (
     DuplicatePolicy,
     RunColumns,
@@ -46,6 +48,7 @@ from irmeta.campaign.runs import (
     ordered_run,
     read_run_file,
 )
+from irmeta.campaign.subtopics import subtopic_qrels, warn_single_subtopics
 from irmeta.support.names import first_missing
 
 # Column names, irmeta's first, then ir_measures' and ranx's.
@@ -53,6 +56,7 @@ QID_COLUMNS = ("qid", "query_id", "q_id")
 DOCID_COLUMNS = ("docid", "doc_id")
 GRADE_COLUMNS = ("grade", "relevance", "rel", "score")  # ranx's qrels call it score
 SCORE_COLUMNS = ("score",)
+SUBTOPIC_COLUMNS = ("subtopic", "subtopic_id", "iteration")  # irmeta's, pyndeval's, ir_measures'
 
 
 @dataclass(frozen=True)
@@ -74,18 +78,92 @@ class GivenRun:
     columns: tuple[list, list, list]  # qid, docid, score per row, as given
 
 
-def to_qrels(qrels: Any, label: str = "qrels") -> Qrels:
-    """Qrels from a path, a :class:`Qrels`, or any form the module accepts."""
+def to_qrels(qrels: Any, label: str = "qrels", qrels_format: str = "trec") -> Qrels:
+    """Qrels from a path, a :class:`Qrels`, or any form the module accepts; with
+    ``qrels_format="subtopics"``, subtopic qrels (:mod:`irmeta.campaign.subtopics`) from a
+    path, a frame with a subtopic column or (qid, subtopic, docid, grade) tuples (pyndeval's
+    ``SubtopicQrel``); with ``qrels_format="qrels_jg"``, judgment-group qrels
+    (:mod:`irmeta.campaign.judgment_groups`) from a path, a frame with a ``jg`` column or
+    (qid, jg, docid, grade) tuples. A :class:`Qrels` is taken as it is."""
     if isinstance(qrels, Qrels):
         return qrels
     if isinstance(qrels, (str, Path)):
-        return read_qrels(qrels)
+        return read_qrels_as(qrels, qrels_format)
     if isinstance(qrels, Mapping) and not qrels:
         raise TrecFormatError(label, None, "no judgments (the qrels are empty)")
+    if qrels_format == "subtopics":
+        return _subtopic_qrels(qrels, label)
+    if qrels_format == "qrels_jg":
+        return _judgment_group_qrels(qrels, label)
     qid, docid, value = _rows(qrels, GRADE_COLUMNS, label, "relevance")
     grade = np.array([_grade(v, label, row) for row, v in enumerate(value)], dtype=np.int64)
     return checked_qrels(pa.array(qid, pa.large_string()), pa.array(docid, pa.large_string()), grade, label,
                          lambda: np.arange(1, len(grade) + 1), unit="row")
+
+
+def _subtopic_qrels(qrels: Any, label: str) -> Qrels:
+    """Subtopic qrels from a frame (a column of :data:`SUBTOPIC_COLUMNS` beside the qrels')
+    or from (qid, subtopic, docid, grade) tuples, named ones by their fields."""
+    if hasattr(qrels, "columns"):
+        subtopic = qrels[_column(qrels, SUBTOPIC_COLUMNS, label)].tolist()
+        qid, docid, value = _rows(qrels, GRADE_COLUMNS, label, "relevance")
+    elif isinstance(qrels, Iterable) and not isinstance(qrels, (str, bytes, Mapping)):
+        subtopic, triples = [], []
+        for row, item in enumerate(qrels):
+            fields = getattr(item, "_fields", None)
+            named = dict(zip(fields, item)) if fields else {}
+            if fields and any(c in named for c in SUBTOPIC_COLUMNS):
+                subtopic.append(next(named[c] for c in SUBTOPIC_COLUMNS if c in named))
+                triples.append(_tuple_fields(item, GRADE_COLUMNS, label, row, "relevance"))
+            elif not fields and isinstance(item, (tuple, list)) and len(item) == 4:
+                subtopic.append(item[1])
+                triples.append((item[0], item[2], item[3]))
+            else:
+                raise TrecFormatError(label, row + 1, f"expected (qid, subtopic, docid, grade), not {_short(item)}")
+        qid, docid, value = _rows(triples, GRADE_COLUMNS, label, "relevance")
+    else:
+        raise TrecFormatError(label, None, f"cannot read {type(qrels).__name__} as subtopic qrels (qrels_format "
+                                           f"'subtopics'): give a path, a DataFrame with a subtopic column or (qid, "
+                                           f"subtopic, docid, grade) tuples")
+    missing = first_missing(subtopic)
+    if missing is not None:
+        raise TrecFormatError(label, missing[0] + 1, f"subtopic is {missing[1]}")
+    grade = np.array([_grade(v, label, row) for row, v in enumerate(value)], dtype=np.int64)
+    found = subtopic_qrels(pa.array(qid, pa.large_string()), pa.array([str(x) for x in subtopic], pa.large_string()),
+                           pa.array(docid, pa.large_string()), grade, label, lambda: np.arange(1, len(grade) + 1),
+                           unit="row")
+    warn_single_subtopics(label, found)
+    return found
+
+
+def _judgment_group_qrels(qrels: Any, label: str) -> Qrels:
+    """Judgment-group qrels from a frame (a ``jg`` column beside the qrels') or from
+    (qid, jg, docid, grade) tuples."""
+    if hasattr(qrels, "columns"):
+        group = qrels[_column(qrels, ("jg",), label)].tolist()
+        qid, docid, value = _rows(qrels, GRADE_COLUMNS, label, "relevance")
+    elif isinstance(qrels, Iterable) and not isinstance(qrels, (str, bytes, Mapping)):
+        group, triples = [], []
+        for row, item in enumerate(qrels):
+            if not isinstance(item, (tuple, list)) or len(item) != 4:
+                raise TrecFormatError(label, row + 1, f"expected (qid, jg, docid, grade), not {_short(item)}")
+            group.append(item[1])
+            triples.append((item[0], item[2], item[3]))
+        qid, docid, value = _rows(triples, GRADE_COLUMNS, label, "relevance")
+    else:
+        raise TrecFormatError(label, None, f"cannot read {type(qrels).__name__} as judgment-group qrels: give a "
+                                           f"path, a DataFrame with a jg column or (qid, jg, docid, grade) tuples")
+    missing = first_missing(group)
+    if missing is not None:
+        raise TrecFormatError(label, missing[0] + 1, f"jg is {missing[1]}")
+    bad = next((row for row, g in enumerate(group) if str(g).strip() == "" or any(ch.isspace() for ch in str(g))),
+               None)
+    if bad is not None:
+        raise TrecFormatError(label, bad + 1, f"jg {group[bad]!r} must be non-empty text without white space")
+    grade = np.array([_grade(v, label, row) for row, v in enumerate(value)], dtype=np.int64)
+    return qrels_jg(pa.array(qid, pa.large_string()), pa.array([str(g) for g in group], pa.large_string()),
+                    pa.array(docid, pa.large_string()), grade, label, lambda: np.arange(1, len(grade) + 1),
+                    unit="row")
 
 
 def run_sources(runs: Any) -> Sequence[Path] | Sequence[GivenRun | NamedFile]:

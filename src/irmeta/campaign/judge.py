@@ -218,7 +218,8 @@ def campaign_matrix(runs: list[str], length: np.ndarray, hits: Postings, misses:
     return RelevanceMatrix(
         runs=runs, topics=qrels.topics, length=length, hits=hits, misses_loader=lambda: misses,
         threshold=threshold, qrels_topic=topic_of_row, qrels_grade=qrels.grade.astype(np.int64),
-        docids=qrels.docid, run_depth=run_depth, ignored_topics=ignored,
+        docids=qrels.docid, run_depth=run_depth, ignored_topics=ignored, subtopics=qrels.subtopics,
+        judgment_groups=qrels.judgment_groups,
     )
 
 

@@ -25,9 +25,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
+
+if TYPE_CHECKING:
+    from irmeta.campaign.judgment_groups import JudgmentGroups
+    from irmeta.campaign.subtopics import SubtopicJudgments
 
 # A dense (run, topic, rank) view is for small campaigns (tests, notebooks) only.
 DENSE_LIMIT = 100_000_000
@@ -193,7 +198,11 @@ class RelevanceMatrix:
     other judged ones (loaded on first use when read from disk). ``length`` (runs,
     topics): documents each run returned, after the depth cut. Qrels arrays are indexed
     by judgment row: ``qrels_topic``, ``qrels_grade``, ``docids`` (the judged document of
-    each row; ``qrels_doc`` is ``arange(J)``, kept for the rarity listing).
+    each row; ``qrels_doc`` is ``arange(J)``, kept for the rarity listing); ``subtopics``:
+    each row's subtopic judgments, from subtopic qrels (None: ordinary qrels), read only
+    by the diversity measures; ``judgment_groups``: each row's judgments by group, from
+    judgment-group qrels (None: ordinary qrels; read only by the ``*_avgjg`` measures;
+    dropped with the rows or grades).
     """
 
     runs: list[str]
@@ -207,6 +216,8 @@ class RelevanceMatrix:
     docids: pa.Array  # (J,) judged document of each qrels row
     run_depth: int | None = None
     ignored_topics: dict[str, list[str]] = field(default_factory=dict)
+    subtopics: SubtopicJudgments | None = None
+    judgment_groups: JudgmentGroups | None = None
 
     # ------------------------------------------------------------- shape and counts
 
@@ -285,6 +296,8 @@ class RelevanceMatrix:
             threshold=self.threshold, qrels_topic=self.qrels_topic, qrels_grade=self.qrels_grade,
             docids=self.docids, run_depth=self.run_depth,
             ignored_topics={self.runs[i]: self.ignored_topics.get(self.runs[i], []) for i in idx},
+            subtopics=self.subtopics,
+            judgment_groups=self.judgment_groups,
         )
 
     def top(self, depth: int | None) -> RelevanceMatrix:
@@ -299,7 +312,7 @@ class RelevanceMatrix:
             runs=self.runs, topics=self.topics, length=self.length, hits=self.hits.top(depth),
             misses_loader=lambda: misses().top(depth), threshold=self.threshold, qrels_topic=self.qrels_topic,
             qrels_grade=self.qrels_grade, docids=self.docids, run_depth=self.run_depth,
-            ignored_topics=self.ignored_topics,
+            ignored_topics=self.ignored_topics, subtopics=self.subtopics, judgment_groups=self.judgment_groups,
         )
 
     def with_judgments(self, keep: np.ndarray) -> RelevanceMatrix:
@@ -326,13 +339,14 @@ class RelevanceMatrix:
             misses_loader=lambda: kept(misses()), threshold=self.threshold,
             qrels_topic=self.qrels_topic[keep], qrels_grade=self.qrels_grade[keep],
             docids=self.docids.filter(pa.array(keep)), run_depth=self.run_depth,
-            ignored_topics=self.ignored_topics,
+            ignored_topics=self.ignored_topics, subtopics=None if self.subtopics is None else self.subtopics.kept(keep),
         )
 
     def with_grades(self, grades: np.ndarray) -> RelevanceMatrix:
         """The campaign judged with other grades of the same qrels rows (an assessor who
         judged the same documents differently): postings move between hits and misses as
-        their grade crosses the threshold; ranks, lengths and rows stay."""
+        their grade crosses the threshold; ranks, lengths and rows stay. A regraded row's
+        subtopic judgments all take its new grade (:meth:`~irmeta.campaign.subtopics.SubtopicJudgments.regraded`)."""
         grades = np.asarray(grades, dtype=np.int64)
         if grades.shape != self.qrels_grade.shape:
             raise ValueError(f"grades has shape {grades.shape}, expected one per qrels row {self.qrels_grade.shape}")
@@ -353,6 +367,7 @@ class RelevanceMatrix:
             misses_loader=lambda: merge(part(hits, ~stay), part(misses, ~rise)),
             threshold=self.threshold, qrels_topic=self.qrels_topic, qrels_grade=grades, docids=self.docids,
             run_depth=self.run_depth, ignored_topics=self.ignored_topics,
+            subtopics=None if self.subtopics is None else self.subtopics.regraded(self.qrels_grade, grades),
         )
 
     def condensed(self) -> RelevanceMatrix:
@@ -386,7 +401,8 @@ class RelevanceMatrix:
             runs=self.runs, topics=self.topics, length=self.grid(counts).astype(np.int32), hits=part(relevant),
             misses_loader=lambda: misses, threshold=self.threshold, qrels_topic=self.qrels_topic,
             qrels_grade=self.qrels_grade, docids=self.docids, run_depth=self.run_depth,
-            ignored_topics=self.ignored_topics,
+            ignored_topics=self.ignored_topics, subtopics=self.subtopics,
+            judgment_groups=None if self.judgment_groups is None else self.judgment_groups.of_condensed(),
         )
 
     # --------------------------------------------------------------- dense views

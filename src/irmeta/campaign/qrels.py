@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -27,15 +28,24 @@ from irmeta.campaign.files import read_bytes, without_bom
 from irmeta.campaign.tokens import INTEGER, Lines, arrow_fields, parse_numbers, tokenise, utf8_column
 from irmeta.support.atomic import write_parquet
 
+if TYPE_CHECKING:
+    from irmeta.campaign.judgment_groups import JudgmentGroups
+    from irmeta.campaign.subtopics import SubtopicJudgments
+
 
 @dataclass(frozen=True)
 class Qrels:
-    """Relevance judgments: one row per judged (topic, document)."""
+    """Relevance judgments: one row per judged (topic, document); ``subtopics``: each
+    row's subtopic judgments when read from subtopic qrels (:mod:`irmeta.campaign.subtopics`);
+    ``judgment_groups``: each row's judgments by group when read from judgment-group qrels
+    (trec_eval's qrels_jg, :mod:`irmeta.campaign.judgment_groups`)."""
 
     qid: pa.Array  # string per judgment
     docid: pa.Array  # string per judgment
     grade: np.ndarray  # int64 per judgment
     source: str = ""
+    subtopics: SubtopicJudgments | None = None
+    judgment_groups: JudgmentGroups | None = None
 
     @cached_property
     def topics(self) -> list[str]:
@@ -142,7 +152,8 @@ def checked_qrels(qid: pa.Array, docid: pa.Array, grade: np.ndarray, source: str
             source,
             int(number[second_row]),
             f"topic {qid[second_row].as_py()} document {docid[second_row].as_py()} is judged twice "
-            f"(first on {unit} {int(number[first_row])})",
+            f"(first on {unit} {int(number[first_row])}; subtopic qrels, topic subtopic docid grade, are read "
+            f"in the subtopics format)",
         )
     return Qrels(qid=qid, docid=docid, grade=grade, source=str(source))
 

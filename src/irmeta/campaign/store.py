@@ -26,7 +26,9 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
+from irmeta.campaign.judgment_groups import JudgmentGroups
 from irmeta.campaign.postings import Postings, RelevanceMatrix, offsets_from_counts
+from irmeta.campaign.subtopics import SubtopicJudgments
 from irmeta.support.atomic import NpzMember, atomic_stream_npz
 from irmeta.support.checksum import load_npz, verify_store
 
@@ -211,7 +213,8 @@ def save_matrix(matrix: RelevanceMatrix, path: str | Path, settings: dict | None
              for side, postings in (("hits", matrix.hits), ("misses", matrix.misses))}
     write_store(path, runs=matrix.runs, topics=matrix.topics, length=matrix.length, threshold=matrix.threshold,
                 run_depth=matrix.run_depth, ignored_topics=matrix.ignored_topics, qrels_topic=matrix.qrels_topic,
-                qrels_grade=matrix.qrels_grade, docids=matrix.docids, sides=sides, settings=settings)
+                qrels_grade=matrix.qrels_grade, docids=matrix.docids, sides=sides, settings=settings,
+                subtopics=matrix.subtopics, judgment_groups=matrix.judgment_groups)
 
 
 def _fetched(pieces: Sequence[EncodedPiece], name: str) -> Iterator[np.ndarray]:
@@ -222,7 +225,8 @@ def _fetched(pieces: Sequence[EncodedPiece], name: str) -> Iterator[np.ndarray]:
 def write_store(path: str | Path, *, runs: list[str], topics: list[str], length: np.ndarray, threshold: int,
                 run_depth: int | None, ignored_topics: dict[str, list[str]], qrels_topic: np.ndarray,
                 qrels_grade: np.ndarray, docids: pa.Array, sides: Mapping[str, Sequence[EncodedPiece]],
-                settings: dict | None) -> None:
+                settings: dict | None, subtopics: SubtopicJudgments | None = None,
+                judgment_groups: JudgmentGroups | None = None) -> None:
     """``judged.npz`` from each side's encoded pieces in cell order, each array written
     piece by piece (a shard's part at a time: never every posting in memory), in the
     types every way of ingesting the campaign shares, so the bytes are the same however
@@ -235,6 +239,13 @@ def write_store(path: str | Path, *, runs: list[str], topics: list[str], length:
     plain = {"length": narrowest(length), "qrels_topic": narrowest(qrels_topic),
              "qrels_grade": narrowest(qrels_grade), "docid_lengths": narrowest(np.diff(offsets)),
              "docid_bytes": data[offsets[0]:offsets[-1]]}
+    if subtopics is not None:  # subtopic qrels: each qrels row's subtopic judgments
+        plain.update({"subtopic_counts": narrowest(np.diff(subtopics.start)),
+                      "subtopic_index": narrowest(subtopics.subtopic), "subtopic_grade": narrowest(subtopics.grade)})
+    if judgment_groups is not None:  # judgment-group qrels: each qrels row's judgments by group
+        groups = judgment_groups
+        plain.update({"jg_counts": narrowest(np.diff(groups.start)), "jg_slot": narrowest(groups.slot),
+                      "jg_grade": narrowest(groups.grade), "jg_n_groups": narrowest(groups.n_groups)})
     members: list[NpzMember] = [(name, a.dtype, a.shape, [a]) for name, a in plain.items()]
     per_topic = np.bincount(np.asarray(qrels_topic, dtype=np.int64), minlength=len(topics))
     deepest = narrowest_type(int(length.max(initial=0)))
@@ -339,6 +350,8 @@ def load_matrix(path: str | Path, depth: int | None = None) -> RelevanceMatrix:
             hits = decode_postings(stored_members(path), "hits", qrels_topic, n_topics, depth)
             offsets = offsets_from_counts(stored["docid_lengths"].astype(np.int64))
         data = stored["docid_bytes"]
+        subtopics = _stored_subtopics(stored)
+        groups = _stored_judgment_groups(stored)
     docids = pa.Array.from_buffers(pa.large_string(), len(offsets) - 1,
                                    [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
@@ -352,4 +365,23 @@ def load_matrix(path: str | Path, depth: int | None = None) -> RelevanceMatrix:
         runs=list(meta["runs"]), topics=list(meta["topics"]), length=length, hits=hits, misses_loader=misses,
         threshold=int(meta["threshold"]), qrels_topic=qrels_topic, qrels_grade=qrels_grade, docids=docids,
         run_depth=meta["run_depth"], ignored_topics={k: list(v) for k, v in meta["ignored_topics"].items()},
+        subtopics=subtopics,
+        judgment_groups=groups,
     )
+
+
+def _stored_subtopics(stored) -> SubtopicJudgments | None:
+    """The qrels rows' subtopic judgments, when the campaign was judged by subtopic qrels."""
+    if "subtopic_counts" not in stored:
+        return None
+    index = stored["subtopic_index"].astype(np.int32)
+    return SubtopicJudgments(offsets_from_counts(stored["subtopic_counts"].astype(np.int64)), index,
+                             stored["subtopic_grade"].astype(np.int64), int(index.max(initial=0)) + 1)
+
+
+def _stored_judgment_groups(stored) -> JudgmentGroups | None:
+    """The qrels rows' judgments by group, when the campaign was judged by judgment-group qrels."""
+    if "jg_counts" not in stored:
+        return None
+    return JudgmentGroups(offsets_from_counts(stored["jg_counts"].astype(np.int64)), stored["jg_slot"].astype(np.int32),
+                          stored["jg_grade"].astype(np.int64), stored["jg_n_groups"].astype(np.int64))

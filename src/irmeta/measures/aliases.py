@@ -20,6 +20,66 @@ from collections.abc import Iterable
 
 from irmeta.measures.registry import MEASURES, PEER_NAMES, PeerName
 
+#: Parameters a peer spells otherwise, by family: ndeval's and ir_measures' NRBP(beta=...)
+#: is NRBP's patience (irmeta's beta is Sakai's, which --beta and measure_options set).
+PARAMETER_ALIASES: dict[tuple[str, str], str] = {("NRBP", "beta"): "patience", ("nNRBP", "beta"): "patience"}
+
+# trec_eval's measures that take grade=gain pairs (gain_init.c's setup_gains), as irmeta's
+# family with what their name fixes besides: a grade the pairs do not name keeps gain = grade.
+TREC_EVAL_GAIN_FAMILIES = {"ndcg": ("nDCG", ""), "dcg": ("DCG", ""), "G": ("G", ""), "ndcg_rel": ("nDCG_rel", ""),
+                           "Rndcg": ("Rndcg", ""), "rbp": ("RBP", "gain_scale=topic_max,")}
+_GAIN_PAIRS = re.compile(r"(" + "|".join(sorted(TREC_EVAL_GAIN_FAMILIES, key=len, reverse=True))  # ndcg_rel first
+                         + r")[._]([^=,]+=[^=,]*(?:,[^=,]+=[^=,]*)*)")
+
+
+def trec_eval_gain_spelling(text: str) -> str | None:
+    """trec_eval's ``ndcg.1=0,2=3`` (as -m takes it; ``ndcg_1=0,2=3`` as it prints it), and
+    G's, dcg's, ndcg_rel's, Rndcg's and rbp's (whose ``p=x`` may join them), as irmeta's
+    ``nDCG(gains={1:0,2:3},gains_rest=grade)``; None for other text. A pair trec_eval
+    would ignore (a name that is no grade), a negative grade (trec_eval gives it to its
+    unjudged documents' codes) or a gain that is no whole number (trec_eval orders its
+    ideal gains by their difference cast to int, gain_init.c, so gains less than 1 apart
+    may be misordered: the ideal list depends on the C library's qsort) is refused."""
+    if re.fullmatch(r"rbp_resid[._].*=.*", text):  # its p=x alone is TREC_EVAL_SPELLINGS'
+        raise ValueError(f"measure {text!r}: trec_eval's rbp_resid reads p=x alone (it takes no gains): write "
+                         f"rbp_resid.p=x")
+    match = _GAIN_PAIRS.fullmatch(text)
+    if not match:
+        return None
+    name, pairs = match.groups()
+    family, fixed = TREC_EVAL_GAIN_FAMILIES[name]
+    gains: dict[int, str] = {}
+    p = "0.9" if name == "rbp" else None
+    for pair in pairs.split(","):
+        key, _, value = pair.partition("=")
+        if name == "rbp" and key == "p":
+            p = value
+            continue
+        if not re.fullmatch(r"[+-]?\d+", key):
+            raise ValueError(f"measure {text!r}: trec_eval's {name} reads grade=gain pairs"
+                             f"{' and p=x' if name == 'rbp' else ''}, and ignores {pair!r}: leave it out")
+        grade = int(key)
+        if grade < 0:
+            raise ValueError(f"measure {text!r}: trec_eval gives the gain of grade {grade} to documents absent from "
+                             f"the qrels (-1) or graded below 0 (-2), not to a grade: write {family}(gains={{...}},"
+                             f"gains_rest=grade) for irmeta's reading of negative grades")
+        if grade in gains:
+            raise ValueError(f"measure {text!r}: grade {grade} is given twice")
+        try:
+            float(value)
+        except ValueError:
+            raise ValueError(f"measure {text!r}: the gain of grade {grade} is not a number: {value!r}") from None
+        if not re.fullmatch(r"[+-]?\d+(\.0*)?", value):
+            raise ValueError(f"measure {text!r}: trec_eval orders its gains by their difference cast to an integer "
+                             f"(gain_init.c), so with a gain that is not a whole number ({value!r}) its ideal list "
+                             f"depends on its C library's sort: write {family}(gains={{...}},gains_rest=grade) for "
+                             f"the true ideal")
+        gains[grade] = str(int(float(value)))
+    written = ",".join(f"{grade}:{gain}" for grade, gain in sorted(gains.items()))
+    persistence = "" if p is None else f",p={p}"
+    return f"{family}({fixed}gains={{{written}}},gains_rest=grade{persistence})"
+
+
 _FIRST_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_+\-]*")
 _compiled: tuple[int, list[tuple[PeerName, re.Pattern[str]]]] = (-1, [])
 

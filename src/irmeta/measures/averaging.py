@@ -18,6 +18,7 @@ import numpy as np
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.alpha import PER_TOPIC_ALPHA, Alpha, alpha_label, check_unit_alphas, parse_alpha
 from irmeta.measures.cutoffs import cut_at
+from irmeta.measures.group_averaged import refuse_mismatch
 from irmeta.measures.names import Measure, parse_measure
 from irmeta.measures.rareness import rarity_cutoff, rarity_for
 from irmeta.support.progress import progress_steps
@@ -246,6 +247,7 @@ def evaluate(matrix: RelevanceMatrix, measures: Iterable[str | Measure], *,
     for item in measures:
         named = parse_measure(item)
         m = parse_measure(named, options)  # the name's parameters, else the options, else the defaults
+        refuse_mismatch([m], matrix.judgment_groups is not None)  # judgment groups, or one judgment per document
         lists = scored_lists(matrix, m)
         if not m.uses_alpha:
             out[named] = m.definition.compute(lists, m.cutoff, **m.options())

@@ -180,8 +180,6 @@ register_peer_names(
              symbols=("x",)),
     PeerName("SetF", "ranx", "f1", "SetF", "without k: 2 set_P set_recall / (set_P + set_recall)", cutoff=False,
              examples=same("f1")),
-    PeerName("SetF", "ranx", "f1", None, "ranx's f1@k divides the hits by k (precision@k), irmeta's SetF@k by the "
-             "documents returned, so it is refused", cutoff=True),
     trec_eval_cut("Success", "success"),
     PeerName("Success", "ir_measures", "Success", "Success", cutoff=True, examples=same("Success@10")),
     PeerName("Success", "ranx", "hit_rate", "Success", "1 if a relevant document is in the top k (ranx: trec_eval's "

@@ -16,7 +16,7 @@ from irmeta.measures.names import JUDGED_ONLY, parse_measure
 from irmeta.measures.registry import MEASURES, PEER_NAMES, MeasureDefinition, PeerName
 
 #: The peers whose names irmeta reads, in the order they are shown.
-PEERS = ("trec_eval", "ir_measures", "ranx")
+PEERS = ("trec_eval", "ir_measures", "ranx", "ndeval")
 #: Where docs/names.md takes the generated table.
 NAMES_TABLE_MARKER = "<!-- peer names: generated from the registry by docs/hooks/reference.py -->"
 

@@ -2,7 +2,9 @@
 arithmetic of m_G.c, m_binG.c, m_ndcg_rel.c and m_Rndcg.c (trec_eval 10.0).
 
 Gains are trec_eval's default: a judged document's grade (every grade >= 0, whatever the
-threshold; unjudged documents and negative grades gain 0). ideal(j), j = 0, 1, ... is the
+threshold; unjudged documents and negative grades gain 0), or a ``gains`` map's, the
+grades it does not name gaining 0 or, with ``gains_rest=grade``, their grade: trec_eval's
+``G.1=3,2=5`` is ``G(gains={1:3,2:5},gains_rest=grade)``. ideal(j), j = 0, 1, ... is the
 topic's positive gains sorted descending (M of them, every judged document of the topic,
 found or not), 0 past them. i is a document's 0-based rank, n the documents returned
 (``@k``: cut at k first, trec_eval -M k).
@@ -31,7 +33,7 @@ import numpy as np
 
 from irmeta.campaign.postings import Postings, RelevanceMatrix, offsets_from_counts
 from irmeta.measures.cutoffs import divide_by_relevant
-from irmeta.measures.graded import ideal_gains
+from irmeta.measures.graded import GainMap, ideal_gains, judgment_gains
 from irmeta.measures.registry import (
     UNIT_RANGE,
     MeasureDefinition,
@@ -41,9 +43,12 @@ from irmeta.measures.registry import (
 )
 
 
-def grade_gains(matrix: RelevanceMatrix) -> np.ndarray:
-    """(J,) float64: trec_eval's default gain, the grade of a judged document (0 below 0)."""
-    return np.maximum(matrix.qrels_grade, 0).astype(np.float64)
+def grade_gains(matrix: RelevanceMatrix, gains: GainMap | None = None, rest: str = "zero") -> np.ndarray:
+    """(J,) float64: trec_eval's default gain, the grade of a judged document (0 below 0),
+    or the ``gains`` map's (the grades it does not name: ``rest``)."""
+    if gains is None:
+        return np.maximum(matrix.qrels_grade, 0).astype(np.float64)
+    return judgment_gains(matrix, gains, below_threshold=True, rest=rest)
 
 
 def _gain_carriers(matrix: RelevanceMatrix, gain: np.ndarray, cutoff: int | None) -> Postings:
@@ -65,9 +70,10 @@ def binary_g(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
     return divide_by_relevant(matrix.grid(hits.ordered_sums(term)), matrix.n_relevant)
 
 
-def normalised_gain(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+def normalised_gain(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None,
+                    gains_rest: str = "zero") -> np.ndarray:
     """G = sum g_i / log2(2 + cost(i) - got(i)) / sum ideal (trec_eval ``G``)."""
-    gain = grade_gains(matrix)
+    gain = grade_gains(matrix, gains, gains_rest)
     ideal = ideal_gains(matrix, gain)
     # extra cost of the ideal's first j + 1 positions over 1 each: cumsum(max(ideal, 1) - 1)
     extra = np.cumsum(np.where(ideal > 0, np.maximum(ideal, 1.0) - 1.0, 0.0), axis=1)
@@ -94,9 +100,10 @@ def _ideal_dcg(matrix: RelevanceMatrix, gain: np.ndarray) -> tuple[np.ndarray, n
     return ideal, idcg, m
 
 
-def ndcg_rel(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+def ndcg_rel(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None,
+             gains_rest: str = "zero") -> np.ndarray:
     """nDCG_rel: nDCG averaged over the positive-gain documents (trec_eval ``ndcg_rel``)."""
-    gain = grade_gains(matrix)
+    gain = grade_gains(matrix, gains, gains_rest)
     ideal, idcg, m = _ideal_dcg(matrix, gain)
     carriers = _gain_carriers(matrix, gain, cutoff)
     g = gain[carriers.judgment]
@@ -132,9 +139,10 @@ def _dcg_at(carriers: Postings, dcg: np.ndarray, cell_b: np.ndarray) -> np.ndarr
     return out
 
 
-def r_ndcg(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
+def r_ndcg(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None,
+           gains_rest: str = "zero") -> np.ndarray:
     """Rndcg: nDCG averaged at the ranks where the ideal gain changes (trec_eval ``Rndcg``)."""
-    gain = grade_gains(matrix)
+    gain = grade_gains(matrix, gains, gains_rest)
     ideal, idcg, m = _ideal_dcg(matrix, gain)
     carriers = _gain_carriers(matrix, gain, cutoff)
     g = gain[carriers.judgment]
@@ -173,12 +181,13 @@ def r_ndcg(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
 
 register(MeasureDefinition("binG", binary_g, "binary G: relevant documents' 1 / log2(2 + non-relevant above) "
                            "(trec_eval binG)", value_range=UNIT_RANGE))
-register(MeasureDefinition("G", normalised_gain, "trec_eval's normalised gain G (m_G.c)",
+_GAINS = ("gains", "gains_rest")
+register(MeasureDefinition("G", normalised_gain, "trec_eval's normalised gain G (m_G.c)", options=_GAINS,
                            value_range=UNIT_RANGE))
 register(MeasureDefinition("nDCG_rel", ndcg_rel, "nDCG averaged over the positive-gain documents (trec_eval ndcg_rel)",
-                           value_range=UNIT_RANGE))
+                           options=_GAINS, value_range=UNIT_RANGE))
 register(MeasureDefinition("Rndcg", r_ndcg, "nDCG averaged at the ideal's gain-level changes (trec_eval Rndcg)",
-                           value_range=UNIT_RANGE))
+                           options=_GAINS, value_range=UNIT_RANGE))
 
 register_peer_names(
     trec_eval_word("binG", "binG"), trec_eval_word("G", "G"), trec_eval_word("nDCG_rel", "ndcg_rel"),

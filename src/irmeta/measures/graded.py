@@ -44,8 +44,11 @@ grade when positive, whatever the relevance threshold (trec_eval's ``ndcg`` and
 documents (grade >= the threshold) only, as their relevance flags count them. Negative
 grades (spam) and unjudged documents gain nothing. A mapping ``{grade: gain}`` (e.g.
 ``{1: 1, 2: 3}``) sets the gain of judged documents by grade instead, 0 for grades it
-does not name (trec_eval's ``ndcg.1=1,2=3`` keeps gain = grade for levels it does not
-name); gains must be in [0, 1e300] (``GAIN_LIMIT``: their sums stay finite). Grades
+does not name; with ``gains_rest=grade`` (DCG, nDCG and their _jk forms, trec_eval's G,
+nDCG_rel, Rndcg and RBP) a grade the map does not name keeps its grade as its gain (0 below
+0), as trec_eval's ``ndcg.1=1,2=3`` reads its map, and trec_eval's names with a map
+(``ndcg.1=0,2=3``, ``G.1=3,2=5``) read so (:mod:`irmeta.measures.aliases`); gains must be
+in [0, 1e300] (``GAIN_LIMIT``: their sums stay finite). Grades
 are int64 (the qrels reader refuses larger ones, naming file and line), and a huge grade
 is a huge gain whose sums stay finite; ERR's 2^g is never formed (``rank_biased``). The
 relevance flags that Q, O, P, RR and the R of Q use stay ``grade >= threshold`` whatever the gains.
@@ -110,8 +113,24 @@ def normalise_gains(gains: GainMap | None) -> dict[int, float] | None:
     return out
 
 
-def _mapped(grades: np.ndarray, table: dict[int, float]) -> np.ndarray:
-    """gain of each grade under ``table`` (0 for grades it does not name), as float64."""
+#: What a grade a gain map does not name gains: 0 (irmeta's rule, the default) or its own
+#: grade, 0 below 0 (trec_eval's, gain_init.c).
+GAINS_REST = ("zero", "grade")
+
+
+def check_gains_rest(value: object) -> str:
+    if value not in GAINS_REST:
+        raise ValueError(f"gains_rest takes {' or '.join(GAINS_REST)} (the gain of a grade the gains map does not "
+                         f"name), not {value!r}")
+    return str(value)
+
+
+def _mapped(grades: np.ndarray, table: dict[int, float], rest: str = "zero") -> np.ndarray:
+    """gain of each grade under ``table``, as float64; a grade it does not name gains 0,
+    or with ``rest="grade"`` its grade (0 below 0)."""
+    if check_gains_rest(rest) == "grade":
+        named = np.isin(grades, np.asarray(list(table), dtype=np.int64))
+        return np.where(named, _mapped(grades, table), np.maximum(grades, 0).astype(np.float64))
     if not table:
         return np.zeros(grades.shape, dtype=np.float64)
     keys = np.asarray(sorted(table), dtype=np.int64)
@@ -128,18 +147,19 @@ def _mapped(grades: np.ndarray, table: dict[int, float]) -> np.ndarray:
 
 
 def judgment_gains(matrix: RelevanceMatrix, gains: GainMap | None = None, *,
-                   below_threshold: bool = False) -> np.ndarray:
+                   below_threshold: bool = False, rest: str = "zero") -> np.ndarray:
     """(J,) float64: the gain of each judged document (qrels row).
 
     Default gains are the grade of relevant documents (grade >= the threshold), or with
     ``below_threshold`` of every judged document with a positive grade (trec_eval's
-    ndcg, whose gains -l does not change); a gain map sets them by grade instead.
+    ndcg, whose gains -l does not change); a gain map sets them by grade instead, the
+    grades it does not name gaining 0 or (``rest="grade"``) their grade.
     """
     table = normalise_gains(gains)
     if table is None:
         floor = 1 if below_threshold else max(matrix.threshold, 1)
         return np.where(matrix.qrels_grade >= floor, matrix.qrels_grade, 0).astype(np.float64)
-    return _mapped(matrix.qrels_grade, table)
+    return _mapped(matrix.qrels_grade, table, rest)
 
 
 def ideal_gains(matrix: RelevanceMatrix, gain: np.ndarray) -> np.ndarray:
@@ -229,9 +249,9 @@ def gains_from(matrix: RelevanceMatrix, gain: np.ndarray, min_grade: int) -> np.
 
 
 def _dcg(matrix: RelevanceMatrix, cutoff: int | None, gains: GainMap | None, convention: str,
-         normalised: bool, min_grade: int = 1) -> np.ndarray:
+         normalised: bool, min_grade: int = 1, rest: str = "zero") -> np.ndarray:
     _check_cutoff(cutoff)
-    gain = gains_from(matrix, judgment_gains(matrix, gains, below_threshold=True), min_grade)
+    gain = gains_from(matrix, judgment_gains(matrix, gains, below_threshold=True, rest=rest), min_grade)
     postings = _gain_postings(matrix, gain, cutoff)
     deepest = int(postings.rank.max(initial=0))
     # Summed in rank order, gain / log2(.), as trec_eval's loop does.
@@ -249,27 +269,29 @@ def _dcg(matrix: RelevanceMatrix, cutoff: int | None, gains: GainMap | None, con
 
 
 def dcg(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None,
-        min_grade: int = 1) -> np.ndarray:
+        min_grade: int = 1, gains_rest: str = "zero") -> np.ndarray:
     """DCG@k = sum_{r<=k} g(r) / log2(r + 1) (trec_eval's ``ndcg_cut`` numerator);
     ``min_grade``: grades below it gain 0 (ranx's ``-lN``)."""
-    return _dcg(matrix, cutoff, gains, "trec", normalised=False, min_grade=min_grade)
+    return _dcg(matrix, cutoff, gains, "trec", normalised=False, min_grade=min_grade, rest=gains_rest)
 
 
 def ndcg(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None,
-         min_grade: int = 1) -> np.ndarray:
+         min_grade: int = 1, gains_rest: str = "zero") -> np.ndarray:
     """nDCG@k = DCG@k / ideal DCG@k (trec_eval ``ndcg_cut_k``); 0 when the ideal is 0;
     ``min_grade``: grades below it gain 0, in the run and the ideal (ranx's ``-lN``)."""
-    return _dcg(matrix, cutoff, gains, "trec", normalised=True, min_grade=min_grade)
+    return _dcg(matrix, cutoff, gains, "trec", normalised=True, min_grade=min_grade, rest=gains_rest)
 
 
-def dcg_jk(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None) -> np.ndarray:
+def dcg_jk(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None,
+           gains_rest: str = "zero") -> np.ndarray:
     """DCG_p = rel_1 + sum_{i=2..p} rel_i / log2(i) (Järvelin & Kekäläinen; seed 003)."""
-    return _dcg(matrix, cutoff, gains, "jk", normalised=False)
+    return _dcg(matrix, cutoff, gains, "jk", normalised=False, rest=gains_rest)
 
 
-def ndcg_jk(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None) -> np.ndarray:
+def ndcg_jk(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = None,
+            gains_rest: str = "zero") -> np.ndarray:
     """NDCG_p = DCG_p / DCG_p of the ideal ranking, JK discount (seed 003)."""
-    return _dcg(matrix, cutoff, gains, "jk", normalised=True)
+    return _dcg(matrix, cutoff, gains, "jk", normalised=True, rest=gains_rest)
 
 
 def _check_beta(beta: object) -> float:
@@ -286,6 +308,7 @@ def _check_beta(beta: object) -> float:
 register_option_check("beta", _check_beta)
 register_option_check("gains", normalise_gains)
 register_option_check("min_grade", check_min_grade)
+register_option_check("gains_rest", check_gains_rest)
 
 
 def _blended(matrix: RelevanceMatrix, cutoff: int | None, gains: GainMap | None,
@@ -351,7 +374,7 @@ def p_plus_measure(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMa
     return np.divide(total, n, out=np.zeros_like(total), where=n > 0)
 
 
-_G = ("gains",)
+_G = ("gains", "gains_rest")
 
 
 _GB = ("gains", "beta")

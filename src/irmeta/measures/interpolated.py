@@ -9,8 +9,14 @@ relevant documents c = floor(x N_R + 0.9) (its historical rounding), in doubles.
 ``IPrec(recall=x)`` (trec_eval ``iprec_at_recall_x``, ir_measures ``IPrec@x``)
     max over m >= max(c, 1) of m / r_m: the best precision at or after the c-th relevant
     document; 0 when c > rr.
-``IPrec_avg`` (trec_eval ``11pt_avg``)
-    the mean of IPrec at recall 0, 0.1, ..., 1.0, added from 1.0 down as trec_eval does.
+``IPrec_avg`` (trec_eval ``11pt_avg``), ``IPrec_avg(levels=[x,y,...])`` (``11pt_avg.x,y,...``)
+    the mean of IPrec at recall 0, 0.1, ..., 1.0, added from 1.0 down as trec_eval does;
+    at the levels given, in the order given, with m_11pt_avg.c's walk: it reads the levels
+    from the last, takes the levels whose c exceeds rr as 0, then walks the relevant
+    documents from the bottom, consuming the current level at the m-th one when c = m
+    (IPrec there), and gives every level left when it reaches the top (c = 0, or a c it
+    passed because the list was not ascending) the best precision of the list. Over
+    ascending levels that is the mean of IPrec at each; over others, trec_eval's value.
 ``Rprec_mult(multiple=x)`` (trec_eval ``Rprec_mult_x``)
     precision at rank c = floor(x N_R + 0.9): relevant in the top c / c, rr / c when
     c > n, 0 when c = 0.
@@ -83,13 +89,41 @@ def interpolated_precision(matrix: RelevanceMatrix, cutoff: int | None, *, recal
     return _iprec_from(matrix, after, start, counts, _level(recall, "IPrec's recall level"))
 
 
-def eleven_point_average(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
-    """IPrec_avg = (1/11) sum of IPrec at recall 0, 0.1, ..., 1 (trec_eval ``11pt_avg``)."""
+def _levels(value: object) -> tuple[float, ...]:
+    """IPrec_avg's recall levels: one or more finite numbers >= 0, in trec_eval's order."""
+    if not isinstance(value, (tuple, list)) or not value:
+        raise ValueError(f"IPrec_avg's levels must be a list of one or more recall levels, not {value!r}")
+    return tuple(_level(x, "an IPrec_avg recall level") for x in value)
+
+
+register_option_check("levels", _levels)
+
+
+def eleven_point_average(matrix: RelevanceMatrix, cutoff: int | None, *,
+                         levels: tuple[float, ...] = ELEVEN_POINTS) -> np.ndarray:
+    """IPrec_avg = (1/L) sum of IPrec at the L recall levels (trec_eval ``11pt_avg``, by
+    default at 0, 0.1, ..., 1), in m_11pt_avg.c's order of additions and walk."""
+    points = _levels(levels)
     after, start, counts = _best_precision_after(matrix, cutoff)
-    total = np.zeros((matrix.n_runs, matrix.n_topics), dtype=np.float64)
-    for x in reversed(ELEVEN_POINTS):  # trec_eval adds from the highest level down
-        total += _iprec_from(matrix, after, start, counts, x)
-    return total / float(len(ELEVEN_POINTS))
+    n_cells = matrix.n_runs * matrix.n_topics
+    found = counts > 0
+    best = np.zeros(n_cells, dtype=np.float64)  # the list's best precision: IPrec at its first relevant
+    best[found] = after[start[:-1][found]]
+    skipping = np.ones(n_cells, dtype=bool)  # before the walk: levels with c > rr count 0
+    done = np.zeros(n_cells, dtype=bool)  # the walk reached the top: every level left gets ``best``
+    m = counts.astype(np.int64)  # the relevant document the walk is at
+    total = np.zeros(n_cells, dtype=np.float64)
+    for x in reversed(points):  # trec_eval reads its levels from the last
+        c = np.tile(relevant_needed(matrix, x), matrix.n_runs)
+        skipping &= c > counts
+        walking = ~skipping & ~done
+        hit = walking & (c >= 1) & (c <= m)
+        value = np.zeros(n_cells, dtype=np.float64)
+        value[hit] = after[start[:-1][hit] + c[hit] - 1]
+        m = np.where(hit, c, m)
+        done |= walking & ~hit
+        total += np.where(done, best, value)
+    return matrix.grid(total / float(len(points)))
 
 
 def precision_at_multiple(matrix: RelevanceMatrix, cutoff: int | None, *, multiple: float = 1.0) -> np.ndarray:
@@ -108,7 +142,8 @@ def precision_at_multiple(matrix: RelevanceMatrix, cutoff: int | None, *, multip
 register(MeasureDefinition("IPrec", interpolated_precision, "interpolated precision at a recall level "
                            "(trec_eval iprec_at_recall)", options=("recall",), value_range=UNIT_RANGE))
 register(MeasureDefinition("IPrec_avg", eleven_point_average, "interpolated precision averaged over recall "
-                           "0, 0.1, ..., 1 (trec_eval 11pt_avg)", value_range=UNIT_RANGE))
+                           "levels, 0, 0.1, ..., 1 by default (trec_eval 11pt_avg)", options=("levels",),
+                           value_range=UNIT_RANGE))
 register(MeasureDefinition("Rprec_mult", precision_at_multiple, "precision at rank x R (trec_eval Rprec_mult)",
                            options=("multiple",), value_range=UNIT_RANGE))
 
@@ -118,6 +153,11 @@ register_peer_names(
                        ("iprec_at_recall.0.5", "iprec_at_recall.0.5")), symbols=("x",)),
     PeerName("IPrec_avg", "trec_eval", "11pt_avg", "IPrec_avg", pattern="11pt_avg", examples=same("11pt_avg"),
              prints="11pt_avg"),
+    PeerName("IPrec_avg", "trec_eval", "11pt_avg.x,y,...", "IPrec_avg(levels=[{0}])", "the mean of IPrec over the "
+             "levels given, walked as m_11pt_avg.c walks them (over levels out of order, trec_eval's value)",
+             pattern=r"11pt_avg[._](" + NUMBER + "(?:," + NUMBER + ")*)",
+             examples=(("11pt_avg..25,.5,.75", "11pt_avg..25,.5,.75"), ("11pt_avg_0.5,0.25", "11pt_avg.0.5,0.25")),
+             symbols=("x,y,...",), checked_by="tests/unit/measures/test_trec_eval_jg_gains.py"),
     PeerName("Rprec_mult", "trec_eval", "Rprec_mult_x", "Rprec_mult(multiple={0})",
              pattern=r"Rprec_mult[._]" + NUMBER, examples=(("Rprec_mult_0.20", "Rprec_mult.0.20"),),
              symbols=("x",)),

@@ -1,7 +1,7 @@
 """The measure-name grammar, the one place names are read and written.
 
     name   := family [ "(" param { "," param } ")" ] [ "@" k ]
-    param  := key "=" value          value: a number, a word, 1/R, or {grade:gain, ...}
+    param  := key "=" value          value: a number, a word, 1/R, {grade:gain, ...} or [x, ...]
 
 irmeta's ``P@100``, ``AP``, ``nDCG@10``; parameters in the name as ir_measures writes
 them (``nDCG(gains={1:1,2:3})@10``, ``Q(beta=0.5)@100``, ``ASL(asl_unretrieved=depth)``,
@@ -32,7 +32,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from irmeta.campaign.rarity import check_rarity_function
-from irmeta.measures.aliases import family_of, peer_spelling, refused_reason, trec_eval_printed
+from irmeta.measures.aliases import (
+    PARAMETER_ALIASES,
+    TREC_EVAL_GAIN_FAMILIES,
+    family_of,
+    peer_spelling,
+    refused_reason,
+    trec_eval_gain_spelling,
+    trec_eval_printed,
+)
 from irmeta.measures.alpha import Alpha, alpha_label, parse_alpha
 from irmeta.measures.registry import MEASURES, MeasureDefinition, checked_option
 
@@ -78,14 +86,25 @@ class Measure:
         return self.definition.uses_alpha
 
     @property
+    def _rarity_alpha(self) -> bool:
+        """``alpha`` is the rarity weight (a rareness family's), not an option of the family's
+        own (alpha-nDCG's redundancy, read as its other options are)."""
+        definition = MEASURES.get(self.family)
+        return definition is None or definition.uses_alpha
+
+    @property
     def alpha(self) -> Alpha | None:
-        """The alpha the name fixes (``P_rareness(alpha=0.5)@100``), else None."""
+        """The rarity weight the name fixes (``P_rareness(alpha=0.5)@100``), else None."""
         text = dict(self.params).get("alpha")
-        return None if text is None else parse_alpha(text)
+        return None if text is None or not self._rarity_alpha else parse_alpha(text)
 
     def options(self) -> dict[str, object]:
-        """The parameters as the family's function takes them (alpha and judged_only aside)."""
-        return {key: _value(key, text) for key, text in self.params if key not in ("alpha", JUDGED_ONLY)}
+        """The parameters as the family's function takes them (the rarity weight and judged_only
+        aside; a true/false option as a bool)."""
+        skip = ("alpha", JUDGED_ONLY) if self._rarity_alpha else (JUDGED_ONLY,)
+        flags = _flag_options(self.definition)
+        return {key: text == "true" if key in flags else _value(key, text)
+                for key, text in self.params if key not in skip}
 
     @property
     def judged_only(self) -> bool:
@@ -93,6 +112,9 @@ class Measure:
         return dict(self.params).get(JUDGED_ONLY) == "true"
 
     def without_alpha(self) -> Measure:
+        """The name without its rarity weight (a family's own alpha stays)."""
+        if not self._rarity_alpha:
+            return self
         return Measure(self.family, self.cutoff, tuple(p for p in self.params if p[0] != "alpha"))
 
 
@@ -107,7 +129,7 @@ def parse_measure(text: str | Measure, defaults: Mapping[str, object] | None = N
     if isinstance(text, Measure):
         return text if not defaults else parse_measure(str(text), defaults)
     raw = text.strip()
-    raw = peer_spelling(raw) or raw
+    raw = peer_spelling(raw) or trec_eval_gain_spelling(raw) or raw
     for pattern, spelling in _ASL_SPELLINGS:
         m = pattern.fullmatch(raw)
         if m:
@@ -126,7 +148,7 @@ def parse_measure(text: str | Measure, defaults: Mapping[str, object] | None = N
         raise ValueError(f"measure {text!r}: the cutoff must be at most {MAX_CUTOFF}")
     definition = MEASURES[family]
     given = {key: value for key, value in (defaults or {}).items() if key in definition.options}
-    given.update(_read_params(text, match.group("params")))
+    given.update(_peer_parameters(text, family, _read_params(text, match.group("params"))))
     params = tuple(sorted((key, _canonical(text, definition, key, value)) for key, value in given.items()))
     return Measure(family, int(cutoff) if cutoff is not None else None,
                    tuple((k, v) for k, v in params if v is not None))
@@ -134,12 +156,12 @@ def parse_measure(text: str | Measure, defaults: Mapping[str, object] | None = N
 
 def _read_params(text: str, inner: str | None) -> dict[str, str]:
     """``gains={1:1,2:3},beta=0.5`` -> {"gains": "{1:1,2:3}", "beta": "0.5"}: commas inside
-    braces belong to the value."""
+    braces or brackets belong to the value."""
     if inner is None:
         return {}
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(inner + ","):
-        depth += {"{": 1, "}": -1}.get(ch, 0)
+        depth += {"{": 1, "}": -1, "[": 1, "]": -1}.get(ch, 0)
         if ch == "," and depth == 0:
             parts.append(inner[start:i].strip())
             start = i + 1
@@ -154,13 +176,26 @@ def _read_params(text: str, inner: str | None) -> dict[str, str]:
     return out
 
 
+def _peer_parameters(text: str, family: str, params: dict[str, str]) -> dict[str, str]:
+    """Parameters a peer spells otherwise under the family's own names (NRBP's beta is its
+    patience: :data:`~irmeta.measures.aliases.PARAMETER_ALIASES`); both spellings is one too many."""
+    out: dict[str, str] = {}
+    spelled: dict[str, str] = {}
+    for key, value in params.items():
+        own = PARAMETER_ALIASES.get((family, key), key)
+        if own in out:
+            raise ValueError(f"measure {text!r}: {spelled[own]} and {key} both give {family}'s {own}")
+        out[own], spelled[own] = value, key
+    return out
+
+
 def _canonical(text: str, definition: MeasureDefinition, key: str, value: object) -> str | None:
     """The parameter's canonical text; None when it equals the family's default."""
     allowed = definition.options + (("alpha",) if definition.uses_alpha else ()) + (JUDGED_ONLY,)
     if key not in allowed:
         raise ValueError(f"measure {text!r}: {definition.family} takes no parameter {key!r}"
                          + (f"; it takes {', '.join(allowed)}" if allowed else ""))
-    if key == "alpha":
+    if key == "alpha" and definition.uses_alpha:
         return alpha_label(value)  # type: ignore[arg-type]
     if key == JUDGED_ONLY:
         return _judged_only(text, value)
@@ -168,6 +203,9 @@ def _canonical(text: str, definition: MeasureDefinition, key: str, value: object
     if key == "rarity":  # a word, but only the rarity functions' (issue 20)
         check_rarity_function(parsed, f"measure {text!r}: {definition.family}")
     declared = inspect.signature(definition.compute).parameters.get(key)
+    if declared is not None and isinstance(declared.default, (bool, np.bool_)):  # ir_measures' normalize=False
+        flag = _flag(text, key, value)
+        return None if flag == declared.default else ("true" if flag else "false")
     if declared is not None and parsed == declared.default:
         return None
     if declared is not None:
@@ -179,6 +217,8 @@ def _canonical(text: str, definition: MeasureDefinition, key: str, value: object
             raise ValueError(f"measure {text!r}: {exc}") from None
     if isinstance(parsed, dict):
         return "{" + ",".join(f"{grade}:{_number(gain)}" for grade, gain in sorted(parsed.items())) + "}"
+    if isinstance(parsed, tuple):
+        return "[" + ",".join(_number(x) for x in parsed) + "]"
     return _number(parsed) if isinstance(parsed, float) else str(parsed)
 
 
@@ -190,6 +230,24 @@ def _judged_only(text: str, value: object) -> str | None:
     if word in _FALSE:
         return None
     raise ValueError(f"measure {text!r}: judged_only takes true or false, not {value!r}")
+
+
+def _flag_options(definition: MeasureDefinition) -> set[str]:
+    """The options of a family whose default is true or false."""
+    return {name for name, p in inspect.signature(definition.compute).parameters.items()
+            if isinstance(p.default, (bool, np.bool_))}
+
+
+def _flag(text: str, key: str, value: object) -> bool:
+    """A true/false option: true or false in any case, or 1 or 0."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    word = str(value).strip().lower()
+    if word in _TRUE + ("1.0",) or word in _FALSE + ("0.0",):
+        return word in _TRUE + ("1.0",)
+    shown = " ".join(repr(value).split())
+    raise ValueError(f"measure {text!r}: option {key} takes 0 or 1, true or false, "
+                     f"not {shown if len(shown) <= 40 else shown[:37] + '...'}")
 
 
 def _check_kind(text: str, key: str, value: object, parsed: object, default: object) -> None:
@@ -209,6 +267,8 @@ def _check_kind(text: str, key: str, value: object, parsed: object, default: obj
         fits, kind = isinstance(parsed, (str, float)), "a word"
     elif isinstance(default, Mapping):
         fits, kind = isinstance(parsed, dict), "a map {grade:gain,...}"
+    elif isinstance(default, tuple) and all(isinstance(x, numbers.Real) for x in default):
+        fits, kind = isinstance(parsed, tuple), "a list of numbers [x,y,...]"
     else:
         raise ValueError(f"measure {text!r}: option {key} cannot be set in a name "
                          f"(its default is a {type(default).__name__})")
@@ -240,9 +300,15 @@ def _value(key: str, value: object) -> object:
     gain map, a number a float, anything else a word."""
     if isinstance(value, Mapping):
         return {_grade(key, g): _gain(key, g, v) for g, v in value.items()}
+    if isinstance(value, (list, tuple)):  # a YAML list, or a list a name gave
+        return tuple(_listed(key, x) for x in value)
     if value is None or isinstance(value, (int, float)) and not isinstance(value, bool):
         return None if value is None else float(value)
     text = str(value).strip()
+    if text.startswith("["):
+        if not text.endswith("]") or not text[1:-1].strip():
+            raise ValueError(f"{key}: a list is written [x,y,...], not {text!r}")
+        return tuple(_listed(key, x.strip()) for x in text[1:-1].split(","))
     if text.startswith("{"):
         if not text.endswith("}"):
             raise ValueError(f"{key}: a map is written {{grade:gain,...}}, not {text!r}")
@@ -261,6 +327,14 @@ def _value(key: str, value: object) -> object:
         return float(text)
     except ValueError:
         return text
+
+
+def _listed(key: str, item: object) -> float:
+    """A list's item as a number (a list holds numbers only)."""
+    try:
+        return float(item)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"{key}: a list holds numbers, not {item!r}") from None
 
 
 def _number(value: float) -> str:
@@ -307,6 +381,23 @@ def trec_eval_name(measure: str | Measure) -> str:
     return str(m) if spelling is None else spelling.format(m.cutoff)
 
 
+def _trec_eval_gain_name(m: Measure, params: dict[str, str]) -> str | None:
+    """trec_eval's printed name of a measure with a grade=gain map it reads as trec_eval does
+    (``nDCG(gains={1:0,2:3},gains_rest=grade)`` -> ``ndcg_1=0,2=3``), else None."""
+    names = {family: name for name, (family, _) in TREC_EVAL_GAIN_FAMILIES.items()}
+    fixed = {"gains_rest": "grade", **({"gain_scale": "topic_max"} if m.family == "RBP" else {})}
+    if m.family not in names or "gains" not in params or any(params.get(k) != v for k, v in fixed.items()):
+        return None
+    if set(params) - {"gains", "p"} - set(fixed) or (m.family != "RBP" and "p" in params):
+        return None
+    gains = [x.partition(":")[::2] for x in params["gains"][1:-1].split(",") if x]
+    if not gains or any(int(grade) < 0 or not re.fullmatch(r"\d+", gain) for grade, gain in gains):
+        return None  # trec_eval's spelling is refused with these (aliases.trec_eval_gain_spelling)
+    pairs = ",".join(f"{grade}={gain}" for grade, gain in gains)
+    p = params.get("p", "0.8")
+    return f"{names[m.family]}_{'' if m.family != 'RBP' or p == '0.9' else f'p={p},'}{pairs}"
+
+
 def _trec_eval_parameter_name(m: Measure) -> str | None:
     """trec_eval's printed name of a measure whose parameter it writes in the name
     (``rbp``, ``rbp_p=0.95``, ``rbp_resid``, ``iprec_at_recall_0.10``, ``Rprec_mult_0.20``),
@@ -318,8 +409,13 @@ def _trec_eval_parameter_name(m: Measure) -> str | None:
     if m.family == "RBP_residual" and params.get("when") == "any_unjudged" and set(params) <= {"when", "p"}:
         p = params.get("p", "0.8")
         return "rbp_resid" if p == "0.9" else f"rbp_resid_p={p}"
+    gain_name = _trec_eval_gain_name(m, params)
+    if gain_name is not None:
+        return gain_name
+    if m.family == "IPrec_avg" and set(params) == {"levels"}:
+        return f"11pt_avg_{params['levels'][1:-1]}"
     if m.family == "IPrec" and set(params) <= {"recall"}:
         return f"iprec_at_recall_{float(params.get('recall', 0.0)):3.2f}"
-    if m.family == "Rprec_mult" and set(params) <= {"multiple"}:
-        return f"Rprec_mult_{float(params.get('multiple', 1.0)):3.2f}"
+    if m.family in ("Rprec_mult", "Rprec_mult_avgjg") and set(params) <= {"multiple"}:
+        return f"{m.family}_{float(params.get('multiple', 1.0)):3.2f}"
     return None

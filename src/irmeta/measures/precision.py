@@ -64,8 +64,6 @@ register_peer_names(
     PeerName("P", "ir_measures", "P", "P", cutoff=True, examples=same("P@10")),
     PeerName("P", "ir_measures", "Precision", "P", cutoff=True, examples=same("Precision@10")),
     PeerName("P", "ranx", "precision", "P", "hits in the top k / k", cutoff=True, examples=same("precision@10")),
-    PeerName("P", "ranx", "hits", None, "ranx's hits@k counts the relevant documents in the top k; irmeta's P@k is "
-             "hits@k / k"),
     PeerName("P", "ranx", "name-lN", None, "ranx's -l{2} is irmeta's relevance threshold for {0}: write {0}{1} with "
              "--threshold {2} (relevance_threshold: {2} in a config)",
              pattern=r"(hits|hit_rate|precision|recall|f1|r-precision|mrr|map|bpref)((?:@\d+)?)-l(\d+)",

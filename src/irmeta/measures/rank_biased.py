@@ -15,7 +15,10 @@
 ``RBP(gain_scale=topic_max)``
     trec_eval's graded ``rbp`` (m_rbp.c): rel_i = g(d_i) / G_t where G_t > 1, else g(d_i),
     g the grade of a judged document (every grade >= 0, whatever the threshold) or the
-    ``gains`` map, G_t the largest gain among the topic's judged documents (grade >= 0).
+    ``gains`` map (with ``gains_rest=grade``, as trec_eval's ``rbp.1=2,2=5`` reads a map,
+    a grade it does not name gains the grade itself), G_t the largest of trec_eval's gain
+    list for the topic (gain_init.c): the map's gains and the gain of every grade it does
+    not name from 0 to the topic's largest judged grade; without a map, that grade.
     trec_eval's names ``rbp`` and ``rbp.p=x`` read as ``RBP(p=0.9,gain_scale=topic_max)``
     and ``RBP(p=x,gain_scale=topic_max)``. (m_rbp.c leaves its min/max uninitialised; the
     built binary starts them at 0, the reading every figure of it shows: gains / G_t.)
@@ -55,6 +58,7 @@ from irmeta.measures.graded import (
     GainMap,
     _check_cutoff,
     _gain_postings,
+    check_gains_rest,
     check_min_grade,
     judgment_gains,
     normalise_gains,
@@ -107,27 +111,38 @@ register_option_check("gain_scale", _word("gain_scale", GAIN_SCALES))
 register_option_check("when", _word("when", RESIDUAL_WHEN))
 
 
-def topic_scaled_gains(matrix: RelevanceMatrix, gains: GainMap | None = None) -> np.ndarray:
-    """(J,) trec_eval rbp's rel of each judged document: its gain (grade >= 0, or the map)
-    over G_t, the largest gain of its topic's judged documents, where G_t > 1 (m_rbp.c)."""
+def topic_scaled_gains(matrix: RelevanceMatrix, gains: GainMap | None = None, rest: str = "zero") -> np.ndarray:
+    """(J,) trec_eval rbp's rel of each judged document: its gain (grade >= 0, or the map,
+    ``rest`` the gain of the grades it does not name) over G_t where G_t > 1 (m_rbp.c). G_t
+    is the largest of trec_eval's gain list for the topic: every gain the map gives, and
+    the gain of each grade it does not name from 0 to the topic's largest judged grade."""
     table = normalise_gains(gains)
     judged = matrix.qrels_grade >= 0
     gain = (np.where(judged, matrix.qrels_grade, 0).astype(np.float64) if table is None
-            else np.where(judged, judgment_gains(matrix, table), 0.0))
-    top = np.zeros(matrix.n_topics, dtype=np.float64)
-    np.maximum.at(top, matrix.qrels_topic, gain)
+            else np.where(judged, judgment_gains(matrix, table, rest=rest), 0.0))
+    largest = np.full(matrix.n_topics, -1, dtype=np.int64)  # the topic's largest judged grade
+    np.maximum.at(largest, matrix.qrels_topic[judged], matrix.qrels_grade[judged])
+    if table is None:
+        top = np.maximum(largest, 0).astype(np.float64)
+    else:
+        unnamed = largest.copy()  # the largest grade <= it the map does not name
+        for _ in range(len(table)):
+            unnamed = np.where(np.isin(unnamed, list(table)), unnamed - 1, unnamed)
+        rest_top = np.maximum(unnamed, 0).astype(np.float64) if rest == "grade" else np.zeros(matrix.n_topics)
+        top = np.maximum(rest_top, max(table.values(), default=0.0))
     scale = np.where(top > 1.0, top, 1.0)[matrix.qrels_topic]
     return gain / scale
 
 
-def rbp_gains(matrix: RelevanceMatrix, gains: GainMap | None = None) -> np.ndarray:
+def rbp_gains(matrix: RelevanceMatrix, gains: GainMap | None = None, rest: str = "zero") -> np.ndarray:
     """(J,) rel of each judged document: 1 at or above the threshold (no map), else its
-    gain over the map's largest (0 everywhere when that is 0)."""
+    gain over the largest gain (the map's, or a grade's it does not name with ``rest``
+    ``grade``; 0 everywhere when that is 0)."""
     table = normalise_gains(gains)
     if table is None:
         return (matrix.qrels_grade >= matrix.threshold).astype(np.float64)
-    top = max(table.values(), default=0.0)
-    gain = judgment_gains(matrix, table)
+    gain = judgment_gains(matrix, table, rest=rest)
+    top = max(max(table.values(), default=0.0), float(gain.max(initial=0.0)))
     return gain / top if top > 0 else np.zeros_like(gain)
 
 
@@ -143,33 +158,36 @@ def _weighted(matrix: RelevanceMatrix, cutoff: int | None, rel: np.ndarray, fact
     return matrix.grid(postings.ordered_sums(rel[j] * factor[j] * rank_weights(postings.rank, p)))
 
 
-def unscaled_gains(matrix: RelevanceMatrix, gains: GainMap | None, min_grade: int) -> np.ndarray:
-    """(J,) ranx rbp's rel of each judged document: its grade (or the map's gain) where
-    the grade is at least ``min_grade`` (and 1), else 0."""
+def unscaled_gains(matrix: RelevanceMatrix, gains: GainMap | None, min_grade: int,
+                   rest: str = "zero") -> np.ndarray:
+    """(J,) ranx rbp's rel of each judged document: its grade (or the map's gain, ``rest``
+    that of a grade it does not name) where the grade is at least ``min_grade`` (and 1), else 0."""
     floor = max(check_min_grade(min_grade), 1)
     table = normalise_gains(gains)
-    gain = (matrix.qrels_grade.astype(np.float64) if table is None else judgment_gains(matrix, table))
+    gain = (matrix.qrels_grade.astype(np.float64) if table is None else judgment_gains(matrix, table, rest=rest))
     return np.where(matrix.qrels_grade >= floor, gain, 0.0)
 
 
 def rbp(matrix: RelevanceMatrix, cutoff: int | None, *, p: float = PERSISTENCE,
-        gains: GainMap | None = None, gain_scale: str = "threshold", min_grade: int = 1) -> np.ndarray:
+        gains: GainMap | None = None, gain_scale: str = "threshold", min_grade: int = 1,
+        gains_rest: str = "zero") -> np.ndarray:
     """RBP = (1 - p) sum_i rel_i p^(i - 1) (Moffat and Zobel 2008); (S, Q)."""
     _check_cutoff(cutoff)
+    rest = check_gains_rest(gains_rest)
     scale = _word("gain_scale", GAIN_SCALES)(gain_scale)
     if check_min_grade(min_grade) != 1 and scale != "none":
         raise ValueError(f"RBP's min_grade applies with gain_scale=none (ranx's gains), not gain_scale={scale}")
     if scale == "none":
-        rel = unscaled_gains(matrix, gains, min_grade)
+        rel = unscaled_gains(matrix, gains, min_grade, rest)
         postings = matrix.judged.top(cutoff)
         j = postings.judgment
         return matrix.grid(postings.ordered_sums(rel[j] * rank_weights(postings.rank, _persistence(p))))
     if scale == "topic_max":
-        rel = topic_scaled_gains(matrix, gains)
+        rel = topic_scaled_gains(matrix, gains, rest)
         postings = matrix.judged.top(cutoff)  # a grade below the threshold gains too
         j = postings.judgment
         return matrix.grid(postings.ordered_sums(rel[j] * rank_weights(postings.rank, _persistence(p))))
-    rel = rbp_gains(matrix, gains)
+    rel = rbp_gains(matrix, gains, rest)
     return _weighted(matrix, cutoff, rel, np.ones_like(rel), _persistence(p))
 
 
@@ -289,7 +307,7 @@ def err(matrix: RelevanceMatrix, cutoff: int | None, *, gains: GainMap | None = 
 
 
 register(MeasureDefinition("RBP", rbp, "rank-biased precision, persistence p (Moffat and Zobel 2008)",
-                           options=("p", "gains", "gain_scale", "min_grade"),
+                           options=("p", "gains", "gain_scale", "min_grade", "gains_rest"),
                            # rel <= 1: at most 1 - p^k; ranx's unscaled grades: at most the largest
                            value_range=RangeDeclaration(unbounded_with=(("gain_scale", "none"),))))
 

@@ -111,6 +111,9 @@ class PeerName:
     ``prints``: the name the peer prints for the measure (``{}``: the cutoff), which irmeta
     writes where it writes the peer's format (``irmeta score --format trec_eval``).
     ``symbols``: how docs and ``irmeta measures`` name the pattern's groups (``k``, ``x``).
+    ``checked_by``: the test module that computes the examples with the peer, where the
+    peer needs other qrels than TREC's (ndeval's subtopics, trec_eval's ``-R qrels_jg``) or
+    flags (``-l 2``); "" for the alias test itself (tests/unit/measures/test_aliases.py).
     """
 
     family: str
@@ -123,6 +126,7 @@ class PeerName:
     examples: tuple[tuple[str, str], ...] = ()
     prints: str | None = None
     symbols: tuple[str, ...] = ()
+    checked_by: str = ""
 
     @property
     def refused(self) -> bool:

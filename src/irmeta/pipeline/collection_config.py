@@ -93,8 +93,11 @@ class Collection:
     def ingest_options(self) -> dict[str, Any]:
         """Keyword arguments of :func:`irmeta.pipeline.steps.ingest_collection` and
         :func:`irmeta.campaign.runs.read_runs`."""
-        return {"depth": self.depth, "duplicates": self.duplicates, "run_name": self.run_name,
-                "score_precision": self.score_precision}
+        options = {"depth": self.depth, "duplicates": self.duplicates, "run_name": self.run_name,
+                   "score_precision": self.score_precision}
+        if self.qrels_format in ("subtopics", "qrels_jg"):  # ndeval's subtopic qrels (the diversity measures),
+            options["qrels_format"] = self.qrels_format  # trec_eval's judgment groups (the *_avgjg measures)
+        return options
 
     def run_files(self) -> list[Path]:
         """The run files (directories and globs expanded), in reading order."""
@@ -287,6 +290,8 @@ def available_collections(
             if absent:
                 warnings.append(f"collection {name}: {len(absent)} official run(s) missing: {', '.join(absent)}")
         check_collection_measures(collection, config)
+        check_subtopic_qrels(collection, config)
+        check_judgment_group_qrels(collection, config)
         if check_paths:
             from irmeta.pipeline.run_families_config import check_run_families
 
@@ -305,6 +310,52 @@ def check_reproductions(collections: Mapping[str, Collection], named: Iterable[s
         if c.reproductions_collection is not None and c.reproductions_collection not in named:
             raise ConfigError(f"{source}: key 'reproductions.collection': {c.reproductions_collection!r} is not "
                               f"among the config's collections ({', '.join(named)})")
+
+
+def check_subtopic_qrels(collection: Collection, config: Mapping[str, Any]) -> None:
+    """The diversity measures need subtopic qrels (``qrels_format: subtopics``) of a
+    collection with runs; judgment sets (TREC qrels, compared with the collection's) do not
+    go with them."""
+    from irmeta.measures.diversity import needs_subtopics
+    from irmeta.measures.names import parse_measure
+
+    source = collection.source or collection.name
+    diversity = [m for m in config.get("measures", []) if not imported_only(m) and needs_subtopics(
+        parse_measure(m).family)]
+    subtopics = collection.qrels_format == "subtopics"
+    if diversity and collection.has_runs and not subtopics:
+        raise ConfigError(f"{source}: key 'qrels_format': the diversity measures ({', '.join(diversity)}) need "
+                          f"subtopic qrels (topic subtopic docid grade), and the collection's are ordinary: set "
+                          f"qrels_format: subtopics, or leave them out of this configuration")
+    if subtopics and collection.alternative_qrels:
+        raise ConfigError(f"{source}: key 'alternative_qrels': judgment sets are compared with the qrels as TREC "
+                          f"qrels, which subtopic qrels (qrels_format: subtopics) are not")
+
+
+def check_judgment_group_qrels(collection: Collection, config: Mapping[str, Any]) -> None:
+    """The *_avgjg measures need judgment-group qrels (``qrels_format: qrels_jg``) and every
+    other measure one judgment per document, as trec_eval -R qrels_jg has it; judgment sets
+    (TREC qrels, compared with the collection's) do not go with judgment groups."""
+    from irmeta.measures.group_averaged import GROUP_FAMILIES
+    from irmeta.measures.names import parse_measure
+
+    if not collection.has_runs:
+        return
+    source = collection.source or collection.name
+    computed = [m for m in config.get("measures", []) if not imported_only(m)]
+    grouped = collection.qrels_format == "qrels_jg"
+    wrong = [m for m in computed if (parse_measure(m).family in GROUP_FAMILIES) != grouped]
+    if wrong and grouped:
+        raise ConfigError(f"{source}: key 'qrels_format': the collection's qrels hold judgment groups (qrels_jg), "
+                          f"which only {', '.join(GROUP_FAMILIES)} read, not {', '.join(wrong)}: score those "
+                          f"over a collection of ordinary qrels")
+    if wrong:
+        raise ConfigError(f"{source}: key 'qrels_format': {', '.join(wrong)} average over judgment groups, and the "
+                          f"collection's qrels are ordinary: set qrels_format: qrels_jg, or leave them out of this "
+                          f"configuration")
+    if grouped and collection.alternative_qrels:
+        raise ConfigError(f"{source}: key 'alternative_qrels': judgment sets are compared with the qrels as TREC "
+                          f"qrels, which judgment-group qrels (qrels_format: qrels_jg) are not")
 
 
 def check_collection_measures(collection: Collection, config: Mapping[str, Any]) -> None:

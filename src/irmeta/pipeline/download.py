@@ -23,7 +23,7 @@ from typing import Literal
 
 from irmeta.support.atomic import atomic_write_bytes, atomic_write_text
 
-QrelsFormat = Literal["plain", "gzip", "tar.gz"]
+QrelsFormat = Literal["plain", "gzip", "tar.gz", "subtopics", "qrels_jg"]  # the last two: served as they are read
 
 
 class DownloadError(RuntimeError):
@@ -55,7 +55,7 @@ def fetch(url: str, *, retries: int = 3, timeout: float = 60, pause: float = 2.0
 def unpack(data: bytes, fmt: QrelsFormat, url: str = "") -> bytes:
     """Qrels text from the downloaded bytes."""
     try:
-        if fmt == "plain":
+        if fmt in ("plain", "subtopics", "qrels_jg"):  # subtopic and judgment-group qrels: read plain or gzipped alike
             return data
         if fmt == "gzip":
             return gzip.decompress(data)

@@ -134,7 +134,8 @@ def ingested_qrels(judged: str | Path):
 
     matrix = load_matrix(judged)
     qid = pa.array(matrix.topics, pa.large_string()).take(pa.array(matrix.qrels_topic))
-    return Qrels(qid, matrix.docids.cast(pa.large_string()), matrix.qrels_grade.astype("int64"), str(judged))
+    return Qrels(qid, matrix.docids.cast(pa.large_string()), matrix.qrels_grade.astype("int64"), str(judged),
+                 subtopics=matrix.subtopics, judgment_groups=matrix.judgment_groups)
 
 
 def tabulate_degradation(*, qrels: str | Path, runs: str | Path | Sequence[str | Path] | None = None,

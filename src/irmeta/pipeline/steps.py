@@ -29,7 +29,8 @@ from irmeta.campaign.ingest_parts import (
     write_part,
 )
 from irmeta.campaign.judge import ignored_topics_warnings, judged_in_order, qrels_topics_of_rows
-from irmeta.campaign.qrels import Qrels, read_qrels
+from irmeta.campaign.qrels import Qrels
+from irmeta.campaign.qrels_formats import read_qrels_as
 from irmeta.campaign.ranked_store import write_ranked
 from irmeta.campaign.rarity import rarity_listing
 from irmeta.campaign.run_blocks import read_run_pieces
@@ -76,6 +77,7 @@ def ingest_collection(
     memory_budget: float | None = None,
     block_files: int | None = None,
     block_lines: int | None = None,
+    qrels_format: str = "trec",
 ) -> dict:
     """Read a collection's qrels and runs once; write ``judged.npz``, the judged documents
     every run retrieved (:func:`irmeta.campaign.store.write_store`), which every later step loads.
@@ -103,7 +105,7 @@ def ingest_collection(
         q = _ingest_part(qrels, resolve_paths(runs), part, depth=depth, duplicates=duplicates, run_name=run_name,
                          threshold=threshold, threads=threads, score_precision=score_precision,
                          ranked_depth=kept_depth, memory_budget=memory_budget, block_files=block_files,
-                         block_lines=block_lines)
+                         block_lines=block_lines, qrels_format=qrels_format)
         return _merge(q, qrels, [part], out, depth=depth, duplicates=duplicates, run_name=run_name,
                       threshold=threshold, score_precision=score_precision, ranked_depth=kept_depth,
                       ranked_out=ranked_out)
@@ -174,6 +176,7 @@ def ingest_shard(
     memory_budget: float | None = None,
     block_files: int | None = None,
     block_lines: int | None = None,
+    qrels_format: str = "trec",
 ) -> int:
     """Shard ``shard`` of ``shards`` of a sharded ingestion: its contiguous slice of the
     run files (in :func:`irmeta.campaign.files.resolve_paths` order) read once, judged,
@@ -188,7 +191,8 @@ def ingest_shard(
     _ingest_part(qrels, mine, out, depth=depth, duplicates=duplicates, run_name=run_name, threshold=threshold,
                  threads=threads, score_precision=score_precision,
                  ranked_depth=None if ranked_depth is None else _ranked_depth(ranked_depth),
-                 memory_budget=memory_budget, block_files=block_files, block_lines=block_lines)
+                 memory_budget=memory_budget, block_files=block_files, block_lines=block_lines,
+                 qrels_format=qrels_format)
     log.info("shard %d of %d: %d of %d run files", shard, shards, len(mine), len(files))
     return len(mine)
 
@@ -196,14 +200,14 @@ def ingest_shard(
 def _ingest_part(qrels: str | Path, files: Sequence[Path], out: str | Path, *, depth: int | None,
                  duplicates: DuplicatePolicy, run_name: RunNameSource, threshold: int, threads: int,
                  score_precision: ScorePrecision, ranked_depth: int | None, memory_budget: float | None,
-                 block_files: int | None, block_lines: int | None) -> Qrels:
+                 block_files: int | None, block_lines: int | None, qrels_format: str = "trec") -> Qrels:
     """``files`` read into a part at ``out`` within the memory budget; the qrels read."""
     from irmeta.support.memory import qrels_held_mb, resident_mb
 
     check_score_precision(score_precision)
     budget = DEFAULT_MEMORY_BUDGET_MB if memory_budget is None else memory_budget
     check_budget(qrels, budget)  # before anything is read
-    q = read_qrels(qrels)
+    q = read_qrels_as(qrels, qrels_format)
     settings = _part_settings(qrels, depth, duplicates, run_name, threshold, score_precision, ranked_depth)
     plan = reading_plan(files, qrels, budget_mb=budget, fixed_mb=max(qrels_held_mb(qrels), resident_mb()),
                         threads=threads, block_files=block_files, block_lines=block_lines)
@@ -234,11 +238,12 @@ def merge_ingested(
     score_precision: ScorePrecision = "double",
     ranked_depth: int | None = None,
     ranked_out: str | Path | None = None,
+    qrels_format: str = "trec",
 ) -> dict:
     """The parts of :func:`ingest_shard` (in shard order) merged into ``judged.npz`` (and,
     with ``ranked_out``, their rankings into ``ranked.npz``): the same bytes
     :func:`ingest_collection` writes reading every file in one job."""
-    return _merge(read_qrels(qrels), qrels, parts, out, depth=depth, duplicates=duplicates, run_name=run_name,
+    return _merge(read_qrels_as(qrels, qrels_format), qrels, parts, out, depth=depth, duplicates=duplicates, run_name=run_name,
                   threshold=threshold, score_precision=score_precision, ranked_depth=ranked_depth,
                   ranked_out=ranked_out)
 
@@ -253,7 +258,8 @@ def _merge(q: Qrels, qrels: str | Path, parts: Sequence[str | Path], out: str | 
     write_store(out, runs=merged.runs, topics=q.topics, length=merged.length, threshold=threshold, run_depth=depth,
                 ignored_topics=merged.ignored_topics, qrels_topic=qrels_topics_of_rows(q),
                 qrels_grade=q.grade.astype(np.int64), docids=q.docid, sides=merged.sides,
-                settings=dict(merged.reading, qrels=str(qrels), relevance_threshold=threshold))
+                settings=dict(merged.reading, qrels=str(qrels), relevance_threshold=threshold), subtopics=q.subtopics,
+                judgment_groups=q.judgment_groups)
     if ranked_out is not None:
         write_ranked(ranked_out, ranked_parts(parts),
                      _ranked_settings(depth, duplicates, run_name, score_precision, _ranked_depth(ranked_depth)))

@@ -8,7 +8,9 @@ the measure, else by golden trec_eval 10.0-rc2 output (data/trec_eval_10_*.tsv, 
 in their headers); ir_measures' by ir_measures (its ERR@k by gdeval.pl, printed to 5
 decimals); ranx's by ranx where it is installed (the bench extra), else by what ranx's
 source (0.3.21, ``ranx/metrics/*.py``) defines each as: the trec_eval measure it equals, or
-its formula written out here (rbp, ndcg/dcg with -lN). Runs are fed to the peers in
+its formula written out here (rbp, ndcg/dcg with -lN, hits, f1@k). ndeval's names (subtopic
+qrels) and trec_eval's ``*_avgjg`` (``-R qrels_jg``) and ``11pt_avg.x,y`` (``-l 2``) name the
+module that computes their examples with the peer (``checked_by``). Runs are fed to the peers in
 trec_eval's order as strictly decreasing scores (docs/PROTOCOL.md, Numerical care).
 """
 
@@ -37,13 +39,16 @@ pytestmark = [pytest.mark.filterwarnings("ignore:The inplace keyword in DataFram
 
 TOLERANCE = 1e-9
 GDEVAL_DECIMALS = 5  # gdeval.pl prints %.5f
-PEERS = ("trec_eval", "ir_measures", "ranx")
+PEERS = ("trec_eval", "ir_measures", "ranx", "ndeval")
 CAMPAIGNS = (("trec8_adhoc", "INQ601"), ("dl2020_passage", "pash_r3"))
 GOLDEN = sorted((Path(__file__).parent / "data").glob("trec_eval_10_*.tsv"))
 # IRMETA_TEST_RANX_DEFINITIONS=1 checks ranx's names against its definitions even where ranx is installed
 HAS_RANX = importlib.util.find_spec("ranx") is not None and not os.environ.get("IRMETA_TEST_RANX_DEFINITIONS")
 
-EXAMPLES = [(entry, typed, request) for entry in PEER_NAMES for typed, request in entry.examples]
+ALL_EXAMPLES = [(entry, typed, request) for entry in PEER_NAMES for typed, request in entry.examples]
+# the examples computed here; an entry whose peer needs other qrels or flags names its own module
+EXAMPLES = [(entry, typed, request) for entry in PEER_NAMES if not entry.checked_by
+            for typed, request in entry.examples]
 
 
 def _id(example: tuple[PeerName, str, str]) -> str:
@@ -65,7 +70,19 @@ def test_every_peer_name_records_its_peer_and_is_checked():
             assert entry.examples, f"{entry.peer}'s {entry.name} is read as {entry.reads} with no check against it"
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=_id)
+@pytest.mark.parametrize("entry", [e for e in PEER_NAMES if e.checked_by], ids=lambda e: f"{e.peer}:{e.name}")
+def test_an_example_checked_elsewhere_is_a_case_of_its_module(entry):
+    """ndeval's names need subtopic qrels, trec_eval's *_avgjg -R qrels_jg: their module
+    computes each example with the peer (its cases name the example as typed)."""
+    module = Path(__file__).parents[3] / entry.checked_by
+    assert module.is_file(), f"{entry.name}: no {entry.checked_by}"
+    text = module.read_text()
+    for typed, request in entry.examples:
+        for spelling in (typed, request):
+            assert f'"{spelling}"' in text, f"{entry.peer}'s {spelling}: not a case of {entry.checked_by}"
+
+
+@pytest.mark.parametrize("example", ALL_EXAMPLES, ids=_id)
 def test_each_example_is_read_through_its_own_entry(example):
     entry, typed, _ = example
     if entry.pattern is not None:
@@ -115,7 +132,8 @@ def _golden(collection: str, run: str) -> dict[str, dict[str, float]]:
     for path in GOLDEN:
         with path.open() as handle:
             for row in csv.DictReader((line for line in handle if not line.startswith("#")), delimiter="\t"):
-                if (row["collection"], row["run"]) == (collection, run) and row["qid"] != "all":
+                if (row["collection"], row["run"]) == (collection, run) and row["qid"] != "all" \
+                        and row.get("qrels", "trec") == "trec" and not row.get("flags"):  # trec_eval -q alone
                     out[row["measure"]][row["qid"]] = float(row["value"])
     return out
 
@@ -168,6 +186,18 @@ def _ranx_graded(qrels: dict[str, int], ranking: dict[str, float], *, kind: str,
     return dcg / ideal if ideal > 0 else 0.0
 
 
+def _ranx_count(qrels: dict[str, int], ranking: dict[str, float], *, kind: str, k: str | None,
+                level: int) -> float:
+    """ranx's hits and f1 written out: hits@k the documents graded >= level in the top k
+    (without k: the whole list); f1@k 2 P R / (P + R), P = hits@k / k, R = hits@k / relevant."""
+    order = sorted(ranking, key=ranking.get, reverse=True)[:int(k) if k else None]
+    hits = sum(qrels.get(d, 0) >= level for d in order)
+    if kind == "hits":
+        return float(hits)
+    precision, recall = hits / int(k), hits / max(sum(g >= level for g in qrels.values()), 1)
+    return 2 * precision * recall / (precision + recall) if hits else 0.0
+
+
 # ranx's binary metrics as the trec_eval measure its source defines each as (no k / k).
 RANX_AS_TREC_EVAL = {"precision": ("set_P", "P.{}"), "recall": ("recall.1000", "recall.{}"),
                      "mrr": ("recip_rank", None), "map": ("map", "map_cut.{}"), "hit_rate": (None, "success.{}"),
@@ -190,6 +220,8 @@ def ranx_values(request: str, qrels, run) -> dict[str, float]:
         return {q: _ranx_graded(qrels[q], run[q], kind=name, k=k, level=level) for q in topics}
     if name == "mrr" and k:
         return ir_measures_values(f"RR@{k}", qrels, run)
+    if name in ("hits", "f1") and (k or name == "hits"):
+        return {q: _ranx_count(qrels[q], run[q], kind=name, k=k, level=level) for q in topics}
     bare, cut = RANX_AS_TREC_EVAL[name]
     return trec_eval_values(bare if not k else cut.format(k), qrels, run, {})
 
@@ -256,7 +288,8 @@ def test_ranx_rbp_at_95_is_p_095_over_the_whole_ranking(campaign):
     ("ndcg_cut_10", "nDCG@10"), ("P.10", "P@10"), ("p_10", "P@10"), ("precision@10", "P@10"), ("precision", "SetP"),
     ("recall@100", "Recall@100"), ("mrr", "RR"), ("MRR@10", "RR@10"), ("hit_rate@10", "Success@10"),
     ("map@100", "AP@100"), ("MAP", "AP"), ("recip_rank", "RR"), ("map_cut_100", "AP@100"), ("map_cut.100", "AP@100"),
-    ("r-precision", "Rprec"), ("f1", "SetF"), ("ap_rareness@100", "AP_rareness@100"), ("err@20", "ERR@20"),
+    ("r-precision", "Rprec"), ("f1", "SetF"), ("f1@10", "F1@10"), ("hits@10", "Hits@10"), ("hits", "Hits"),
+    ("ap_rareness@100", "AP_rareness@100"), ("err@20", "ERR@20"),
     ("NDCG(gains={1:1,2:3})@10", "nDCG(gains={1:1,2:3})@10"), ("rbp(p=0.9)", "RBP(p=0.9)"),
     ("rbp", "RBP(gain_scale=topic_max,p=0.9)"), ("rbp.9", "RBP(gain_scale=none,p=0.9)"),
     ("rbp@8", "RBP(gain_scale=none)"), ("rbp.5", "RBP(gain_scale=none,p=0.5)"),
@@ -283,7 +316,6 @@ def test_outputs_name_the_canonical_measure():
 
 
 @pytest.mark.parametrize("typed,reason", [
-    ("f1@10", "divides the hits by k"), ("hits@10", "irmeta's P@k is hits@k / k"),
     ("ndcg_burges@10", "nDCG(gains={1:1,2:3,3:7})@k"), ("dcg_burges@5", "DCG(gains={1:1,2:3,3:7})@k"),
     ("gm_map", "average geometric"), ("ndcg_burges@10-l2", "2^grade - 1"),
     ("precision@10-l2", "write precision@10 with --threshold 2"),

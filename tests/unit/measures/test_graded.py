@@ -581,9 +581,9 @@ def test_registry_names_and_options():
         assert definition.compute is FUNCTIONS[name]
     assert MEASURES["RR"].options == ()
     for name in ("DCG", "nDCG"):  # min_grade: ranx's -lN (issue 42)
-        assert MEASURES[name].options == ("gains", "min_grade")
+        assert MEASURES[name].options == ("gains", "gains_rest", "min_grade")
     for name in ("DCG_jk", "nDCG_jk"):
-        assert MEASURES[name].options == ("gains",)
+        assert MEASURES[name].options == ("gains", "gains_rest")
     for name in SAKAI:
         assert MEASURES[name].options == ("gains", "beta")
 

@@ -26,6 +26,8 @@ from irmeta.campaign.qrels import read_qrels
 from irmeta.campaign.runs import read_runs
 from irmeta.cli import main
 from irmeta.measures.averaging import counted_means, evaluate, score_arrays
+from irmeta.measures.diversity import needs_subtopics
+from irmeta.measures.group_averaged import GROUP_FAMILIES
 from irmeta.measures.names import depth_read, parse_measure, trec_eval_name
 from irmeta.measures.registry import MEASURES
 
@@ -101,7 +103,8 @@ def slow_judged(docs: list[str], judged: dict[str, int], k: int | None) -> float
     return sum(d in judged for d in top) / len(top)
 
 
-FAMILIES = sorted(MEASURES)
+# the diversity ones: test_diversity.py; the judgment-group ones: test_trec_eval_jg_gains.py
+FAMILIES = sorted(f for f in MEASURES if not needs_subtopics(f) and f not in GROUP_FAMILIES)
 ALPHAS = [0.0, 0.5, 1.0]
 
 

@@ -114,7 +114,7 @@ def test_an_option_is_of_its_defaults_kind(registry, campaign):
     _, matrix = campaign
     seen = []
 
-    def mine(grades, n_relevant, *, beta=1.0, n=2, flag=False, mode="lin", pair=(1, 2)):
+    def mine(grades, n_relevant, *, beta=1.0, n=2, flag=False, mode="lin", pair=(1, 2), words=("a", "b")):
         seen.append((beta, n, flag, mode))
         return 0.0
 
@@ -122,7 +122,9 @@ def test_an_option_is_of_its_defaults_kind(registry, campaign):
     for name, fault in [("Mine(beta=abc)@10", r"option beta takes a number \(its default is 1.0\), not 'abc'"),
                         ("Mine(n=2.5)@10", r"option n takes a whole number \(its default is 2\), not '2.5'"),
                         ("Mine(flag=yes)", "option flag takes 0 or 1"),
-                        ("Mine(pair=3)", r"option pair cannot be set in a name \(its default is a tuple\)")]:
+                        ("Mine(pair=3)", r"option pair takes a list of numbers \[x,y,\.\.\.\] \(its default is "
+                                         r"\(1, 2\)\), not '3'"),  # numbers in a list: 11pt_avg's levels
+                        ("Mine(words=3)", r"option words cannot be set in a name \(its default is a tuple\)")]:
         with pytest.raises(ValueError, match=f"measure '{re.escape(name)}': {fault}"):
             parse_measure(name)
     evaluate(matrix, ["Mine(beta=2,n=3,flag=1,mode=5)@1"])

@@ -15,11 +15,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from campaigns import write
-from irmeta.campaign.judge import relevance_matrix
+import irmeta
+from campaigns import diversity_campaign, write
+from irmeta.campaign.judge import judge_runs, relevance_matrix
 from irmeta.campaign.qrels import read_qrels
 from irmeta.campaign.runs import read_runs
+from irmeta.campaign.subtopics import read_subtopic_qrels
 from irmeta.measures.averaging import evaluate
+from irmeta.measures.diversity import DIVERSITY_FAMILIES
+from irmeta.measures.group_averaged import GROUP_FAMILIES
 from irmeta.measures.names import parse_measure
 from irmeta.measures.plugins import PluginMeasure, register_imported_measure, register_measure
 from irmeta.measures.ranges import Grid, Range, measure_range, printed_tolerance, shortest_decimals
@@ -118,7 +122,8 @@ def names_at(cutoff: int | None) -> list[str]:
     """Every shipped family, and settings that move its scores (gains, beta, p, rarity,
     condensed lists), at ``cutoff``."""
     at = "" if cutoff is None else f"@{cutoff}"
-    shipped = [f for f, d in MEASURES.items() if not isinstance(d, PluginMeasure)]
+    shipped = [f for f, d in MEASURES.items()
+               if not isinstance(d, PluginMeasure) and f not in DIVERSITY_FAMILIES and f not in GROUP_FAMILIES]
     names = [f + at for f in shipped if cutoff is not None or f != "ASL_g1"]
     names += [f"{f}(judged_only=true){at}" for f in ("P", "RR", "Success", "nDCG", "AP_rareness")]
     names += [f"nDCG(gains={{0:1,1:2,3:7}}){at}", f"DCG(gains={{1:0.5,2:9}}){at}", f"ERR(gains={{0:2,2:30}}){at}",
@@ -148,6 +153,45 @@ def test_every_score_irmeta_computes_lies_in_its_measures_range_and_on_its_grid(
             assert ((values >= r.low - slack) & (values <= r.high + slack)).all(), (name, alpha, values)
             if r.grid is not None:
                 assert np.allclose(r.grid.nearest(values), values, rtol=0, atol=4 * _EPS), (name, values)
+
+
+@pytest.mark.parametrize("seed", [3, 17])
+def test_every_diversity_score_lies_in_its_measures_range(tmp_path, seed):
+    """The diversity families read subtopic qrels: a small Web-track-shaped campaign, every
+    family at cutoffs 1 (where defined), 5 and 40, and at the alphas and patiences' ends."""
+    qrels, runs = diversity_campaign(tmp_path, seed, n_topics=8, n_runs=4, depth=40)
+    matrix, _ = judge_runs(runs, read_subtopic_qrels(qrels), depth=40)  # k of those without @k
+    names = [f"{f}{at}" for f in DIVERSITY_FAMILIES for at in ("@1", "@5", "@40", "")
+             if not (at == "@1" and f in ("alpha_DCG", "ERR_IA")) and not (at and f in ("NRBP", "nNRBP", "AP_IA"))]
+    names += ["alpha_DCG(alpha=0)@5", "alpha_nDCG(alpha=1)@10", "ERR_IA(alpha=0.99)@40", "NRBP(alpha=0,patience=0.99)",
+              "NRBP(alpha=1,patience=0.01)", "nNRBP(alpha=0.9)"]
+    for name, values in evaluate(matrix, names).items():
+        r = measure_range(name, None)
+        slack = 8 * _EPS * max(1.0, r.high if r.bounded else 1.0)
+        assert ((values >= r.low - slack) & (values <= r.high + slack)).all(), (name, values)
+
+
+@pytest.mark.parametrize("seed", [5, 29])
+def test_every_judgment_group_score_lies_in_its_measures_range(tmp_path, seed):
+    """The *_avgjg families read judgment-group qrels: 1-3 groups per topic grading -1..3."""
+    rng = np.random.default_rng(seed)
+    qrels_lines, run_lines = [], {f"r{r}": [] for r in range(3)}
+    for t in range(1, 6):
+        for g in range(int(rng.integers(1, 4))):
+            for d in rng.choice(12, size=int(rng.integers(1, 10)), replace=False).tolist():
+                qrels_lines.append(f"{t} g{g} d{d} {int(rng.integers(-1, 4))}\n")
+        for r, lines in run_lines.items():
+            docs = rng.choice(15, size=int(rng.integers(1, 13)), replace=False).tolist()
+            lines += [f"{t} Q0 d{d} {i + 1} {len(docs) - i} {r}\n" for i, d in enumerate(docs)]
+    qrels = write(tmp_path / "qrels_jg", "".join(qrels_lines))
+    runs = [write(tmp_path / "runs" / r, "".join(lines)) for r, lines in run_lines.items()]
+    names = [f"{f}{at}" for f in GROUP_FAMILIES for at in ("", "@1", "@5", "@12") if at or f != "P_avgjg"]
+    names += ["Rprec_mult_avgjg(multiple=0.2)", "Rprec_mult_avgjg(multiple=3)", "AP_avgjg(judged_only=true)"]
+    for threshold in (1, 3):
+        got = irmeta.evaluate(qrels, runs, names, qrels_format="qrels_jg", threshold=threshold)
+        for name, values in got.groupby("measure").value:
+            r = measure_range(name, None)
+            assert ((values >= r.low - 8 * _EPS) & (values <= r.high + 8 * _EPS)).all(), (name, values.tolist())
 
 
 # ------------------------------------------------------------ scores files

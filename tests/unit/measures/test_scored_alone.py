@@ -22,9 +22,14 @@ from irmeta.campaign.judge import relevance_matrix
 from irmeta.campaign.qrels import read_qrels
 from irmeta.campaign.runs import read_runs
 from irmeta.measures.averaging import score_table
+from irmeta.measures.diversity import needs_subtopics
+from irmeta.measures.group_averaged import GROUP_FAMILIES
 from irmeta.measures.registry import MEASURES
 
-FAMILIES = sorted(name for name, d in MEASURES.items() if not d.uses_alpha)
+# the diversity families read subtopic qrels (tests/unit/measures/test_diversity.py checks them
+# alone), the *_avgjg ones judgment groups (test_a_run_scores_the_same_alone_over_judgment_groups)
+FAMILIES = sorted(name for name, d in MEASURES.items()
+                  if not d.uses_alpha and not needs_subtopics(name) and name not in GROUP_FAMILIES)
 NEEDS_CUTOFF = {"ASL_g1"}  # @n is the number of relevant documents, not a depth
 
 _doc = st.sampled_from([f"d{i}" for i in range(12)] + ["u1", "u2", "u3"])
@@ -100,3 +105,25 @@ def test_uncut_runs_need_a_cutoff_where_k_divides(tmp_path):
     # Measures that need no k are defined on uncut runs.
     table = score_table(m, ["AP", "nDCG", "SetP", "ASL"], averaging=("all",), per_topic=False)
     assert np.isfinite(table["value"]).all()
+
+
+@pytest.mark.parametrize("seed", [1, 8])
+def test_a_run_scores_the_same_alone_over_judgment_groups(tmp_path, seed):
+    """The *_avgjg families over judgment-group qrels (1-3 groups a topic, grades -1..3)."""
+    import irmeta
+
+    rng = np.random.default_rng(seed)
+    qrels = write(tmp_path / "qrels_jg", "".join(f"{t} g{g} d{d} {int(rng.integers(-1, 4))}\n" for t in range(1, 5)
+                                                 for g in range(int(rng.integers(1, 4)))
+                                                 for d in rng.choice(12, size=int(rng.integers(1, 9)), replace=False)))
+    runs = [write(tmp_path / "runs" / f"r{r}", "".join(
+        f"{t} Q0 d{d} {i + 1} {20 - i} r{r}\n" for t in range(1, 5)
+        for i, d in enumerate(rng.choice(15, size=int(rng.integers(1, 14)), replace=False)))) for r in range(3)]
+    names = ["P_avgjg@5", "AP_avgjg", "AP_avgjg@3", "Rprec_mult_avgjg(multiple=0.5)", "AP_avgjg(judged_only=true)"]
+    assert set(GROUP_FAMILIES) == {parse.split("(")[0].split("@")[0] for parse in names}
+    together = irmeta.evaluate(qrels, runs, names, qrels_format="qrels_jg", depth=14)
+    for path in runs:
+        alone = irmeta.evaluate(qrels, [path], names, qrels_format="qrels_jg", depth=14).reset_index(drop=True)
+        mine = together[together["run"] == path.name].reset_index(drop=True)
+        assert alone[["measure", "qid"]].equals(mine[["measure", "qid"]])
+        assert (alone["value"].to_numpy() == mine["value"].to_numpy()).all(), path.name

@@ -51,7 +51,8 @@ def test_every_family_its_parameters_and_its_peers_names_are_listed():
 
 def test_defaults_are_the_families_own():
     _, out, _ = run_cli("measures", "--search", "rank-biased")
-    assert "p=0.8, gains=none, gain_scale=threshold, min_grade=1, judged_only=false" in _blocks(out)["RBP"]
+    defaults = "p=0.8, gains=none, gain_scale=threshold, min_grade=1, gains_rest=zero, judged_only=false"
+    assert defaults in _blocks(out)["RBP"]
 
 
 @pytest.mark.parametrize("peer", PEERS)

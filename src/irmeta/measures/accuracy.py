@@ -38,8 +38,10 @@ def accuracy(matrix: RelevanceMatrix, cutoff: int | None) -> np.ndarray:
 
 register(MeasureDefinition("Accuracy", accuracy, "share of (relevant, non-relevant) pairs in the top k ordered "
                                                  "relevant first (ir_measures Accuracy)", value_range=UNIT_RANGE))
+_ACCURACY_TEST = "tests/unit/measures/test_compat_and_accuracy.py"  # ir_measures computes each example
 register_peer_names(
-    PeerName("Accuracy", "ir_measures", "Accuracy", "Accuracy", "where ir_measures reports nothing (no relevant document in the top k) irmeta gives 0, and 1 where "
-             "ir_measures divides by zero (every document there relevant)",
-             examples=(("Accuracy", "Accuracy"), ("Accuracy@20", "Accuracy@20")), checked_by="tests/unit/measures/test_compat_and_accuracy.py"),
+    PeerName("Accuracy", "ir_measures", "Accuracy", "Accuracy",
+             "where ir_measures reports nothing (no relevant document in the top k) irmeta gives 0, and 1 "
+             "where ir_measures divides by zero (every document there relevant)",
+             examples=(("Accuracy", "Accuracy"), ("Accuracy@20", "Accuracy@20")), checked_by=_ACCURACY_TEST),
 )

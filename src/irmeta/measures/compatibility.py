@@ -85,8 +85,11 @@ def compatibility(matrix: RelevanceMatrix, cutoff: int | None, *, p: float = COM
 register(MeasureDefinition("Compat", compatibility, "RBO of the run with the ideal ranking compatible with it "
                                                     "(Clarke, Vtyurina and Smucker 2021)",
                            options=("p", "normalize"), value_range=UNIT_RANGE))
+_COMPAT_TEST = "tests/unit/measures/test_compat_and_accuracy.py"  # ir_measures computes each example
 register_peer_names(
-    PeerName("Compat", "ir_measures", "Compat", "Compat", "RBO with the ideal ranking compatible with the run; ir_measures puts an unretrieved relevant document before "
-             "retrieved ones of its grade when the run's scores are 0 or negative, irmeta never",
-             examples=(("Compat", "Compat"), ("Compat(p=0.8,normalize=false)", "Compat(p=0.8,normalize=False)")), checked_by="tests/unit/measures/test_compat_and_accuracy.py"),
+    PeerName("Compat", "ir_measures", "Compat", "Compat",
+             "RBO with the ideal ranking compatible with the run; ir_measures puts an unretrieved relevant "
+             "document before retrieved ones of its grade when the run's scores are 0 or negative, irmeta never",
+             examples=(("Compat", "Compat"), ("Compat(p=0.8,normalize=false)", "Compat(p=0.8,normalize=False)")),
+             checked_by=_COMPAT_TEST),
 )

@@ -243,8 +243,8 @@ def merge_ingested(
     """The parts of :func:`ingest_shard` (in shard order) merged into ``judged.npz`` (and,
     with ``ranked_out``, their rankings into ``ranked.npz``): the same bytes
     :func:`ingest_collection` writes reading every file in one job."""
-    return _merge(read_qrels_as(qrels, qrels_format), qrels, parts, out, depth=depth, duplicates=duplicates, run_name=run_name,
-                  threshold=threshold, score_precision=score_precision, ranked_depth=ranked_depth,
+    return _merge(read_qrels_as(qrels, qrels_format), qrels, parts, out, depth=depth, duplicates=duplicates,
+                  run_name=run_name, threshold=threshold, score_precision=score_precision, ranked_depth=ranked_depth,
                   ranked_out=ranked_out)
 
 

@@ -376,8 +376,12 @@ def _reader_gone() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:  # Ctrl-C before any work: nothing written, the same one line
+        err("irmeta: interrupted")
+        return _INTERRUPTED_STATUS
     error = ""
     with warnings.catch_warnings(record=True) as caught, latched():
         warnings.simplefilter("always", TrecFormatWarning)

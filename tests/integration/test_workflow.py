@@ -229,7 +229,9 @@ def test_same_seed_same_bytes_other_seed_changes_only_randomised(demo, tmp_path,
 
     other = _copy_workflow(tmp_path / "other")
     config = other / "config" / "config.yaml"
-    config.write_text(config.read_text() + "\nexperiments:\n  seed: 7\n")
+    settings = yaml.safe_load(config.read_text())  # a second experiments key is refused (issue 40)
+    settings["experiments"]["seed"] = 7
+    config.write_text(yaml.safe_dump(settings, sort_keys=False))
     _ok(_snakemake(other, "--cores", "2", "--config", f"data_root={shared_data}"))
     mine, theirs = demo / "results" / "demo" / "tables", other / "results" / "demo" / "tables"
     for name in ("synthetic_rare_common", "rarity_listing"):

@@ -8,9 +8,7 @@ the Parquet metadata and in the tables' own columns.
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -56,6 +54,7 @@ from irmeta.measures.averaging import (
 from irmeta.measures.names import parse_measure
 from irmeta.pipeline.scripts import log, progress_logger, shard_trials
 from irmeta.pipeline.stored_scores import scores_arrow_blocks, write_frame, write_scores, write_table_in_blocks
+from irmeta.support.atomic import scratch_beside
 
 if TYPE_CHECKING:
     from irmeta.measures.score_files import ScoreRows
@@ -97,11 +96,7 @@ def ingest_collection(
     """
     kept_depth = None if ranked_out is None else _ranked_depth(ranked_depth)
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")  # as atomic_path names it
-    os.close(fd)
-    part = Path(name)
-    try:
+    with scratch_beside(out) as part:
         q = _ingest_part(qrels, resolve_paths(runs), part, depth=depth, duplicates=duplicates, run_name=run_name,
                          threshold=threshold, threads=threads, score_precision=score_precision,
                          ranked_depth=kept_depth, memory_budget=memory_budget, block_files=block_files,
@@ -109,8 +104,6 @@ def ingest_collection(
         return _merge(q, qrels, [part], out, depth=depth, duplicates=duplicates, run_name=run_name,
                       threshold=threshold, score_precision=score_precision, ranked_depth=kept_depth,
                       ranked_out=ranked_out)
-    finally:
-        part.unlink(missing_ok=True)
 
 
 def _ranked_depth(ranked_depth: int | None) -> int:

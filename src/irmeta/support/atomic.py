@@ -107,6 +107,21 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         tmp.unlink(missing_ok=True)
 
 
+@contextmanager
+def scratch_beside(path: str | Path) -> Iterator[Path]:
+    """A unique empty file beside ``path``, named as :func:`atomic_path` names its
+    temporaries (so :func:`remove_stale_temporaries` finds it after a kill), removed when
+    the block ends: a job's intermediate that is never renamed into place."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        yield Path(name)
+    finally:
+        Path(name).unlink(missing_ok=True)
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (:func:`atomic_path`)."""
     with atomic_path(path) as tmp:

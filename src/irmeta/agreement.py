@@ -53,8 +53,8 @@ from irmeta.artefacts.tables import latex_table, markdown_table
 from irmeta.campaign.in_memory import to_qrels
 from irmeta.campaign.judgment_sets import assessor_files, check_shares_topics, check_unjudged, filled_from_reference
 from irmeta.campaign.qrels import Qrels
-from irmeta.measures.names import measure_label
-from irmeta.measures.typed import as_typed, spellings_note
+from irmeta.measures.names import column_labels
+from irmeta.measures.typed import spellings_note, typed_labels
 from irmeta.metaeval.conclusion_agreement import conclusion_agreement_table
 from irmeta.metaeval.family_bias import DEFAULT_PERMUTATIONS as FAMILY_PERMUTATIONS
 from irmeta.metaeval.judgment_agreement import judgment_agreement_table
@@ -276,8 +276,8 @@ def family_rows(reference_scores: Any, scores: Mapping[str, Any], families: str 
     else:
         named = families_for_runs(families, runs)
     table = family_bias_table(reference_scores, scores, named, permutations=permutations, seed=seed + SEED_OFFSET)
-    return table.assign(measure=[measure_label(m, a or None) for m, a in zip(table["measure"], table["alpha"])]
-                        ).drop(columns="alpha").reset_index(drop=True)
+    labelled = table.assign(measure=column_labels(table["measure"], table["alpha"]))
+    return labelled.drop(columns="alpha").reset_index(drop=True)
 
 
 def agreement_of(reference: Qrels, labels: Mapping[str, Qrels], reference_scores: Any, scores: Mapping[str, Any],
@@ -285,12 +285,11 @@ def agreement_of(reference: Qrels, labels: Mapping[str, Qrels], reference_scores
     """The three tables from the judgments and the runs' scores under each set."""
     ranks = judgment_agreement_table(reference_scores, scores, reference_name=REFERENCE, level=plan.level,
                                      ties=ties)
-    ranks = ranks.assign(measure=[measure_label(m, a or None) for m, a in zip(ranks["measure"], ranks["alpha"])])
+    ranks = ranks.assign(measure=column_labels(ranks["measure"], ranks["alpha"]))
     conclusions = conclusion_agreement_table(
         reference_scores, scores, methods=[plan.test], corrections=[plan.correction], levels=[plan.level],
         permutations=plan.permutations, seed=plan.seed, reference_name=REFERENCE)
-    conclusions = conclusions.assign(measure=[measure_label(m, a or None)
-                                              for m, a in zip(conclusions["measure"], conclusions["alpha"])])
+    conclusions = conclusions.assign(measure=column_labels(conclusions["measure"], conclusions["alpha"]))
     return Agreement(label_agreement_table(reference, labels, threshold=threshold),
                      ranks[ranking_columns(ties)].reset_index(drop=True),
                      conclusions[list(CONCLUSION_COLUMNS)].reset_index(drop=True), plan, threshold)
@@ -382,7 +381,7 @@ def _shown_blocks(a: Agreement, spellings: Mapping[str, str] | None) -> list[tup
     shown, noted = [], False
     for caption, frame in _blocks(a):
         if "measure" in frame.columns:
-            frame = frame.assign(measure=[as_typed(m, spellings) for m in frame["measure"]])
+            frame = frame.assign(measure=typed_labels(frame["measure"], spellings))
             caption, noted = (caption if noted else caption + spellings_note(spellings)), True
         shown.append((caption, frame))
     return shown

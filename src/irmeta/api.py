@@ -42,7 +42,7 @@ from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import AVERAGING_NAMES, Averaging, Scores, score_arrays
 from irmeta.measures.diversity import refuse_without_subtopics
 from irmeta.measures.group_averaged import refuse_mismatch
-from irmeta.measures.names import depth_read, measure_label, parse_measure
+from irmeta.measures.names import Measure, as_measure, depth_read, parse_measure
 from irmeta.measures.plugins import refuse_imported
 from irmeta.measures.rareness import warn_rarity_over_one_run
 from irmeta.measures.score_files import COLUMNS, Missing, score_grid, table_labels
@@ -149,8 +149,8 @@ def scores_frame(scores: Scores, *, per_topic: bool = True):
     n_runs, n_topics = len(scores.runs), len(scores.topics)
     means = scores.means.get(AVERAGING_NAMES["all"], next(iter(scores.means.values()), None))
     frames = []
-    for i, (measure, alpha) in enumerate(zip(scores.measures, scores.alphas)):
-        label = measure_label(measure, alpha)
+    for i, measure in enumerate(scores.labelled()):
+        label = str(measure)
         if per_topic:
             frames.append(pd.DataFrame({"run": np.repeat(scores.runs, n_topics), "measure": label,
                                         "qid": np.tile(scores.topics, n_runs),
@@ -173,7 +173,8 @@ TABLE_COLUMNS = COLUMNS
 DEFAULT_FUZZINESS = ({"mode": "absolute", "value": 0.05}, {"mode": "relative", "value": 0.05})
 
 
-def score_matrices(table, measures: Sequence[str] | None = None, *, missing: Missing = "error") -> list[ScoreMatrix]:
+def score_matrices(table, measures: Sequence[str | Measure] | None = None, *,
+                   missing: Missing = "error") -> list[ScoreMatrix]:
     """One (runs, topics) matrix per measure and alpha from the per-topic rows of a score
     table (columns run, measure, qid, value; rows with qid ``all`` are means). Measures
     are named as :func:`evaluate` names them (``P_rareness(alpha=0.5)@100``); ``measures``
@@ -181,18 +182,20 @@ def score_matrices(table, measures: Sequence[str] | None = None, *, missing: Mis
     Every run needs every topic's score, unless ``missing="zero"`` (a missing topic scores
     0, as trec_eval -c scores it; refused for measures where lower is better)."""
     source = "the scores table"
-    labels = table_labels(table, source)
+    read = {label: parse_measure(label) for label in table_labels(table, source)}  # the table's names, read back
+    labels = list(read)
     if measures is not None:
-        wanted = {str(parse_measure(m)) for m in measures}
-        labels = [x for x in labels if x in wanted or str(parse_measure(x).without_alpha()) in wanted]
+        wanted = {as_measure(m) for m in measures}
+        labels = [x for x in labels if read[x] in wanted or read[x].without_alpha() in wanted]
     if not labels:
-        raise ValueError(f"the scores table has no per-topic scores of {', '.join(measures or ['any measure'])}")
+        raise ValueError(f"the scores table has no per-topic scores of "
+                         f"{', '.join(map(str, measures or ['any measure']))}")
     grid = score_grid(table, labels, missing=missing, source=source, topic_order="table")
     out = []
     for label, values in zip(grid.labels, grid.values):
-        m = parse_measure(label)
+        m = read[label]
         out.append(ScoreMatrix(str(m.without_alpha()), None if m.alpha is None else alpha_label(m.alpha), grid.runs,
-                               grid.topics, values, m.higher_is_better))
+                               grid.topics, values, m.higher_is_better, m.without_alpha()))
     return out
 
 
@@ -205,17 +208,17 @@ def matrices_of(table, measures: Sequence[str] | None = None, alphas: Sequence[A
     from irmeta.metaeval.score_matrices import score_matrices as blocks_of
 
     _check_table(table)
-    experiment_parameters(measures=measures, alphas=alphas)
+    read = experiment_parameters(measures=measures, alphas=alphas)["measures"]  # the names read, once
     if isinstance(table, Scores):
-        names = None if measures is None else [str(parse_measure(m).without_alpha()) for m in measures]
+        names = None if read is None else [str(m.without_alpha()) for m in read]
         found = blocks_of(table, names, alphas)
     else:
-        found = score_matrices(table, measures)
+        found = score_matrices(table, read)
         if alphas is not None:
             labels = {alpha_label(a) for a in alphas}
             found = [m for m in found if m.alpha is None or m.alpha in labels]
     have = {m.measure for m in found}
-    absent = [str(m) for m in measures or [] if str(parse_measure(m).without_alpha()) not in have]
+    absent = [str(typed) for typed, m in zip(measures or [], read or []) if str(m.without_alpha()) not in have]
     if absent or not found:
         source = "the scores have" if isinstance(table, Scores) else "the scores table has"
         at = "" if alphas is None else f" at alpha {', '.join(map(str, alphas))}"
@@ -230,16 +233,18 @@ def _check_table(table) -> None:
                         f"not {type(table).__name__}")
 
 
-def _check_comparisons(table, comparisons, tau_ap) -> None:
+def _check_comparisons(table, comparisons, tau_ap) -> list[tuple[Measure, Measure]]:
     """kendall_tau_table's comparisons: (measure, baseline) pairs or mappings, each measure
-    in the table (without alpha: each of its alphas gets a row), each baseline one ranking."""
+    in the table (without alpha: each of its alphas gets a row), each baseline one ranking;
+    the pairs as read."""
     _check_table(table)
     if not isinstance(tau_ap, str):
         check.items("tau_ap", tau_ap)
     if isinstance(table, Scores):
-        have = {str(parse_measure(m)) for m in table.measures}
+        have = {str(m) for m in table.parsed}
     else:
         have = {str(parse_measure(label).without_alpha()) for label in table_labels(table, "the scores table")}
+    read = []
     for i, c in enumerate(check.items("comparisons", comparisons)):
         if isinstance(c, Mapping) and set(c) == {"measure", "baseline"}:
             pair = (c["measure"], c["baseline"])
@@ -258,6 +263,8 @@ def _check_comparisons(table, comparisons, tau_ap) -> None:
         if baseline.uses_alpha:
             raise ValueError(f"comparisons[{i}]: the baseline {baseline} takes an alpha; a baseline is one "
                              f"ranking (a measure without alpha)")
+        read.append((measure, baseline))
+    return read
 
 
 def kendall_tau_table(table, comparisons: Sequence[tuple[str, str] | Mapping[str, str]], *,
@@ -277,13 +284,12 @@ def kendall_tau_table(table, comparisons: Sequence[tuple[str, str] | Mapping[str
     ties broken by run name. ``ties``: tie-aware variants added as columns, runs whose
     means are equal tied (``a``: ``tau_a``, ``tau_ap_a``, ``rbo_a``, the baseline as the true
     ranking; ``b``: ``tau_ap_b``, ``rbo_b``; ``w``: ``rbo_w``; docs/statistics.md)."""
-    _check_comparisons(table, comparisons, tau_ap)
+    pairs = _check_comparisons(table, comparisons, tau_ap)
     if not isinstance(ties, str):
         check.items("ties", ties, empty=True)
     from irmeta.metaeval import kendall_tau
 
-    pairs = [(c["measure"], c["baseline"]) if isinstance(c, Mapping) else tuple(c) for c in comparisons]
-    named = [{"measure": str(parse_measure(m)), "baseline": str(parse_measure(b))} for m, b in pairs]
+    named = [{"measure": str(m), "baseline": str(b)} for m, b in pairs]
     forms = [tau_ap] if isinstance(tau_ap, str) else list(tau_ap)
     uncertainty = dict(bootstrap_samples=bootstrap_samples, rbo_p=rbo_p, seed=seed,
                        ties=[ties] if isinstance(ties, str) else list(ties))
@@ -446,6 +452,7 @@ def _scores_of(matrices: Sequence[ScoreMatrix], table) -> Scores:
 
     first = matrices[0]
     scores = Scores(runs=first.runs, topics=first.topics, measures=[m.measure for m in matrices],
-                    alphas=[m.alpha for m in matrices], per_topic=np.stack([m.values for m in matrices]), means={})
+                    alphas=[m.alpha for m in matrices], per_topic=np.stack([m.values for m in matrices]), means={},
+                    parsed=[m.parsed for m in matrices])
     scores.means[AVERAGING_NAMES["all"]] = checked_means(scores, mean_rows_of(table, "the scores table"))
     return scores

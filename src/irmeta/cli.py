@@ -60,7 +60,7 @@ from irmeta.cli_test_errors import add_test_errors_parser
 from irmeta.comparison import TooFewDrawsWarning
 from irmeta.measures.averaging import AVERAGING_NAMES, Scores
 from irmeta.measures.counts import SUMMED
-from irmeta.measures.names import measure_label, parse_measure, trec_eval_name
+from irmeta.measures.names import trec_eval_name
 from irmeta.measures.registry import MEASURES
 from irmeta.support.arrow import joined_bytes, lean_memory
 from irmeta.support.formats import check_tsv_names, refuse_non_finite_scores
@@ -103,8 +103,8 @@ def scores_tsv(scores: Scores, *, per_topic: bool, digits: int | None) -> bytes:
         run_rows = np.repeat(np.arange(n_runs), n_topics)
         qid_rows = np.tile(np.arange(n_topics), n_runs)
     chunks = [b"run\tmeasure\tqid\tvalue\n"]
-    for i, (measure, alpha) in enumerate(zip(scores.measures, scores.alphas)):
-        label = measure_label(measure, alpha)
+    for i, measure in enumerate(scores.labelled()):
+        label = str(measure)
         parts = [(run_rows, qid_rows, scores.per_topic[i].reshape(-1), label)] if per_topic else []
         parts += [(np.arange(n_runs), np.full(n_runs, n_topics), means[i], _mean_label(label, name))
                   for name, means in scores.means.items()]
@@ -125,8 +125,9 @@ def check_scores_writable(scores: Scores, *, per_topic: bool, trec_eval: bool = 
     only: NaN or infinity is a bug upstream, refused naming the measure, run and topic
     (:mod:`irmeta.support.formats`)."""
     check_tsv_names("run", scores.runs, trec_eval=trec_eval)
-    labels = [measure_label(m, a) for m, a in zip(scores.measures, scores.alphas)]
-    check_tsv_names("measure", [trec_eval_name(x) for x in labels] if trec_eval else labels, trec_eval=trec_eval)
+    labelled = scores.labelled()
+    labels = [str(m) for m in labelled]
+    check_tsv_names("measure", [trec_eval_name(m) for m in labelled] if trec_eval else labels, trec_eval=trec_eval)
     check_tsv_names("topic", scores.topics, trec_eval=trec_eval)
     refuse_non_finite_scores(scores.per_topic if per_topic else None, scores.means, scores.runs, scores.topics,
                              labels)
@@ -151,18 +152,18 @@ def scores_trec_eval(scores: Scores, *, per_topic: bool, digits: int = 4, return
 
     check_scores_writable(scores, per_topic=per_topic, trec_eval=True)
     n_runs, n_topics, n_blocks = len(scores.runs), len(scores.topics), len(scores.measures)
-    names = [trec_eval_name(measure_label(m, a)).ljust(22) for m, a in zip(scores.measures, scores.alphas)]
+    printed = [trec_eval_name(m) for m in scores.labelled()]
+    names = [name.ljust(22) for name in printed]
     averaging, means = next(iter(scores.means.items()), ("", np.zeros((n_blocks, n_runs))))
-    mean_names = [_mean_label(trec_eval_name(measure_label(m, a)), averaging).ljust(22)
-                  for m, a in zip(scores.measures, scores.alphas)]
+    mean_names = [_mean_label(name, averaging).ljust(22) for name in printed]
     # per-topic lines run-major, topic, then measure (trec_eval's -q order); then per run
     # its runid line and one mean line per measure
     topic_rows = np.tile(np.repeat(np.arange(n_topics), n_blocks), n_runs) if per_topic else np.zeros(0, int)
-    counted = np.array([parse_measure(m).family in SUMMED for m in scores.measures], dtype=bool)
+    counted = np.array([m.family in SUMMED for m in scores.parsed], dtype=bool)
     averaged = (np.full(n_runs, n_topics) if returned is None else np.asarray(returned, bool).sum(axis=1))
     summary = np.where(counted[:, None], means * averaged[None, :], means)  # trec_eval sums the counts
     if num_rel_all is not None:
-        summary[np.array([parse_measure(m).family == "NumRel" for m in scores.measures], dtype=bool)] = num_rel_all
+        summary[np.array([m.family == "NumRel" for m in scores.parsed], dtype=bool)] = num_rel_all
     per_topic_values = scores.per_topic.transpose(1, 2, 0).reshape(-1) if per_topic else np.zeros(0)
     lines = pa.concat_arrays([
         _tab_joined(pa.array(names * (n_runs * n_topics if per_topic else 0), pa.string()),
@@ -183,7 +184,7 @@ def scores_trec_eval(scores: Scores, *, per_topic: bool, digits: int = 4, return
     if returned is not None and per_topic:  # a topic the run did not return has no line
         shown[:, :per_run] = np.repeat(np.asarray(returned, bool), n_blocks, axis=1)
     if per_topic:  # num_q has no per-topic line in trec_eval -q
-        no_line = np.array([parse_measure(m).family == "NumQ" for m in scores.measures], dtype=bool)
+        no_line = np.array([m.family == "NumQ" for m in scores.parsed], dtype=bool)
         shown[:, :per_run] &= ~np.tile(no_line, n_topics)[None, :]
     order = order[shown]
     order = order.reshape(-1)

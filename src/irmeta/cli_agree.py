@@ -123,7 +123,7 @@ def _agree(args: argparse.Namespace, run_only: dict[str, tuple[str, object]]) ->
         measures = measures_typed(args)
         spellings = report_spellings(args, measures)
         lean_memory()
-        found = agree_runs(args.qrels, args.judgments, args.runs, measures,
+        found = agree_runs(args.qrels, args.judgments, args.runs, list(measures.values()),
                            unjudged=args.unjudged, test=args.test, level=args.level,
                            permutations=args.permutations, seed=args.seed, families=args.families,
                            family_permutations=args.family_permutations, ties=sorted(set(args.ties or [])),

@@ -18,7 +18,7 @@ import os
 import re
 import sys
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +28,7 @@ from irmeta.api import DEFAULT_ALPHAS, DEFAULT_MEASURES, Scored
 from irmeta.campaign.errors import DuplicateDocumentError, TrecFormatError
 from irmeta.campaign.files import resolve_paths, run_name_from_path
 from irmeta.campaign.qrels_formats import QRELS_FORMATS
-from irmeta.measures.names import MAX_CUTOFF, parse_measure
+from irmeta.measures.names import MAX_CUTOFF, Measure, parse_measure
 from irmeta.measures.typed import typed_spellings
 from irmeta.metaeval.stats.own_tests import load_plugins as import_plugins
 from irmeta.settings import first_repeat
@@ -441,24 +441,25 @@ def add_report_options(p: argparse.ArgumentParser, formats: Sequence[str]) -> No
                         "not as typed; tsv always does")
 
 
-def measures_typed(args: argparse.Namespace) -> list[str]:
-    """``--measure``'s names (default :data:`~irmeta.api.DEFAULT_MEASURES`), none twice
-    however spelled: two spellings of one measure are refused naming both as typed. Once
-    the plugins are in (a plugin may register a measure)."""
+def measures_typed(args: argparse.Namespace) -> dict[str, Measure]:
+    """``--measure``'s names (default :data:`~irmeta.api.DEFAULT_MEASURES`), each read once
+    here, where it enters, as typed -> :class:`Measure`; none twice however spelled: two
+    spellings of one measure are refused naming both as typed. Once the plugins are in (a
+    plugin may register a measure)."""
     given = args.measure or list(DEFAULT_MEASURES)
-    repeat = first_repeat(given, lambda m: str(parse_measure(m)))
+    read = [parse_measure(m) for m in given]
+    repeat = first_repeat(read)
     if repeat is not None:
         i, j = repeat
-        same = ("the same measure" if given[i] == given[j]
-                else f"one measure, {parse_measure(given[i])}")
+        same = "the same measure" if given[i] == given[j] else f"one measure, {read[i]}"
         raise ValueError(f"--measure {given[j]} and --measure {given[i]} are {same}: give it once")
-    return given
+    return dict(zip(given, read))
 
 
-def report_spellings(args: argparse.Namespace, measures: Sequence[str]) -> dict[str, str]:
-    """How a report names the measures: as typed (canonical -> typed, where they differ),
-    or, with ``--canonical``, by irmeta's names; ``--canonical`` is refused with tsv,
-    which always names them so."""
+def report_spellings(args: argparse.Namespace, measures: Mapping[str, Measure]) -> dict[str, str]:
+    """How a report names the measures (``measures``: typed -> read): as typed (canonical ->
+    typed, where they differ), or, with ``--canonical``, by irmeta's names; ``--canonical``
+    is refused with tsv, which always names them so."""
     if args.canonical and args.format == "tsv":
         raise ValueError("--canonical changes the markdown and latex reports: tsv always names measures by irmeta's "
                          "canonical names")

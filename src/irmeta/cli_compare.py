@@ -91,7 +91,7 @@ def _compare(args: argparse.Namespace) -> int:
     measures = measures_typed(args)
     spellings = report_spellings(args, measures)
     lean_memory()
-    scored = score(args.qrels, args.runs, measures, average="all", **reading_settings(args))
+    scored = score(args.qrels, args.runs, list(measures.values()), average="all", **reading_settings(args))
     report_reading(scored, args.qrels)
     emit(args.output, render(compare_scores(scored.scores, plan, args.baseline), args.format, args.digits,
                              spellings).encode())

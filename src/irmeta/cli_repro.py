@@ -82,7 +82,7 @@ def _repro(args: argparse.Namespace) -> int:
     measures = measures_typed(args)
     spellings = report_spellings(args, measures)
     result = reproduce(args.qrels, [args.original_baseline, args.original_advanced, args.reproduced_baseline,
-                                    args.reproduced_advanced], measures,
+                                    args.reproduced_advanced], list(measures.values()),
                        reproduced_qrels=args.reproduced_qrels, order=order, **reading_settings(args))
     emit(args.output, render(result, args.format, args.digits, spellings).encode())
     return 0

@@ -52,7 +52,7 @@ import irmeta.settings as check
 from irmeta.api import DEFAULT_MEASURES, DEFAULT_SEED, score_checked
 from irmeta.artefacts.tables import latex_table, markdown_table
 from irmeta.measures.averaging import AVERAGING_NAMES, Scores
-from irmeta.measures.names import measure_label, parse_measure
+from irmeta.measures.names import Measure
 from irmeta.measures.typed import as_typed, spellings_note
 from irmeta.metaeval.stats.blocks import run_pairs
 from irmeta.metaeval.stats.pair_differences import finite_or_missing
@@ -123,6 +123,7 @@ class Comparison:
     higher_is_better: list[bool]
     baseline: str | None
     plan: ComparePlan
+    labelled: list[Measure]  # measures[i] as read, its alpha in its name
 
 
 # The interval at confidence 1 - level takes t's quantile at 1 - level / 2, which is 1 (an
@@ -196,13 +197,14 @@ def compare_scores(scores: Scores, plan: ComparePlan, baseline: str | None = Non
         raise ValueError(f"baseline {baseline!r} is not one of the runs given ({shown})")
     warn_too_few_draws(plan, len(runs) - 1 if baseline is not None else len(runs) * (len(runs) - 1) // 2)
     means = scores.means[AVERAGING_NAMES["all"]]
-    labels, blocks = [], []
-    for i, (measure, alpha) in enumerate(zip(scores.measures, scores.alphas)):
-        label = measure_label(measure, alpha)
+    labels, labelled, blocks = [], [], []
+    for i, measure in enumerate(scores.labelled()):
+        label = str(measure)
         if label not in labels:  # a measure asked for twice is compared once
             labels.append(label)
+            labelled.append(measure)
             blocks.append(i)
-    higher = [parse_measure(label).higher_is_better for label in labels]
+    higher = [m.higher_is_better for m in labelled]
     where = None if baseline is None else runs.index(baseline)
     pairs = len(runs) - 1 if baseline is not None else len(runs) * (len(runs) - 1) // 2
     frames = []
@@ -210,7 +212,8 @@ def compare_scores(scores: Scores, plan: ComparePlan, baseline: str | None = Non
         for label, i in zip(labels, blocks):
             frames.append(_measure_rows(label, scores.per_topic[i], means[i], runs, where, plan))
             step(pairs)
-    return Comparison(pd.concat(frames, ignore_index=True), runs, labels, means[blocks], higher, baseline, plan)
+    return Comparison(pd.concat(frames, ignore_index=True), runs, labels, means[blocks], higher, baseline, plan,
+                      labelled)
 
 
 def warn_too_few_draws(plan: ComparePlan, comparisons: int) -> str:
@@ -315,7 +318,7 @@ def _caption(c: Comparison, spellings: Mapping[str, str]) -> str:
     p = c.plan
     draws = f" ({p.permutations} draws, seed {p.seed})" if TESTS[p.test].randomised else ""
     against = f" against the baseline {c.baseline}" if c.baseline is not None else " between every pair of runs"
-    lower = [as_typed(m, spellings) for m, h in zip(c.measures, c.higher_is_better) if not h]
+    lower = [as_typed(m, spellings) for m, h in zip(c.labelled, c.higher_is_better) if not h]
     note = f" (lower is better for {', '.join(lower)})" if lower else ""
     if not TESTS[p.test].paired:
         correction = "its own correction for all pairs"
@@ -356,7 +359,7 @@ def comparison_markdown(c: Comparison, digits: int = 4, spellings: Mapping[str, 
     :func:`~irmeta.measures.typed.typed_spellings`)."""
     spellings = spellings or {}
     lines = [markdown_escape(_caption(c, spellings)), ""] + markdown_table(
-        ["#", "run", *(as_typed(m, spellings) for m in c.measures)], _cells(c, digits, "<sup>{}</sup>"),
+        ["#", "run", *(as_typed(m, spellings) for m in c.labelled)], _cells(c, digits, "<sup>{}</sup>"),
         [False, False] + [True] * len(c.measures))
     return "\n".join(lines) + "\n"
 
@@ -365,7 +368,7 @@ def comparison_latex(c: Comparison, digits: int = 4, spellings: Mapping[str, str
     """The report as a LaTeX ``table`` (``tabular``, ``\\hline`` rules, no package needed);
     names escaped (:func:`~irmeta.support.formats.latex_escape`), superscripts in math mode."""
     spellings = spellings or {}
-    lines = latex_table(["", "run", *(as_typed(m, spellings) for m in c.measures)], _cells(c, digits, "$^{{{}}}$"),
+    lines = latex_table(["", "run", *(as_typed(m, spellings) for m in c.labelled)], _cells(c, digits, "$^{{{}}}$"),
                         "ll" + "r" * len(c.measures), _caption(c, spellings))
     return "\n".join(lines) + "\n"
 

@@ -66,6 +66,8 @@ from irmeta.support.formats import REPORT_FORMATS, check_tsv_names
 if TYPE_CHECKING:
     import pandas as pd
 
+    from irmeta.measures.names import Measure
+
 log = logging.getLogger("irmeta")
 
 FORMATS = ("tsv", "markdown", "latex")
@@ -92,7 +94,7 @@ def _open_text(path: Path):
     return raw.decode("utf-8-sig")
 
 
-def read_matrix(path: str | Path, measure: str | None = None) -> tuple[ScoreMatrix, str | None]:
+def read_matrix(path: str | Path, measure: str | Measure | None = None) -> tuple[ScoreMatrix, str | None]:
     """One score matrix from a file, and its measure's name when the file says it (irmeta's
     or trec_eval's per-topic scores; None for a CSV matrix)."""
     path = Path(path)
@@ -105,16 +107,16 @@ def read_matrix(path: str | Path, measure: str | None = None) -> tuple[ScoreMatr
     return _read_csv_matrix(path, text), None
 
 
-def _read_scores_file(path: Path, measure: str | None) -> tuple[ScoreMatrix, str]:
+def _read_scores_file(path: Path, measure: str | Measure | None) -> tuple[ScoreMatrix, str]:
     """irmeta's (or trec_eval's) per-topic scores of one measure, runs x topics."""
-    from irmeta.measures.names import parse_measure
+    from irmeta.measures.names import as_measure, parse_measure
     from irmeta.measures.score_files import read_score_rows, score_grid, table_labels
 
     rows = read_score_rows(path)
     labels = table_labels(rows, str(path))
     if measure is not None:
-        wanted = str(parse_measure(measure))
-        chosen = [x for x in labels if x == wanted or str(parse_measure(x).without_alpha()) == wanted]
+        wanted = as_measure(measure)  # read where test_errors took it, unless only a file knows it
+        chosen = [x for x in labels if x == str(wanted) or parse_measure(x).without_alpha() == wanted]
         if len(chosen) != 1:
             held = ", ".join(labels) or "none"
             why = "no" if not chosen else "several"
@@ -168,7 +170,8 @@ def _read_csv_matrix(path: Path, text: str) -> ScoreMatrix:
     return ScoreMatrix(str(path), tuple(runs), tuple(topics), values.T)
 
 
-def _frame_matrix(frame: pd.DataFrame, measure: str | None, index: int) -> tuple[ScoreMatrix, str | None]:
+def _frame_matrix(frame: pd.DataFrame, measure: str | Measure | None, index: int
+                  ) -> tuple[ScoreMatrix, str | None]:
     """A DataFrame given to :func:`test_errors`: the long table of :func:`irmeta.evaluate`
     (run, measure, qid, value), else one column per run and one row per topic."""
     from irmeta.api import score_matrices
@@ -179,16 +182,14 @@ def _frame_matrix(frame: pd.DataFrame, measure: str | None, index: int) -> tuple
         if len(found) != 1:
             names = ", ".join(m.measure if m.alpha is None else f"{m.measure} (alpha {m.alpha})" for m in found)
             raise ValueError(f"{source}: per-topic scores of {len(found)} measures ({names}); name one (measure=)")
-        from irmeta.measures.names import measure_label
-
         m = found[0]
-        label = measure_label(m.measure, m.alpha)
+        label = str(m.parsed.with_alpha(m.alpha))
         return ScoreMatrix(source, tuple(m.runs), tuple(m.topics), m.values), label
     values = frame.to_numpy(dtype=np.float64, na_value=np.nan).T
     return ScoreMatrix(source, tuple(map(str, frame.columns)), tuple(map(str, frame.index)), values), None
 
 
-def score_matrices_of(scores: Any, measure: str | None = None) -> tuple[list[ScoreMatrix], str | None]:
+def score_matrices_of(scores: Any, measure: str | Measure | None = None) -> tuple[list[ScoreMatrix], str | None]:
     """The matrices of ``scores`` (a path, a DataFrame or a sequence of them) and the
     measure's name where one says it (all that say one must agree)."""
     given = list(scores) if isinstance(scores, (list, tuple)) else [scores]
@@ -212,12 +213,14 @@ def score_matrices_of(scores: Any, measure: str | None = None) -> tuple[list[Sco
     return matrices, next(iter(labels), None)
 
 
-def _support(label: str, measure_kind: str | None, matrices: Sequence[ScoreMatrix], known: bool) -> Support:
-    """The matrices' support: the measure's own (its declared range and grid,
+def _support(label: str, measure_kind: str | None, matrices: Sequence[ScoreMatrix], known: Measure | None
+             ) -> Support:
+    """The matrices' support: the measure's own (``known``, the measure irmeta reads
+    ``label`` as: its declared range and grid,
     :func:`~irmeta.metaeval.simulation.margins.support_of_measure`), or ``measure_kind``
     on the measure's range when irmeta knows the measure, on [0, 1] otherwise."""
-    if known:
-        own = support_of_measure(label)
+    if known is not None:
+        own = support_of_measure(known)
         if measure_kind is None:
             return own
         upper, declared = own.upper, own.declared
@@ -234,14 +237,17 @@ def _support(label: str, measure_kind: str | None, matrices: Sequence[ScoreMatri
     return replace(support_from_kind(measure_kind, scores, upper=upper), declared=declared)
 
 
-def _known(measure: str) -> bool:
+def _known(measure: str | None) -> Measure | None:
+    """The measure irmeta reads ``measure`` as (read once, here, where test_errors takes
+    it), None for none or a name only the scores know."""
     from irmeta.measures.names import parse_measure
 
+    if measure is None:
+        return None
     try:
-        parse_measure(measure)
+        return parse_measure(measure)
     except ValueError:
-        return False
-    return True
+        return None
 
 
 # ------------------------------------------------------------------ the experiment
@@ -297,9 +303,11 @@ def test_errors(scores: Any, *, measure: str | None = None, measure_kind: str | 
     elif not isinstance(protocol, SimulationProtocol):
         raise TypeError(f"protocol must be a SimulationProtocol or a mapping of its settings, not "
                         f"{type(protocol).__name__}")
-    matrices, named = score_matrices_of(scores, measure)
-    label = _label(measure, named, matrices)
-    support = _support(label, measure_kind, matrices, _known(label))
+    typed = _known(measure)
+    matrices, named = score_matrices_of(scores, measure if typed is None else typed)
+    label = _label(measure, typed, named, matrices)
+    known = typed if named is None and measure is not None else _known(label)  # a file's name, read back
+    support = _support(label, measure_kind, matrices, known)
     log.info("fitting the models of %s: %d matrix(es), %s runs", label, len(matrices),
              " + ".join(str(len(m.runs)) for m in matrices))
     models = fit_models(matrices, support, protocol, seed, label, workers=workers, drop_hint=hints["degenerate_runs"])
@@ -310,13 +318,11 @@ def test_errors(scores: Any, *, measure: str | None = None, measure_kind: str | 
     return ErrorRates(error_rate_table([counts], settings.trials), models_table([models]))
 
 
-def _label(measure: str | None, named: str | None, matrices: Sequence[ScoreMatrix]) -> str:
-    """The measure's name in the table: ``measure`` (canonical when irmeta knows it), else
-    the one the scores name, else the matrices' file names."""
+def _label(measure: str | None, typed: Measure | None, named: str | None, matrices: Sequence[ScoreMatrix]) -> str:
+    """The measure's name in the table: ``measure`` (canonical, ``typed``, when irmeta knows
+    it), else the one the scores name, else the matrices' file names."""
     if measure is not None:
-        from irmeta.measures.names import parse_measure
-
-        return named if named is not None else (str(parse_measure(measure)) if _known(measure) else measure)
+        return named if named is not None else (str(typed) if typed is not None else measure)
     if named is not None:
         return named
     return "+".join(dict.fromkeys(Path(m.source).name.split(".")[0] for m in matrices))

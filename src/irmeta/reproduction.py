@@ -31,7 +31,7 @@ from irmeta.campaign.rankings import ranking_of_file
 from irmeta.campaign.runs import RunFile
 from irmeta.measures.averaging import Scores, score_arrays
 from irmeta.measures.diversity import refuse_without_subtopics
-from irmeta.measures.typed import as_typed, spellings_note
+from irmeta.measures.typed import spellings_note, typed_labels
 from irmeta.metaeval import reproducibility as rm
 from irmeta.metaeval.reproducibility_table import COLUMNS, OrderSettings, Reproduction, reproducibility_table
 from irmeta.settings import ScoreSettings
@@ -190,8 +190,8 @@ def _report_blocks(r: Repro, digits: int, spellings: Mapping[str, str]) -> list[
         blocks.append((_rankings_caption(r), ["pair", "original", "reproduced", *_ORDER], rows))
     alphas = bool((t["alpha"].astype(str) != "").any())
     scores = [c for c in _SCORES if r.setting == "same_collection" or not c.startswith(("rmse", "nrmse"))]
-    rows = [[as_typed(str(m), spellings), *([str(a)] if alphas else []), *(number(row[c]) for c in scores)]
-            for m, a, (_, row) in zip(t["measure"], t["alpha"], t.iterrows())]
+    rows = [[m, *([str(a)] if alphas else []), *(number(row[c]) for c in scores)]
+            for m, a, (_, row) in zip(typed_labels(t["measure"], spellings), t["alpha"], t.iterrows())]
     blocks.append((_scores_caption(r, spellings), ["measure", *(["alpha"] if alphas else []), *scores], rows))
     return blocks
 

@@ -29,7 +29,7 @@ import numpy as np
 from irmeta.campaign.qrels_formats import QRELS_FORMATS
 from irmeta.campaign.runs import SCORE_PRECISIONS
 from irmeta.measures.alpha import Alpha, alpha_label, parse_alpha
-from irmeta.measures.names import MAX_CUTOFF, Measure, parse_measure
+from irmeta.measures.names import MAX_CUTOFF, Measure, as_measure
 from irmeta.measures.registry import MEASURES, checked_option
 
 INT64_MAX = 2**63 - 1
@@ -171,9 +171,10 @@ def measure_names(name: str, value: Any, *, empty: bool = False) -> list[Measure
     for i, m in enumerate(listed):
         if not isinstance(m, (str, Measure)):
             raise TypeError(f"{name}[{i}] must be a measure name such as 'P@10', not {type(m).__name__} {shown(m)}")
-    parsed = [parse_measure(m) for m in listed]
-    refuse_repeats(name, [str(m) if isinstance(m, Measure) else m for m in listed],
-                   lambda m: str(parse_measure(m)))
+    parsed = [as_measure(m) for m in listed]  # each name read once, here where it enters
+    typed = [str(m) if isinstance(m, Measure) else m for m in listed]
+    canonical = dict(zip(typed, map(str, parsed)))
+    refuse_repeats(name, typed, canonical.__getitem__)
     return parsed
 
 

@@ -77,7 +77,10 @@ SIMULATED = [name for name, c in COLLECTIONS.items() if c.simulated]
 # per-topic scores only runs those that read scores (irmeta.pipeline.manifest).
 RANKED = [name for name, c in COLLECTIONS.items() if c.has_runs]
 SCORES_ONLY = [name for name in COLLECTIONS if name not in RANKED]
-IMPORTED_MEASURES = [m for m in config["measures"] if irconfig.imported_only(m)]
+# config's measures as read, once, here where the config enters; jobs get the canonical names
+# (params stay text: Snakemake compares them to rerun) and read them once where they start.
+MEASURES_READ = irconfig.config_measures(config)
+IMPORTED_MEASURES = [name for name, m in zip(config["measures"], MEASURES_READ) if irconfig.imported_only(m)]
 # Generated judgment sets (shallower pools, sampled judgments) of every collection with
 # rankings, compared with its qrels beside its alternative_qrels (judgment_agreement.smk).
 JUDGMENT_SETTINGS = config["experiments"]["judgment_agreement"]
@@ -428,9 +431,7 @@ def relevance_threshold(wildcards):
 def rarity_listing_depths(wildcards):
     """Depths S_d is listed at: the rarity depth (default: the deepest measure cutoff)
     and the runs' full depth (None), as the paper's Table 4 counted it."""
-    from irmeta.measures.names import parse_measure
-
-    cutoffs = [parse_measure(m).cutoff for m in config["measures"]]
+    cutoffs = [m.cutoff for m in MEASURES_READ]
     depth = config["rarity_depth"] or max((c for c in cutoffs if c), default=None)
     return [depth, None]
 
@@ -482,7 +483,7 @@ def score_input(wildcards):
 
 
 # The depth the properties read rarity at: rarity_depth, else the first rareness measure's cutoff.
-PROPERTIES_RARITY_DEPTH = irsettings.properties_rarity_depth(config["measures"], config["rarity_depth"])
+PROPERTIES_RARITY_DEPTH = irsettings.properties_rarity_depth(MEASURES_READ, config["rarity_depth"])
 
 
 def properties_input(wildcards):

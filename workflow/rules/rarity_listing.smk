@@ -19,7 +19,7 @@ rule list_rarity:
         pdf=figure_pdf("rarity_distribution"),
     params:
         depths=rarity_listing_depths,
-        rarity_functions=configured_rarity_functions(config["measures"]),
+        rarity_functions=configured_rarity_functions(MEASURES_READ),
         topics=lambda wildcards: list(COLLECTIONS[wildcards.collection].listing_topics),
     log:
         job_log("list_rarity"),

@@ -10,7 +10,7 @@ family to its rational grid, so equal integer totals tie bit for bit as
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
@@ -19,7 +19,7 @@ from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.alpha import PER_TOPIC_ALPHA, Alpha, alpha_label, check_unit_alphas, parse_alpha
 from irmeta.measures.cutoffs import cut_at
 from irmeta.measures.group_averaged import refuse_mismatch
-from irmeta.measures.names import Measure, parse_measure
+from irmeta.measures.names import Measure, as_measure, parse_measure
 from irmeta.measures.rareness import rarity_cutoff, rarity_for
 from irmeta.support.progress import progress_steps
 
@@ -86,7 +86,7 @@ def mean_grid(measure: str | Measure, alpha: Alpha | None = None, n_systems: int
     which a scores file does not tell), for 1/R or an alpha that is no p/2^j with j <= 8,
     or without S.
     """
-    m = parse_measure(measure)
+    m = as_measure(measure)  # passed on read; a caller's name is read here
     if m.family not in _COUNTED or m.cutoff is None or not linear_rarity(m):
         return None
     k = int(m.cutoff)
@@ -137,7 +137,7 @@ def run_means(values: np.ndarray, mask: np.ndarray | None = None, *, grid: MeanG
     return np.where(close & (n > 0) & (qn < 2.0 ** 53) & (np.abs(whole) < 2.0 ** 53), on, mean)
 
 
-def block_means(per_topic: np.ndarray, measures: Sequence[str], alphas: Sequence[str | None], n_systems: int,
+def block_means(per_topic: np.ndarray, measures: Sequence[str | Measure], alphas: Sequence[str | None], n_systems: int,
                 present: np.ndarray | None = None) -> np.ndarray:
     """:func:`run_means` of (blocks, runs, topics) block by block (block i is ``measures[i]``
     at ``alphas[i]``, on its :func:`mean_grid` with S = ``n_systems``); ``present``: the
@@ -245,8 +245,8 @@ def evaluate(matrix: RelevanceMatrix, measures: Iterable[str | Measure], *,
     out: dict[Measure, np.ndarray] = {}
     counted: dict[bool, dict[int, Rarity]] = {False: {}, True: {}}  # per list kind, per depth
     for item in measures:
-        named = parse_measure(item)
-        m = parse_measure(named, options)  # the name's parameters, else the options, else the defaults
+        named = as_measure(item)  # a library caller's name read here; a Measure passed on
+        m = named.with_defaults(options)  # the name's parameters, else the options, else the defaults
         refuse_mismatch([m], matrix.judgment_groups is not None)  # judgment groups, or one judgment per document
         lists = scored_lists(matrix, m)
         if not m.uses_alpha:
@@ -287,6 +287,17 @@ class Scores:
     alphas: list[str | None]
     per_topic: np.ndarray
     means: dict[str, np.ndarray]
+    #: block i's measure as read (``measures[i]`` is its name): given where the scores were
+    #: computed from parsed measures, else read from the names once, here, as they enter
+    parsed: list[Measure] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if len(self.parsed) != len(self.measures):
+            object.__setattr__(self, "parsed", [parse_measure(m) for m in self.measures])
+
+    def labelled(self) -> list[Measure]:
+        """Each block's measure with its alpha in the name (``P_rareness(alpha=0.5)@100``)."""
+        return [m.with_alpha(a) for m, a in zip(self.parsed, self.alphas)]
 
     def block(self, measure: str, alpha: str | None = None) -> int:
         for i, (m, a) in enumerate(zip(self.measures, self.alphas)):
@@ -338,12 +349,12 @@ def score_arrays(
     """
     alphas = options.get("alphas", (0.0,))
     rarities: dict[bool, dict[int, Rarity]] = {False: {}, True: {}}  # S_d once per list kind and depth
-    names, labels, blocks = [], [], []
+    names, parsed, labels, blocks = [], [], [], []
     means: dict[str, list[np.ndarray]] = {AVERAGING_NAMES[mode]: [] for mode in averaging}
     with progress_steps("runs scored", matrix.n_runs * len(measures), "run") as step:  # each measure: every run
         for item in measures:
-            named = parse_measure(item)  # rows keep the name as given; the options fill what it leaves
-            measure = parse_measure(named, options)
+            named = as_measure(item)  # rows keep the name as given; the options fill what it leaves
+            measure = named.with_defaults(options)
             own = _alphas_of(measure, alphas)
             lists = scored_lists(matrix, measure)  # rarity on the lists scored (condensed for judged_only)
             found = (rarity_for(lists, _cutoff(lists, measure), options.get("rarity_counts"),
@@ -353,6 +364,7 @@ def score_arrays(
             stacked = values if measure.uses_alpha else values[None]
             for a_index, alpha in enumerate(own if measure.uses_alpha else [None]):
                 names.append(str(named.without_alpha()))
+                parsed.append(named.without_alpha())
                 labels.append(None if alpha is None else alpha_label(alpha))
                 blocks.append(stacked[a_index])
                 grid = mean_grid(measure, alpha, None if found is None else found.n_systems)
@@ -360,7 +372,7 @@ def score_arrays(
                     means[AVERAGING_NAMES[mode]].append(mean_scores(matrix, stacked[a_index], mode, grid))
             step(matrix.n_runs)
     shape = (0, matrix.n_runs, matrix.n_topics)
-    return Scores(runs=list(matrix.runs), topics=list(matrix.topics), measures=names, alphas=labels,
+    return Scores(runs=list(matrix.runs), topics=list(matrix.topics), measures=names, alphas=labels, parsed=parsed,
                   per_topic=np.stack(blocks) if blocks else np.zeros(shape),
                   means={k: np.stack(v) if v else np.zeros(shape[:2]) for k, v in means.items()})
 

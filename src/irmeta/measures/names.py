@@ -111,6 +111,29 @@ class Measure:
         """Scored on condensed lists (``judged_only=true``): see :meth:`RelevanceMatrix.condensed`."""
         return dict(self.params).get(JUDGED_ONLY) == "true"
 
+    def with_defaults(self, defaults: Mapping[str, object] | None) -> Measure:
+        """The measure with settings it does not fix in its name (``gains``, ``beta``, ... as
+        config's ``measure_options`` or the CLI's flags give them): the name's own win, an
+        option the family does not declare is ignored, one at its default is left out (as
+        :func:`parse_measure` of the name with these defaults gives, without reading it again)."""
+        if not defaults:
+            return self
+        definition = self.definition
+        own = dict(self.params)
+        added = {key: _canonical(str(self), definition, key, value)
+                 for key, value in defaults.items() if key in definition.options and key not in own}
+        if not any(v is not None for v in added.values()):
+            return self
+        merged = dict(own, **{k: v for k, v in added.items() if v is not None})
+        return Measure(self.family, self.cutoff, tuple(sorted(merged.items())))
+
+    def with_alpha(self, alpha: Alpha | None) -> Measure:
+        """The measure with ``alpha`` in its name (the rows of one alpha's block:
+        ``P_rareness(alpha=0.5)@100``); itself when ``alpha`` is None."""
+        if alpha is None:
+            return self
+        return Measure(self.family, self.cutoff, tuple(sorted(dict(self.params, alpha=alpha_label(alpha)).items())))
+
     def without_alpha(self) -> Measure:
         """The name without its rarity weight (a family's own alpha stays)."""
         if not self._rarity_alpha:
@@ -118,16 +141,32 @@ class Measure:
         return Measure(self.family, self.cutoff, tuple(p for p in self.params if p[0] != "alpha"))
 
 
-def parse_measure(text: str | Measure, defaults: Mapping[str, object] | None = None) -> Measure:
+def parse_measure(text: str, defaults: Mapping[str, object] | None = None) -> Measure:
     """``"P@100"`` -> ``Measure("P", 100)``; any spelling of the module's grammar.
 
-    ``defaults``: settings (``gains``, ``beta``, ``asl_unretrieved``, ...) for the
-    families that declare them, as config's ``measure_options`` or the CLI's ``--gains``
-    give them; a parameter in the name wins over them. The result carries every setting
-    that differs from the family's default, so its name says how it was computed.
+    The one reading of a typed name: called where a name enters (the command line, the
+    API, a config, a file read back), and every layer beneath passes the :class:`Measure`
+    on (settings on a parsed one: :meth:`Measure.with_defaults`). ``defaults``: settings
+    (``gains``, ``beta``, ``asl_unretrieved``, ...) for the families that declare them,
+    as config's ``measure_options`` or the CLI's ``--gains`` give them; a parameter in the
+    name wins over them. The result carries every setting that differs from the family's
+    default, so its name says how it was computed. A :class:`Measure` is passed on
+    unread (as the API's callers may give one).
     """
-    if isinstance(text, Measure):
-        return text if not defaults else parse_measure(str(text), defaults)
+    if isinstance(text, Measure):  # already read where it entered
+        return text.with_defaults(defaults)
+    return _parse_text(text, defaults)
+
+
+def as_measure(item: str | Measure) -> Measure:
+    """A name where it enters (a user's string, or a :class:`Measure` they built) as a
+    :class:`Measure`: a string is read once (:func:`parse_measure`), a Measure kept."""
+    return item if isinstance(item, Measure) else _parse_text(item, None)
+
+
+def _parse_text(text: str, defaults: Mapping[str, object] | None) -> Measure:
+    """The grammar itself, on text: what :func:`parse_measure` does with a string (tests
+    count its calls: a name is read once on its way through)."""
     raw = text.strip()
     raw = peer_spelling(raw) or trec_eval_gain_spelling(raw) or raw
     for pattern, spelling in _ASL_SPELLINGS:
@@ -351,11 +390,17 @@ def parse_asl_name(text: str) -> str:
 
 
 def measure_label(measure: str | Measure, alpha: Alpha | None = None) -> str:
-    """A measure's name with its alpha in ir_measures' notation: ``P_rareness(alpha=0.5)@100``."""
-    m = parse_measure(measure)
-    if alpha is None:
-        return str(m)
-    return str(Measure(m.family, m.cutoff, tuple(sorted(dict(m.params, alpha=alpha_label(alpha)).items()))))
+    """A measure's name with its alpha in ir_measures' notation: ``P_rareness(alpha=0.5)@100``
+    (a :class:`Measure`; a name a caller gives is read here)."""
+    return str(as_measure(measure).with_alpha(alpha))
+
+
+def column_labels(names: Iterable[str], alphas: Iterable[Alpha | None]) -> list[str]:
+    """:func:`measure_label` over a table's measure and alpha columns (the canonical names
+    irmeta wrote, an empty alpha for none), each distinct name read back once, here."""
+    names = [str(name) for name in names]
+    read = {name: parse_measure(name) for name in dict.fromkeys(names)}
+    return [measure_label(read[name], alpha or None) for name, alpha in zip(names, alphas)]
 
 
 def depth_read(measures: Iterable[str | Measure], rarity_depth: int | None = None) -> int | None:
@@ -363,8 +408,7 @@ def depth_read(measures: Iterable[str | Measure], rarity_depth: int | None = Non
     depth); None (everything) when a measure reads the whole run. Reading no deeper
     changes no score and keeps less."""
     depths = []
-    for item in measures:
-        m = parse_measure(item)
+    for m in map(as_measure, measures):
         if m.cutoff is None or not m.definition.cutoff_is_depth or m.judged_only:
             return None  # judged_only: the cutoff counts judged documents, found at any depth
         depths.append(m.cutoff)
@@ -374,7 +418,7 @@ def depth_read(measures: Iterable[str | Measure], rarity_depth: int | None = Non
 def trec_eval_name(measure: str | Measure) -> str:
     """trec_eval's name of a measure (``P@10`` -> ``P_10``, ``AP`` -> ``map``, ``nDCG@10``
     -> ``ndcg_cut_10``), else irmeta's own (``RR@10``, ``Q@100``, anything with parameters)."""
-    m = parse_measure(measure)
+    m = as_measure(measure)
     spelling = None if m.params else trec_eval_printed(m.family, m.cutoff)
     if spelling is None and m.cutoff is None:
         return _trec_eval_parameter_name(m) or str(m)

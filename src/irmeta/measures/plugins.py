@@ -245,7 +245,7 @@ class _Plugin:
     def fault(self, cutoff: int | None, options: Mapping[str, Any], what: str, line: int | None = None) -> ValueError:
         """``measure Mine@10 (plugin mine.py:7): <what>``, one line."""
         try:  # the name as scored: the options the name set, in their canonical text
-            label = str(parse_measure(str(Measure(self.family, cutoff)), options))
+            label = str(Measure(self.family, cutoff).with_defaults(options))
         except ValueError:
             label = str(Measure(self.family, cutoff))
         where = Path(self.source).name if self.source else "not from a file"

@@ -17,7 +17,7 @@ from typing import Literal
 import numpy as np
 
 from irmeta.measures.alpha import PER_TOPIC_ALPHA, Alpha, parse_alpha
-from irmeta.measures.names import Measure, parse_measure
+from irmeta.measures.names import Measure, as_measure
 
 _EPS = float(np.finfo(np.float64).eps)
 # A score held in single precision on its way (a tool computing in float32) is off its
@@ -94,7 +94,7 @@ def nearest_reciprocal(values: np.ndarray, top: np.ndarray) -> np.ndarray:
 
 
 def measure_range(measure: str | Measure, alpha: Alpha | None = None) -> Range | None:
-    """The values ``measure`` (a name, any spelling, or a parsed :class:`Measure`) can
+    """The values ``measure`` (a :class:`Measure`; a name a caller gives is read here) can
     take, from its family's declaration in the registry
     (:class:`~irmeta.measures.registry.RangeDeclaration`); None when the family declares
     none (a plugin may leave it out).
@@ -106,7 +106,7 @@ def measure_range(measure: str | Measure, alpha: Alpha | None = None) -> Range |
     j/k, RR@k on 0 and 1/i for i <= k, Success@k on 0 or 1 (the condensed lists of
     ``judged_only=true`` too).
     """
-    m = parse_measure(measure)
+    m = as_measure(measure)
     declared = m.definition.value_range
     if declared is None:
         return None

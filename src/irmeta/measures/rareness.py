@@ -21,7 +21,7 @@ from irmeta.campaign.postings import Postings, RelevanceMatrix
 from irmeta.campaign.rarity import LINEAR, check_rarity_function
 from irmeta.measures.alpha import PER_TOPIC_ALPHA, Alpha, check_unit_alphas, parse_alpha
 from irmeta.measures.cutoffs import cut_at, divide_by_relevant
-from irmeta.measures.names import Measure, parse_measure
+from irmeta.measures.names import Measure, as_measure
 from irmeta.measures.precision import average_precision, precision
 from irmeta.measures.registry import UNIT_RANGE, MeasureDefinition, RangeDeclaration, register, register_option_check
 
@@ -154,15 +154,14 @@ class RarityWarning(UserWarning):
     """A rareness measure scored where rarity has nothing to count (a single run)."""
 
 
-def warn_rarity_over_one_run(n_runs: int, measures: Iterable[str | Measure], stacklevel: int = 2) -> None:
+def warn_rarity_over_one_run(n_runs: int, measures: Iterable[Measure], stacklevel: int = 2) -> None:
     """Warn, naming each measure that weighs rarity, when the runs scored are one: rarity
     counts how many of the campaign's runs find a document (eq. 2), and a lone run finds
     each of its documents as often as there are runs (S_d = S = 1), so R(d) = 0 and
     P_rareness@k is P@k at every alpha (the [0, 1] forms refuse one run outright)."""
     if n_runs != 1:
         return
-    for item in measures:
-        m = parse_measure(item)
+    for m in measures:
         if not m.uses_alpha or m.family.endswith("_norm"):  # the [0, 1] forms refuse one run themselves
             continue
         same = ""
@@ -176,13 +175,12 @@ def warn_rarity_over_one_run(n_runs: int, measures: Iterable[str | Measure], sta
             stacklevel=stacklevel + 1)
 
 
-def configured_rarity_functions(measures: Iterable[str]) -> list[str]:
+def configured_rarity_functions(measures: Iterable[str | Measure]) -> list[str]:
     """The rarity functions ``measures`` name, linear (eq. 2) first and always, then the
     others in the order first named: those the rarity listing and its figure show (in the
     listing's fixed order, :data:`irmeta.campaign.rarity.LISTING_COLUMNS`)."""
     named = [LINEAR]
-    for measure in measures:
-        m = parse_measure(measure)
+    for m in map(as_measure, measures):
         if "rarity" in m.definition.options:
             function = str(m.options().get("rarity", LINEAR))
             if function not in named:

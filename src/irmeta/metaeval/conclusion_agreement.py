@@ -39,7 +39,6 @@ import numpy as np
 import pandas as pd
 
 from irmeta.measures.averaging import Scores
-from irmeta.measures.names import parse_measure
 from irmeta.metaeval.judgment_agreement import aligned_sets
 from irmeta.metaeval.pairwise_tests import paired_methods
 from irmeta.metaeval.score_matrices import sort_by_alpha
@@ -137,7 +136,7 @@ def conclusion_agreement_table(reference: Scores, alternatives: Mapping[str, Sco
         rows = []
         for i, j in aligned.blocks:
             measure = reference.measures[i]
-            higher = parse_measure(measure).higher_is_better
+            higher = reference.parsed[i].higher_is_better
             theirs = decided(aligned.alternative.per_topic[j], higher)
             rows += [{"judgments": str(name), "measure": measure, "alpha": reference.alphas[i] or "",
                       "method": method, "level": level, **decision_counts(mine, theirs[(method, level)])}

@@ -164,8 +164,8 @@ def _set_frames(reference: Scores, alternative: Scores, name: str, names: list[s
     ref, alt, pairs = aligned.reference, aligned.alternative, aligned.blocks
     measures = [reference.measures[i] for i, _ in pairs]
     alphas = [reference.alphas[i] or "" for i, _ in pairs]
-    ref_ranks = competition_ranks(np.stack([oriented(ref.means[i], reference.measures[i]) for i, _ in pairs]))
-    alt_ranks = competition_ranks(np.stack([oriented(alt.means[j], reference.measures[i]) for i, j in pairs]))
+    ref_ranks = competition_ranks(np.stack([oriented(ref.means[i], reference.parsed[i]) for i, _ in pairs]))
+    alt_ranks = competition_ranks(np.stack([oriented(alt.means[j], reference.parsed[i]) for i, j in pairs]))
     changes = alt_ranks - ref_ranks  # (blocks, S)
     score_changes = np.stack([alt.means[j] - ref.means[i] for i, j in pairs])
     p = permutation_p_values(changes, codes, permutations=permutations, seed=seed)

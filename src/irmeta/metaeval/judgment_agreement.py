@@ -183,7 +183,8 @@ def _alternative_rows(reference: Scores, alternative: Scores, name: str, referen
     for i, j in aligned.blocks:
         measure = reference.measures[i]
         # Both rankings best first: a lower-is-better measure (ASL) is negated, exactly.
-        ref_means, alt_means = oriented(ref.means[i], measure), oriented(alt.means[j], measure)
+        read = reference.parsed[i]
+        ref_means, alt_means = oriented(ref.means[i], read), oriented(alt.means[j], read)
         key = (i, tuple(topics))  # the reference's test on these topics: the same for every set
         if key not in reference_tests:
             reference_tests[key] = _significant(ref.per_topic[i], level, critical)

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from irmeta.measures.averaging import MeanGrid, Scores, mean_grid, run_means
+from irmeta.measures.names import Measure, parse_measure
 from irmeta.metaeval.score_matrices import ScoreMatrix, mean_table, oriented, score_matrices, sort_by_alpha
 from irmeta.metaeval.stats.blocks import block_size, trial_indices, trial_rng
 from irmeta.metaeval.stats.correlation import (
@@ -84,15 +85,16 @@ def kendall_tau_table(scores: pd.DataFrame | Scores, comparisons: Sequence[dict]
     means = scores.mean_frame(averaging) if isinstance(scores, Scores) else mean_table(scores, averaging)
     runs = [str(run) for run in means.index]
     intervals = tau_intervals(_per_topic(scores, comparisons, runs), comparisons, bootstrap_samples, seed)
+    read = _measures_read(scores, comparisons)
     rows = []
     for comparison in comparisons:
         measure, baseline = comparison["measure"], comparison["baseline"]
         # Both rankings best first: a lower-is-better measure (ASL) is negated, exactly.
-        reference = oriented(means[(baseline, "")].to_numpy(), baseline)
+        reference = oriented(means[(baseline, "")].to_numpy(), read[baseline])
         for (name, alpha), column in means.items():
             if name != measure:
                 continue
-            x = oriented(column.to_numpy(), measure)
+            x = oriented(column.to_numpy(), read[measure])
             low, high = intervals.get((measure, baseline, alpha), (math.nan, math.nan))
             rows.append({"measure": measure, "baseline": baseline, "alpha": alpha,
                          "tau": kendall_tau(x, reference),
@@ -143,8 +145,18 @@ def _per_topic(scores: pd.DataFrame | Scores, comparisons: Sequence[dict], runs:
         topics = np.argsort(np.asarray(m.topics, dtype=str), kind="stable")
         values = np.ascontiguousarray(m.values[[at[run] for run in runs]][:, topics])  # rows gathered fast
         found[m.key] = ScoreMatrix(m.measure, m.alpha, runs, [m.topics[t] for t in topics], values,
-                                   m.higher_is_better)
+                                   m.higher_is_better, m.parsed)
     return found
+
+
+def _measures_read(scores: pd.DataFrame | Scores, comparisons: Sequence[dict]) -> dict[str, Measure]:
+    """The comparisons' measures as read: those :class:`Scores` carry, else (a table's
+    canonical names) each read back once, here."""
+    names = {c[key] for c in comparisons for key in ("measure", "baseline")}
+    if isinstance(scores, Scores):
+        carried = dict(zip(scores.measures, scores.parsed))
+        return {name: carried[name] if name in carried else parse_measure(name) for name in names}
+    return {name: parse_measure(name) for name in names}
 
 
 def tau_intervals(matrices: dict[tuple[str, str], ScoreMatrix], comparisons: Sequence[dict], samples: int,
@@ -190,7 +202,7 @@ def sorted_scores(matrix: ScoreMatrix) -> SortedScores:
     runs = matrix.values.shape[0]
     order = np.argsort(matrix.values, axis=1, kind="stable")
     return SortedScores(order, np.take_along_axis(matrix.values, order, axis=1),
-                        mean_grid(matrix.measure, matrix.alpha, runs), matrix.higher_is_better)
+                        mean_grid(matrix.parsed, matrix.alpha, runs), matrix.higher_is_better)
 
 
 def resampled_means(matrix: ScoreMatrix | SortedScores, draws: np.ndarray) -> np.ndarray:

@@ -34,7 +34,7 @@ from irmeta.campaign.run_groups import Units
 from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import Scores, mean_grid, run_means, score_arrays
 from irmeta.measures.cutoffs import measure_depth
-from irmeta.measures.names import Measure, parse_measure
+from irmeta.measures.names import Measure, as_measure
 
 Rule = Literal["frozen", "joined"]
 RULES: tuple[Rule, ...] = ("frozen", "joined")
@@ -141,7 +141,7 @@ def full_means(full: Scores, variants: Sequence[Variant], n_systems: int) -> np.
         if "all_topics" in full.means:
             out[v] = full.means["all_topics"][i]
         else:
-            out[v] = run_means(full.per_topic[i], grid=mean_grid(variant.measure, variant.alpha, n_systems))
+            out[v] = run_means(full.per_topic[i], grid=mean_grid(full.parsed[i], variant.alpha, n_systems))
     return out
 
 
@@ -152,7 +152,7 @@ def plan_variants(measures: Sequence[Measure], alphas: Sequence[Alpha], rules: S
     out = []
     for given in measures:
         name = str(given.without_alpha())
-        m = parse_measure(given, options)
+        m = given.with_defaults(options)
         if not m.uses_alpha:
             out.append(Variant(name, None, NO_RARITY, m.higher_is_better))
             continue
@@ -178,7 +178,7 @@ def leave_one_unit_out(matrix: RelevanceMatrix, measures: Sequence[str | Measure
     if units.n_units < 2:
         raise ValueError("leave-one-out needs at least two units (groups or runs)")
     options = {k: v for k, v in (measure_options or {}).items() if v is not None}
-    named = [parse_measure(m) for m in measures]
+    named = [as_measure(m) for m in measures]  # the pipeline's arrive read; a caller's names are read here
     variants = plan_variants(named, alphas, rules, options)
     matrix = _pinned(matrix)
     if full is None:
@@ -191,9 +191,9 @@ def leave_one_unit_out(matrix: RelevanceMatrix, measures: Sequence[str | Measure
     at = {(v.measure, v.alpha, v.rarity): i for i, v in enumerate(variants)}
     by_depth: dict[int, list[Measure]] = {}
     for m in named:
-        if parse_measure(m, options).uses_alpha:
+        if m.with_defaults(options).uses_alpha:
             by_depth.setdefault(rarity_depth_of(matrix, m, rarity_depth), []).append(m)
-    plain = [m for m in named if not parse_measure(m, options).uses_alpha]
+    plain = [m for m in named if not m.with_defaults(options).uses_alpha]
     campaign = {d: document_rarity(matrix, depth=d) for d in by_depth}
     for u in range(units.n_units):  # one unit at a time: memory follows its runs' postings
         runs = units.runs_of(u)

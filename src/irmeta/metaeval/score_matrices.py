@@ -5,14 +5,14 @@ blocks, each oriented so that higher is better.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from irmeta.measures.alpha import alpha_label, alpha_sort_key
 from irmeta.measures.averaging import Scores
-from irmeta.measures.names import parse_measure
+from irmeta.measures.names import Measure, parse_measure
 
 if TYPE_CHECKING:  # pandas only in the functions that take its tables: it costs every job's start
     import pandas as pd
@@ -28,6 +28,12 @@ class ScoreMatrix:
     topics: list[str]
     values: np.ndarray
     higher_is_better: bool = True
+    #: ``measure`` as read: passed on where it was read already, else read from the name once, here
+    parsed: Measure = field(default=cast(Measure, None), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.parsed is None:
+            object.__setattr__(self, "parsed", parse_measure(self.measure))
 
     @property
     def key(self) -> tuple[str, str]:
@@ -43,8 +49,8 @@ def score_matrices(scores: pd.DataFrame | Scores, measures: Sequence[str] | None
     if isinstance(scores, Scores):
         wanted = None if alphas is None else {alpha_label(a) for a in alphas}
         return [ScoreMatrix(measure=m, alpha=a, runs=scores.runs, topics=scores.topics, values=scores.per_topic[i],
-                            higher_is_better=parse_measure(m).higher_is_better)
-                for i, (m, a) in enumerate(zip(scores.measures, scores.alphas))
+                            higher_is_better=parsed.higher_is_better, parsed=parsed)
+                for i, (m, a, parsed) in enumerate(zip(scores.measures, scores.alphas, scores.parsed))
                 if (measures is None or m in measures) and (a is None or wanted is None or a in wanted)]
     per_topic = scores[scores["averaging"].isna()]
     if measures is not None:
@@ -59,9 +65,10 @@ def score_matrices(scores: pd.DataFrame | Scores, measures: Sequence[str] | None
         table = block.pivot(index="run", columns="qid", values="value").reindex(index=runs, columns=topics)
         if table.isna().any().any():
             raise ValueError(f"{measure} alpha {alpha or '-'}: the scores table misses run-topic rows")
+        read = parse_measure(measure)  # a table's label, read back here
         out.append(ScoreMatrix(measure=measure, alpha=alpha or None, runs=runs, topics=topics,
-                               values=table.to_numpy(dtype=np.float64),
-                               higher_is_better=parse_measure(measure).higher_is_better))
+                               values=table.to_numpy(dtype=np.float64), higher_is_better=read.higher_is_better,
+                               parsed=read))
     return out
 
 
@@ -72,8 +79,8 @@ def mean_table(scores: pd.DataFrame, averaging: str = "all_topics") -> pd.DataFr
                              values="value", sort=False)
 
 
-def oriented(values: np.ndarray, measure: str) -> np.ndarray:
-    return values if parse_measure(measure).higher_is_better else -values
+def oriented(values: np.ndarray, measure: Measure) -> np.ndarray:
+    return values if measure.higher_is_better else -values
 
 
 def sort_by_alpha(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:

@@ -16,7 +16,7 @@ import pandas as pd
 from irmeta.campaign.postings import RelevanceMatrix
 from irmeta.measures.alpha import alpha_label
 from irmeta.measures.cutoffs import cut_at
-from irmeta.measures.names import parse_measure
+from irmeta.measures.names import Measure, as_measure
 from irmeta.measures.precision import average_precision
 from irmeta.measures.rareness import rarity_for, tail_weights
 from irmeta.metaeval.stats.blocks import block_size, trial_rng
@@ -72,7 +72,7 @@ class CoRetrieval:
         return self.base[sample] + alpha * (own - shared / n) / self.n_topics
 
 
-def co_retrieval(matrix: RelevanceMatrix, measure: str, rarity_depth: int | None = None) -> CoRetrieval:
+def co_retrieval(matrix: RelevanceMatrix, measure: str | Measure, rarity_depth: int | None = None) -> CoRetrieval:
     """Build :class:`CoRetrieval` for ``P_rareness@k`` or ``AP_rareness@k``.
 
     P: the weight of a relevant document at rank i is 1/k (eq. 1), kept as a count;
@@ -85,7 +85,7 @@ def co_retrieval(matrix: RelevanceMatrix, measure: str, rarity_depth: int | None
     than k is refused, one beyond the runs' depth counts as that depth); the weights
     stay those of the top k.
     """
-    m = parse_measure(measure)
+    m = as_measure(measure)  # the pipeline's arrives read; a caller's name is read here
     if m.family not in ("P_rareness", "AP_rareness"):
         raise ValueError(f"system subsampling is defined for P_rareness and AP_rareness, not {measure}")
     if m.without_alpha().params:  # trials are affine in S_d: the linear rarity (eq. 2) only, no other setting

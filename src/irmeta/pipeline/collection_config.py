@@ -13,19 +13,20 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from irmeta.campaign.files import resolve_paths
 from irmeta.pipeline.collection_paths import check_collection_paths, missing_runs
-from irmeta.pipeline.config_checks import imported_only
+from irmeta.pipeline.config_checks import config_measures, imported_only
 from irmeta.pipeline.config_schema import COLLECTION_SCHEMA, ConfigError, read_yaml, validate
 from irmeta.pipeline.judgment_config import JudgmentSpec, judgment_spec
 
 if TYPE_CHECKING:  # names only: the run reader (numpy, pyarrow) is not needed to read a config
     from irmeta.campaign.runs import DuplicatePolicy, RunNameSource, ScorePrecision
+    from irmeta.measures.names import Measure
 
 DATA_ROOT = "{data_root}"
 
@@ -271,6 +272,7 @@ def available_collections(
     out: dict[str, Collection] = {}
     warnings: list[str] = []
     skip = config.get("missing_data", "error") == "skip"
+    measures = config_measures(config)  # read once for every collection's checks
     for i, name in enumerate(config["collections"]):
         try:
             collection = load_collection(name, config["data_root"], config_dir, base_dir=base_dir)
@@ -289,9 +291,9 @@ def available_collections(
             absent = missing_runs(collection, files)
             if absent:
                 warnings.append(f"collection {name}: {len(absent)} official run(s) missing: {', '.join(absent)}")
-        check_collection_measures(collection, config)
-        check_subtopic_qrels(collection, config)
-        check_judgment_group_qrels(collection, config)
+        check_collection_measures(collection, config, measures)
+        check_subtopic_qrels(collection, config, measures)
+        check_judgment_group_qrels(collection, config, measures)
         if check_paths:
             from irmeta.pipeline.run_families_config import check_run_families
 
@@ -312,16 +314,16 @@ def check_reproductions(collections: Mapping[str, Collection], named: Iterable[s
                               f"among the config's collections ({', '.join(named)})")
 
 
-def check_subtopic_qrels(collection: Collection, config: Mapping[str, Any]) -> None:
+def check_subtopic_qrels(collection: Collection, config: Mapping[str, Any],
+                         measures: Sequence[Measure] | None = None) -> None:
     """The diversity measures need subtopic qrels (``qrels_format: subtopics``) of a
     collection with runs; judgment sets (TREC qrels, compared with the collection's) do not
-    go with them."""
+    go with them. ``measures``: config's, as read (None: read here)."""
     from irmeta.measures.diversity import needs_subtopics
-    from irmeta.measures.names import parse_measure
 
     source = collection.source or collection.name
-    diversity = [m for m in config.get("measures", []) if not imported_only(m) and needs_subtopics(
-        parse_measure(m).family)]
+    read = config_measures(config) if measures is None else measures
+    diversity = [str(m) for m in read if not imported_only(m) and needs_subtopics(m.family)]
     subtopics = collection.qrels_format == "subtopics"
     if diversity and collection.has_runs and not subtopics:
         raise ConfigError(f"{source}: key 'qrels_format': the diversity measures ({', '.join(diversity)}) need "
@@ -332,19 +334,21 @@ def check_subtopic_qrels(collection: Collection, config: Mapping[str, Any]) -> N
                           f"qrels, which subtopic qrels (qrels_format: subtopics) are not")
 
 
-def check_judgment_group_qrels(collection: Collection, config: Mapping[str, Any]) -> None:
+def check_judgment_group_qrels(collection: Collection, config: Mapping[str, Any],
+                               measures: Sequence[Measure] | None = None) -> None:
     """The *_avgjg measures need judgment-group qrels (``qrels_format: qrels_jg``) and every
     other measure one judgment per document, as trec_eval -R qrels_jg has it; judgment sets
-    (TREC qrels, compared with the collection's) do not go with judgment groups."""
+    (TREC qrels, compared with the collection's) do not go with judgment groups.
+    ``measures``: config's, as read (None: read here)."""
     from irmeta.measures.group_averaged import GROUP_FAMILIES
-    from irmeta.measures.names import parse_measure
 
     if not collection.has_runs:
         return
     source = collection.source or collection.name
-    computed = [m for m in config.get("measures", []) if not imported_only(m)]
+    read = config_measures(config) if measures is None else measures
+    computed = [m for m in read if not imported_only(m)]
     grouped = collection.qrels_format == "qrels_jg"
-    wrong = [m for m in computed if (parse_measure(m).family in GROUP_FAMILIES) != grouped]
+    wrong = [str(m) for m in computed if (m.family in GROUP_FAMILIES) != grouped]
     if wrong and grouped:
         raise ConfigError(f"{source}: key 'qrels_format': the collection's qrels hold judgment groups (qrels_jg), "
                           f"which only {', '.join(GROUP_FAMILIES)} read, not {', '.join(wrong)}: score those "
@@ -358,11 +362,14 @@ def check_judgment_group_qrels(collection: Collection, config: Mapping[str, Any]
                           f"qrels, which judgment-group qrels (qrels_format: qrels_jg) are not")
 
 
-def check_collection_measures(collection: Collection, config: Mapping[str, Any]) -> None:
+def check_collection_measures(collection: Collection, config: Mapping[str, Any],
+                              measures: Sequence[Measure] | None = None) -> None:
     """Measures irmeta cannot compute (``imported_measures``) need the collection's scores
-    file; a scores file beside runs gives only those."""
+    file; a scores file beside runs gives only those. ``measures``: config's, as read (None:
+    read here)."""
     source = collection.source or collection.name
-    imported = [m for m in config["measures"] if imported_only(m)]
+    read = config_measures(config) if measures is None else measures
+    imported = [str(m) for m in read if imported_only(m)]
     if imported and collection.scores is None:
         raise ConfigError(f"{source}: measure {imported[0]} comes only from a scores file, and the collection "
                           f"gives none (key 'scores')")

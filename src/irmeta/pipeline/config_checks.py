@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from irmeta.measures.names import parse_measure
+from irmeta.measures.names import Measure, as_measure, parse_measure
 from irmeta.metaeval.stats.own_tests import load_plugins
 from irmeta.metaeval.stats.registry import TESTS, correction_names, registered_tests, unknown_test
 from irmeta.pipeline.config_schema import CONFIG_SCHEMA, ConfigError, read_yaml, validate
@@ -34,23 +34,33 @@ def register_imported_measures(imported: Mapping[str, str], source: str | Path =
         register_imported_measure(name, higher_is_better=direction == "higher", replace=True)
 
 
-def imported_only(measure: str) -> bool:
+def imported_only(measure: str | Measure) -> bool:
     """Whether irmeta has no implementation of ``measure``: its scores come from a scores file."""
     from irmeta.measures.plugins import ImportedMeasure
 
-    return isinstance(parse_measure(measure).definition, ImportedMeasure)
+    return isinstance(as_measure(measure).definition, ImportedMeasure)
 
 
-def check_measures(measures: Iterable[str], source: str | Path = "config") -> None:
-    """Every measure name is one :func:`irmeta.measures.names.parse_measure` knows."""
+def check_measures(measures: Iterable[str], source: str | Path = "config") -> list[Measure]:
+    """Every measure name is one :func:`irmeta.measures.names.parse_measure` knows; the
+    names as read (each once, here, where the config enters)."""
+    read = []
     for i, measure in enumerate(measures):
         try:
-            parse_measure(measure)
+            read.append(parse_measure(measure))
         except ValueError as exc:
             raise ConfigError(f"{source}: key 'measures.{i}': {exc}") from None
+    return read
 
 
-def check_alphas(alphas: Iterable[Any], measures: Iterable[str], source: str | Path = "config") -> None:
+def config_measures(config: Mapping[str, Any]) -> list[Measure]:
+    """A checked config's ``measures`` (:func:`check_config`'s canonical names) as read:
+    once per caller, which passes them on to what it checks or runs."""
+    return [parse_measure(name) for name in config.get("measures", [])]
+
+
+def check_alphas(alphas: Iterable[Any], measures: Iterable[str], source: str | Path = "config",
+                 read: Iterable[Measure] | None = None) -> None:
     """Every alpha is one :func:`irmeta.measures.alpha.parse_alpha` accepts (>= 0, or 1/R), and in
     [0, 1] when a [0, 1] form of eq. 4 is among the measures."""
     from irmeta.measures.alpha import check_unit_alphas, parse_alpha
@@ -59,22 +69,28 @@ def check_alphas(alphas: Iterable[Any], measures: Iterable[str], source: str | P
     try:
         for alpha in alphas:
             parse_alpha(alpha)
-        for measure in measures:
+        measures = list(measures)
+        for measure, m in zip(measures, read if read is not None else map(parse_measure, measures)):
             # nDCG_rareness_norm divides by its own ideal: in [0, 1] for any alpha
-            if parse_measure(measure).family in ("P_rareness_norm", "AP_rareness_norm"):
+            if m.family in ("P_rareness_norm", "AP_rareness_norm"):
                 check_unit_alphas(alphas, measure)
     except ValueError as exc:
         raise ConfigError(f"{source}: key 'alphas': {exc}") from None
 
 
-def check_repeats(config: Mapping[str, Any], source: str | Path = "config") -> None:
+def check_repeats(config: Mapping[str, Any], source: str | Path = "config",
+                  read: Mapping[str, Measure] | None = None) -> None:
     """No list of measures, alphas or comparisons names one twice, however spelled (the
     schema's uniqueItems compares spellings: ``P_10`` and ``P@10``, 0.5 and ``"0.50"``, are
-    one each)."""
+    one each); ``read``: names already read (config's ``measures``), not read again."""
     from irmeta.measures.alpha import alpha_label, parse_alpha
     from irmeta.settings import refuse_repeats
 
+    known = dict(read or {})
+
     def measure(m: Any) -> str:
+        if isinstance(m, str) and m in known:
+            return str(known[m])
         return str(parse_measure(m))
 
     def alpha(a: Any) -> str:
@@ -201,9 +217,9 @@ def check_config(config: Mapping[str, Any], source: str | Path = "config") -> di
     load_config_plugins(config, source)
     register_imported_measures(config.get("imported_measures") or {}, source)
     check_tests(config, source)
-    check_measures(config["measures"], source)
-    check_alphas(config["alphas"], config["measures"], source)
-    check_repeats(config, source)
+    read = check_measures(config["measures"], source)  # each name read once; the checks below take them
+    check_alphas(config["alphas"], config["measures"], source, read)
+    check_repeats(config, source, dict(zip(config["measures"], read)))
     if "all" not in config["averaging"]:
         raise ConfigError(f"{source}: key 'averaging': {list(config['averaging'])} lacks 'all': the experiments "
                           f"compare means over every qrels topic (the paper's); 'returned' and 'geometric' only add "

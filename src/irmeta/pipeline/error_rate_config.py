@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from irmeta.measures.alpha import alpha_label, alpha_sort_key, alpha_value
-from irmeta.measures.names import measure_label, parse_measure
+from irmeta.measures.names import Measure, parse_measure
 
 log = logging.getLogger("irmeta")
 
@@ -68,10 +68,10 @@ def error_rate_measures(config: Mapping[str, Any]) -> list[str]:
     out = []
     for name in names:
         m = parse_measure(name)
-        label = measure_label(m, _largest_alpha(list(config["alphas"]))) if m.uses_alpha and m.alpha is None else str(m)
-        if default and range_fault(label) is not None:
+        labelled = m.with_alpha(_largest_alpha(list(config["alphas"]))) if m.uses_alpha and m.alpha is None else m
+        if default and range_fault(labelled) is not None:
             continue
-        out.append(label)
+        out.append(str(labelled))
     return list(dict.fromkeys(out))
 
 
@@ -84,7 +84,7 @@ def unsimulated_measures(config: Mapping[str, Any]) -> list[str]:
     return [f"{name}: {fault}" for name in names if (fault := range_fault(name)) is not None]
 
 
-def range_fault(label: str) -> str | None:
+def range_fault(label: str | Measure) -> str | None:
     """Why a measure cannot be simulated from its declared range, None if it can: margins
     are fitted on [0, high], high finite
     (:func:`irmeta.metaeval.simulation.margins.support_of_measure` says the same in the

@@ -5,9 +5,12 @@ the settings printed beside the paper's numbers."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from irmeta.pipeline.collection_config import Collection
+
+if TYPE_CHECKING:
+    from irmeta.measures.names import Measure
 
 
 def comparison_measures(config: Mapping[str, Any]) -> list[str]:
@@ -67,16 +70,17 @@ def paper_settings(config: Mapping[str, Any], collections: Mapping[str, Collecti
     }
 
 
-def properties_rarity_depth(measures: Sequence[str], rarity_depth: int | None) -> int | None:
+def properties_rarity_depth(measures: Sequence[str | Measure], rarity_depth: int | None) -> int | None:
     """The depth rarity is read at for the properties: the configured ``rarity_depth``,
     else the cutoff of the first rareness measure (one weighted by alpha) that has one;
-    None (the runs' full depth) when neither does."""
-    from irmeta.measures.names import parse_measure
+    None (the runs' full depth) when neither does. ``measures``: config's as read (a name
+    is read here)."""
+    from irmeta.measures.names import as_measure
 
     if rarity_depth is not None:
         return int(rarity_depth)
     for name in measures:
-        measure = parse_measure(name)
+        measure = as_measure(name)
         if measure.uses_alpha and measure.cutoff is not None:
             return int(measure.cutoff)
     return None

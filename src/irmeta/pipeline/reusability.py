@@ -38,18 +38,19 @@ def assess_reusability(*, judged: str | Path, scores: str | Path, run_groups: st
 
     # Read as deep as the measures and the pools (TREC-8: 100 of the 1,000 stored): the same
     # scores, and memory for what is read (at 10^9 lines the whole misses took 16 GB).
-    read = depth_read(measures, rarity_depth)
+    named = [parse_measure(m) for m in measures]  # config's names, read once as they enter the job
+    read = depth_read(named, rarity_depth)
     matrix = load_matrix(judged, depth=None if read is None else max(read, int(pool_depth)))
     depth = check_pool_depth(pool_depth, matrix, source)
     measured = judged_depth(matrix, depth)
     refuse_contradicted_pool_depth(measured, pool_depth_origin, source)  # pools the runs were never built from
     units = reusability_units(run_groups, matrix.runs, unit)
     # Every alpha of these measures: a name may fix one the grid lacks (P_rareness(alpha=0.3)@100).
-    full = load_scores(scores, [str(parse_measure(m).without_alpha()) for m in measures])
+    full = load_scores(scores, [m.without_alpha() for m in named])
     log.info("leave-one-%s-out: %d units of %d runs, pool depth %d (%s; %d of %d runs wholly judged to it on most "
              "topics), rules %s", units.kind, units.n_units, matrix.n_runs, depth, pool_depth_origin,
              int(measured.judged_to_pool.sum()), measured.runs, list(rules))
-    result = leave_one_unit_out(matrix, measures, units, pool_depth=depth,
+    result = leave_one_unit_out(matrix, named, units, pool_depth=depth,
                                 alphas=alphas, rarity_depth=rarity_depth, rules=rules, full=full,
                                 measure_options=measure_options)
     table = reusability_table(result)

@@ -51,7 +51,7 @@ from irmeta.measures.averaging import (
     geometric_means,
     score_arrays,
 )
-from irmeta.measures.names import parse_measure
+from irmeta.measures.names import Measure, as_measure, parse_measure
 from irmeta.pipeline.scripts import log, progress_logger, shard_trials
 from irmeta.pipeline.stored_scores import scores_arrow_blocks, write_frame, write_scores, write_table_in_blocks
 from irmeta.support.atomic import scratch_beside
@@ -286,8 +286,10 @@ def score_collection(
     score every run of the campaign on every qrels topic (or ``missing: zero``).
     """
     measure_options = {k: v for k, v in (measure_options or {}).items() if v is not None}
-    from_file = list(measures) if matrix is None else [m for m in measures if m in set(imported_measures)]
-    computed = [m for m in measures if m not in from_file]
+    read = [parse_measure(name) for name in measures]  # config's names, read once as they enter the job
+    from_file_names = list(measures) if matrix is None else [m for m in measures if m in set(imported_measures)]
+    from_file = [m for name, m in zip(measures, read) if name in from_file_names]
+    computed = [m for name, m in zip(measures, read) if name not in from_file_names]
     means_over = {mode: name for mode, name in
                   (("all", "all_topics: every qrels topic, missing ones score 0 (trec_eval -c)"),
                    ("returned", "returned_topics: topics the run returned (trec_eval default)"),
@@ -298,8 +300,7 @@ def score_collection(
     parts = []
     if matrix is not None:
         m = load_matrix(matrix)
-        parsed = [parse_measure(name) for name in computed]
-        parts.append(score_arrays(m, parsed, averaging=averaging, alphas=alphas, rarity_depth=rarity_depth,
+        parts.append(score_arrays(m, computed, averaging=averaging, alphas=alphas, rarity_depth=rarity_depth,
                                   **measure_options))
         settings = {
             "relevance_threshold": m.threshold,
@@ -309,23 +310,23 @@ def score_collection(
             "n_systems": m.n_runs,
             "runs": matrix_settings(matrix)["settings"],
             "ignored_topics": m.ignored_topics,
-            "measures": [str(x) for x in parsed],
+            "measures": [str(x) for x in computed],
             "measure_options": measure_options,
         }
     if imported is not None and from_file:
         given = imported_scores(imported, from_file, alphas, averaging, dict(imported_options or {}),
                                 within=parts[0] if parts else None, computed=computed)
         parts.append(given)
-        settings |= {"scores_file": str(imported), "scores_file_measures": from_file,
+        settings |= {"scores_file": str(imported), "scores_file_measures": from_file_names,
                      "scores_file_options": dict(imported_options or {}), "n_systems": len(given.runs)}
-    scores = in_measure_order(parts, measures)
+    scores = in_measure_order(parts, read)
     write_scores(scores, arrays_out, settings)
     write_table_in_blocks(scores_arrow_blocks(scores), out, settings)
 
 
-def imported_scores(path: str | Path, measures: Sequence[str], alphas: Sequence[Alpha],
+def imported_scores(path: str | Path, measures: Sequence[str | Measure], alphas: Sequence[Alpha],
                     averaging: Sequence[Averaging], options: Mapping[str, str], within: Scores | None,
-                    computed: Sequence[str] = ()) -> Scores:
+                    computed: Sequence[str | Measure] = ()) -> Scores:
     """The scores of ``measures`` a scores file gives, as :class:`Scores` with means over
     every topic (and over the topics the file scores a run on); ``within``: the campaign's
     own scores, whose runs and qrels topics the file's are laid on (in their order). The
@@ -338,7 +339,7 @@ def imported_scores(path: str | Path, measures: Sequence[str], alphas: Sequence[
     from irmeta.measures.score_files.mean_rows import checked_means, mean_rows_of
 
     table = read_score_rows(path, format=options.get("format", "auto"))
-    refuse_computed(table, computed, source=path)
+    refuse_computed(table, [as_measure(m) for m in computed], source=path)
     missing = options.get("missing", "error")
     if within is not None:
         table = aligned_table(table, within.runs, within.topics, source=path)
@@ -349,15 +350,15 @@ def imported_scores(path: str | Path, measures: Sequence[str], alphas: Sequence[
         checked_means(given, mean_rows_of(table), over_all=given.means[AVERAGING_NAMES["all"]])
     wanted = [AVERAGING_NAMES[mode] for mode in averaging]
     return Scores(runs=given.runs, topics=given.topics, measures=given.measures, alphas=given.alphas,
-                  per_topic=given.per_topic, means={name: given.means[name] for name in wanted})
+                  per_topic=given.per_topic, means={name: given.means[name] for name in wanted}, parsed=given.parsed)
 
 
-def refuse_computed(table: ScoreRows, computed: Sequence[str], *, source: str | Path) -> None:
+def refuse_computed(table: ScoreRows, computed: Sequence[Measure], *, source: str | Path) -> None:
     """A scores file beside runs that holds a measure irmeta computes from them (any of
     its alphas) is an error naming the file and the measure."""
-    ours = {str(parse_measure(m).without_alpha()) for m in computed}
-    for name in table.measures:  # canonical names, each once
-        if str(parse_measure(name).without_alpha()) in ours:
+    ours = {m.without_alpha() for m in computed}
+    for name in table.measures:  # canonical names, each once, read back here
+        if parse_measure(name).without_alpha() in ours:
             raise ValueError(f"{source} holds {name}, which irmeta computes from the runs: drop those rows or give "
                              f"the scores without runs")
 
@@ -391,29 +392,30 @@ def reordered(scores: Scores, runs: Sequence[str], topics: Sequence[str], *, mis
     have = [j for j, t in enumerate(topics) if t in topic_at]
     per_topic[:, :, have] = scores.per_topic[:, rows][:, :, [topic_at[topics[j]] for j in have]]
     means = dict(scores.means)
-    means[AVERAGING_NAMES["all"]] = block_means(per_topic, scores.measures, scores.alphas, len(runs))  # qrels topics
+    means[AVERAGING_NAMES["all"]] = block_means(per_topic, scores.parsed, scores.alphas, len(runs))  # qrels topics
     if AVERAGING_NAMES["returned"] in means:
         means[AVERAGING_NAMES["returned"]] = scores.means[AVERAGING_NAMES["returned"]][:, rows]
     if AVERAGING_NAMES["geometric"] in means:  # over the qrels topics, as all_topics
         means[AVERAGING_NAMES["geometric"]] = geometric_means(per_topic)
     return Scores(runs=list(runs), topics=list(topics), measures=scores.measures, alphas=scores.alphas,
-                  per_topic=per_topic, means=means)
+                  per_topic=per_topic, means=means, parsed=scores.parsed)
 
 
-def in_measure_order(parts: Sequence[Scores], measures: Sequence[str]) -> Scores:
+def in_measure_order(parts: Sequence[Scores], measures: Sequence[Measure]) -> Scores:
     """The blocks of several :class:`Scores` of the same runs and topics, measure by measure
     in the configured order."""
     if len(parts) == 1:
         return parts[0]
     first = parts[0]
-    order = {str(parse_measure(m).without_alpha()): i for i, m in enumerate(measures)}
+    order = {str(m.without_alpha()): i for i, m in enumerate(measures)}
     blocks = sorted(((order.get(m, len(order)), j, i) for j, part in enumerate(parts)
                      for i, m in enumerate(part.measures)))
     return Scores(runs=first.runs, topics=first.topics,
                   measures=[parts[j].measures[i] for _, j, i in blocks],
                   alphas=[parts[j].alphas[i] for _, j, i in blocks],
                   per_topic=np.stack([parts[j].per_topic[i] for _, j, i in blocks]),
-                  means={name: np.stack([parts[j].means[name][i] for _, j, i in blocks]) for name in first.means})
+                  means={name: np.stack([parts[j].means[name][i] for _, j, i in blocks]) for name in first.means},
+                  parsed=[parts[j].parsed[i] for _, j, i in blocks])
 
 
 def rarity_collection(*, matrix: str | Path, out: str | Path, depths: Sequence[int | None],

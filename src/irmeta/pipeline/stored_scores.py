@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import Scores
-from irmeta.measures.names import measure_label
+from irmeta.measures.names import Measure
 from irmeta.support.atomic import atomic_path, atomic_save_npz, write_parquet
 from irmeta.support.checksum import load_npz
 from irmeta.support.formats import refuse_infinite_cells, refuse_non_finite_scores
@@ -37,19 +37,21 @@ def write_scores(scores: Scores, path: str | Path, settings: dict) -> None:
 
 def _refuse_non_finite(scores: Scores) -> None:
     """A score that is not finite is a bug upstream: the job stops naming measure and run."""
-    labels = [measure_label(m, a) for m, a in zip(scores.measures, scores.alphas)]
+    labels = [str(m) for m in scores.labelled()]
     refuse_non_finite_scores(scores.per_topic, scores.means, scores.runs, scores.topics, labels)
 
 
-def load_scores(path: str | Path, measures: Sequence[str] | None = None,
+def load_scores(path: str | Path, measures: Sequence[str | Measure] | None = None,
                 alphas: Sequence[Alpha] | None = None) -> Scores:
     """Scores written by :func:`write_scores`: every block, or those of ``measures`` (and,
-    for measures with one, ``alphas``); only those blocks are read."""
+    for measures with one, ``alphas``; by their canonical names); only those blocks are read,
+    their names read back once, here."""
+    wanted = None if measures is None else {str(m) for m in measures}
     wanted_alphas = None if alphas is None else {alpha_label(a) for a in alphas}
     with load_npz(path) as stored:
         meta = json.loads(stored["meta"].tobytes())
         keep = [i for i, (m, a) in enumerate(zip(meta["measures"], meta["alphas"]))
-                if (measures is None or m in measures) and (a is None or wanted_alphas is None or a in wanted_alphas)]
+                if (wanted is None or m in wanted) and (a is None or wanted_alphas is None or a in wanted_alphas)]
         n_runs, n_topics = len(meta["runs"]), len(meta["topics"])
         per_topic = np.stack([stored[f"per_topic_{i}"] for i in keep]) if keep else np.zeros((0, n_runs, n_topics))
         means = {name: stored[f"mean_{name}"][keep] for name in meta["averaging"]}

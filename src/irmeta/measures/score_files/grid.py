@@ -13,7 +13,7 @@ import irmeta.measures.score_files.pieces as piece_reader
 from irmeta.campaign.qrels import sort_topics
 from irmeta.measures.alpha import Alpha, alpha_label
 from irmeta.measures.averaging import AVERAGING_NAMES, Scores, block_means, geometric_means
-from irmeta.measures.names import measure_label, parse_measure
+from irmeta.measures.names import Measure, as_measure, measure_label, parse_measure
 from irmeta.measures.score_files.bounds import first_misfit
 from irmeta.measures.score_files.mean_rows import checked_means, mean_rows_of
 from irmeta.measures.score_files.rows import COLUMNS, Missing, ScoreRows, TopicOrder, refuse_missing_names
@@ -239,7 +239,7 @@ def _check_holes(grid: ScoreGrid, missing: Missing, source: str) -> None:
         raise ValueError(f"{source}: {grid.labels[label]}: no score of run {grid.runs[run]} on any topic")
 
 
-def scores_from_table(table: pd.DataFrame | ScoreRows, measures: Sequence[str], alphas: Sequence[Alpha], *,
+def scores_from_table(table: pd.DataFrame | ScoreRows, measures: Sequence[str | Measure], alphas: Sequence[Alpha], *,
                       missing: Missing = "error", source: str = "scores", check_means: bool = True) -> Scores:
     """Per-topic scores of a table (columns run, measure, qid, value; e.g. from
     :func:`read_score_file`; or :class:`ScoreRows`, from :func:`read_score_rows`) as the
@@ -262,12 +262,13 @@ def scores_from_table(table: pd.DataFrame | ScoreRows, measures: Sequence[str], 
     them (:mod:`~irmeta.measures.score_files.mean_rows`; ``check_means=False``: by the
     caller, on the topics it lays the scores on), then ignored.
     """
-    names, alpha_labels, labels = [], [], []
+    names, parsed, alpha_labels, labels = [], [], [], []
     for item in measures:
-        m = parse_measure(item)
+        m = as_measure(item)  # config's measures arrive read; a caller's names are read here
         own = ([m.alpha] if m.alpha is not None else list(alphas)) if m.uses_alpha else [None]
         for a in own:
             names.append(str(m.without_alpha()))
+            parsed.append(m.without_alpha())
             alpha_labels.append(None if a is None else alpha_label(a))
             labels.append(measure_label(m.without_alpha(), a))
     grid = score_grid(table, labels, missing=missing, source=source)
@@ -277,11 +278,11 @@ def scores_from_table(table: pd.DataFrame | ScoreRows, measures: Sequence[str], 
     else:
         per_topic, present = grid.values[at], grid.present[at]
     s = len(grid.runs)  # the runs rarity is counted over, as the pipeline counts it
-    over_all = block_means(per_topic, names, alpha_labels, s)
+    over_all = block_means(per_topic, parsed, alpha_labels, s)
     scores = Scores(runs=grid.runs, topics=grid.topics, measures=names, alphas=alpha_labels, per_topic=per_topic,
                     means={AVERAGING_NAMES["all"]: over_all,
-                           AVERAGING_NAMES["returned"]: block_means(per_topic, names, alpha_labels, s, present),
-                           AVERAGING_NAMES["geometric"]: geometric_means(per_topic)})
+                           AVERAGING_NAMES["returned"]: block_means(per_topic, parsed, alpha_labels, s, present),
+                           AVERAGING_NAMES["geometric"]: geometric_means(per_topic)}, parsed=parsed)
     if check_means:
         checked_means(scores, mean_rows_of(table, source), over_all=over_all)
     return scores

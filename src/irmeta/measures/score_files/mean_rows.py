@@ -21,7 +21,7 @@ import numpy as np
 
 from irmeta.measures.averaging import MeanGrid, Scores, block_means, mean_grid, run_means
 from irmeta.measures.counts import SUMMED
-from irmeta.measures.names import measure_label, parse_measure
+from irmeta.measures.names import parse_measure
 from irmeta.measures.score_files.pieces import printed_decimals
 from irmeta.measures.score_files.rows import MeanRows, ScoreRows, refuse_missing_names
 
@@ -75,7 +75,7 @@ def checked_means(scores: Scores, rows: MeanRows, *, n_systems: int | None = Non
     runs of ``scores``."""
     s = len(scores.runs) if n_systems is None else n_systems
     if over_all is None:
-        over_all = block_means(scores.per_topic, scores.measures, scores.alphas, s)
+        over_all = block_means(scores.per_topic, scores.parsed, scores.alphas, s)
     out = np.array(over_all, dtype=np.float64, copy=True)
     if not len(rows.runs):
         return out
@@ -84,8 +84,7 @@ def checked_means(scores: Scores, rows: MeanRows, *, n_systems: int | None = Non
     for j, (run, label) in enumerate(zip(rows.runs, rows.labels)):
         if run in run_at:
             of_label[label].append(j)
-    for i, (measure, alpha) in enumerate(zip(scores.measures, scores.alphas)):
-        parsed = parse_measure(measure_label(measure, alpha))
+    for i, (measure, alpha, parsed) in enumerate(zip(scores.parsed, scores.alphas, scores.labelled())):
         label = str(parsed)
         picked = np.asarray(of_label.get(label, []), np.int64)
         if not len(picked):

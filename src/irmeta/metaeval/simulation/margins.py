@@ -38,7 +38,7 @@ from typing import Literal
 import numpy as np
 from scipy import optimize, special
 
-from irmeta.measures.names import Measure, parse_measure
+from irmeta.measures.names import Measure, as_measure
 from irmeta.measures.ranges import measure_range
 
 #: Candidate families by support kind, in the order ties on AIC are broken.
@@ -200,7 +200,7 @@ def support_of_measure(measure: str | Measure, scores: np.ndarray | None = None,
     (:meth:`Support.check`). One ValueError line naming the measure: a rareness form
     without its alpha, a range unbounded above (DCG) or not starting at 0. With
     ``scores``, they are checked against it."""
-    parsed = measure if isinstance(measure, Measure) else parse_measure(str(measure))
+    parsed = as_measure(measure)  # read where it enters, unless it arrives read
     name = str(parsed)
     declared = parsed.definition.value_range
     value_range = measure_range(parsed)

@@ -152,6 +152,15 @@ register(MeasureDefinition("SetF", set_f, "weighted harmonic mean of SetP and Se
 register(MeasureDefinition("Success", success, "1 if a relevant document is in the top k (trec_eval success_k)",
                            value_range=RangeDeclaration(grid="binary")))
 
+# ir_measures' rel=t on its binary measures (P, AP, R, RR, Rprec, Bpref, SetP, SetR, SetF,
+# SetAP, Success, infAP, IPrec): a grade >= t is relevant. irmeta's relevance threshold
+# is one for all the measures scored (trec_eval's -l), so the name is refused naming it.
+_IR_MEASURES_REL = ("ir_measures' rel={1} counts a grade >= {1} as relevant, which irmeta sets for every measure at "
+                    "once: write {0} without rel= and score with --threshold {1} (threshold={1} in the API, "
+                    "relevance_threshold in a collection's YAML)")
+_IR_MEASURES_REL_PATTERN = (r"(?i)(P|AP|MAP|R|Recall|RR|MRR|Rprec|RPrec|Bpref|BPref|SetP|SetR|SetF|SetAP|Success|"
+                            r"infAP|IPrec)\([^()]*?\brel\s*=\s*(\d+)[^()]*\)(?:@\d*\.?\d+)?")
+
 register_peer_names(
     trec_eval_cut("Recall", "recall", 100),
     PeerName("Recall", "ir_measures", "R", "Recall", "relevant in the top k / relevant", examples=same("R@100")),
@@ -184,4 +193,6 @@ register_peer_names(
     PeerName("Success", "ir_measures", "Success", "Success", cutoff=True, examples=same("Success@10")),
     PeerName("Success", "ranx", "hit_rate", "Success", "1 if a relevant document is in the top k (ranx: trec_eval's "
              "success)", examples=same("hit_rate@10")),
+    PeerName("P", "ir_measures", "M(rel=t)", None, _IR_MEASURES_REL, pattern=_IR_MEASURES_REL_PATTERN,
+             symbols=("M", "t")),
 )

@@ -416,6 +416,12 @@ register_peer_names(
     trec_eval_cut("nDCG", "ndcg_cut"),
     PeerName("nDCG", "ir_measures", "NDCG", "nDCG", examples=same("NDCG@10")),
     PeerName("nDCG", "ir_measures", "nDCG", "nDCG", examples=same("nDCG@10", "nDCG")),
+    PeerName("nDCG", "ir_measures", "nDCG(dcg=log2)", "nDCG{1}", "ir_measures' default DCG, trec_eval's: the gain "
+             "is the grade", pattern=r"(?i)nDCG\(dcg=(['\"]?)log2\1\)((?:@\d+)?)",
+             examples=same("nDCG(dcg='log2')@10"), symbols=("", "@k")),
+    PeerName("nDCG", "ir_measures", "nDCG(dcg=exp-log2)", None, "ir_measures' dcg='exp-log2' (gdeval.pl's nDCG@k) "
+             "takes the gain 2^grade - 1: write nDCG(gains={{1:1,2:3,3:7}})@k, a gain 2^g - 1 for each grade g of the "
+             "qrels", pattern=r"(?i)nDCG\(dcg=(['\"]?)exp-log2\1\)(?:@\d+)?", symbols=("",)),
     PeerName("nDCG", "ranx", "ndcg", "nDCG", _RANX_GRADED, examples=same("ndcg@10", "ndcg")),
     PeerName("nDCG", "ranx", "ndcg@k-lN", "nDCG(min_grade={1})@{0}", _RANX_GRADED, pattern=r"ndcg@(\d+)-l(\d+)",
              examples=same("ndcg@10-l2", "ndcg@10-l3"), symbols=("k", "N")),

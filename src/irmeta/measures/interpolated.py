@@ -151,6 +151,10 @@ register_peer_names(
     PeerName("IPrec", "trec_eval", "iprec_at_recall_x", "IPrec(recall={0})", pattern=r"iprec_at_recall[._]" + NUMBER,
              examples=(("iprec_at_recall_0.10", "iprec_at_recall.0.10"),
                        ("iprec_at_recall.0.5", "iprec_at_recall.0.5")), symbols=("x",)),
+    PeerName("IPrec", "ir_measures", "IPrec@x", "IPrec(recall={0})", "ir_measures' @ gives IPrec its recall level "
+             "(a fraction), where irmeta's @k is a cutoff: IPrec@0.1 is IPrec(recall=0.1); a whole number after @ "
+             "stays irmeta's cutoff (write IPrec(recall=1) for the recall level 1)",
+             pattern=r"IPrec@(\d*\.\d+)", examples=same("IPrec@0.1", "IPrec@0.5", "IPrec@.8"), symbols=("x",)),
     PeerName("IPrec_avg", "trec_eval", "11pt_avg", "IPrec_avg", pattern="11pt_avg", examples=same("11pt_avg"),
              prints="11pt_avg"),
     PeerName("IPrec_avg", "trec_eval", "11pt_avg.x,y,...", "IPrec_avg(levels=[{0}])", "the mean of IPrec over the "

@@ -181,7 +181,7 @@ def _judged_topics_only(scores: Scores, matrix: RelevanceMatrix) -> Scores:
     per_topic = scores.per_topic[:, :, judged]
     return Scores(runs=scores.runs, topics=[t for t, j in zip(scores.topics, judged) if j],
                   measures=scores.measures, alphas=scores.alphas, per_topic=per_topic,
-                  means={"all_topics": exact_mean(per_topic)})
+                  means={"all_topics": exact_mean(per_topic)}, parsed=scores.parsed)
 
 
 def reduced_scores(matrix: RelevanceMatrix, keep: np.ndarray, measures: Sequence[str], **options) -> Scores:

@@ -76,7 +76,7 @@ def cases(peer_names: Iterable, parse: Callable[[str], object]) -> tuple[list[Ca
     for entry in peer_names:
         if entry.refused:
             skipped.append(Skipped(entry.peer, entry.name, "refused by irmeta (another meaning): " +
-                                   entry.differs.split(";")[0]))
+                                   entry.differs.split(":")[0]))
             continue
         for typed, request in entry.examples:
             if JUDGMENT_GROUPS in request:

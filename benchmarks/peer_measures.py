@@ -20,8 +20,11 @@ values, and the largest per-topic |difference|. A difference beyond the toleranc
 relative, or half a unit of the last decimal where the peer prints fewer) is explained
 when a known cause removes it: ``float32 scores`` (irmeta reading the scores in single
 precision, as older trec_eval and pytrec_eval do, equals the peer), ``ties order`` (the
-peer fed the runs in trec_eval's order as strictly decreasing scores equals irmeta).
-Otherwise the cause is ``unknown``: a defect until explained.
+peer fed the runs in trec_eval's order as strictly decreasing scores equals irmeta), ``pytrec_eval reads the parameters
+otherwise`` (pytrec_eval, trec_eval 9's code, differs where the trec_eval 10 binary agrees
+with irmeta). Otherwise the cause is ``unknown``: a defect until explained. A peer printing
+a summary alone (trec_eval's num_q) is held to irmeta's values summarised as trec_eval
+does without -c (over the topics each run returns; summed for the counts).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -452,9 +455,29 @@ class CampaignCheck:
         theirs, decimals = self.values(tool, case, False)
         if not theirs:
             raise ValueError("the peer gave no value")
-        return compare(self.ours[case.canonical], theirs, decimals,
-                       ours_float32=lambda: self.float32(case.canonical),
-                       theirs_ordered=None if tool == "trec_eval" else lambda: self.values(tool, case, True)[0])
+        ours = self.ours[case.canonical]
+        if all(q == "all" for _, q in theirs):  # a summary alone (num_q): held to irmeta's trec_eval summary
+            ours = self.summary(case.canonical, ours)
+        c = compare(ours, theirs, decimals, ours_float32=lambda: self.float32(case.canonical),
+                    theirs_ordered=None if tool == "trec_eval" else lambda: self.values(tool, case, True)[0])
+        if c.cause == "unknown" and tool == "pytrec_eval" and self.trec_eval is not None:
+            # pytrec_eval is trec_eval 9's code: where trec_eval 10 itself agrees with irmeta,
+            # the difference is pytrec_eval's reading of the name's parameters
+            if compare(self.ours[case.canonical], *self.values("trec_eval", case, False)).cause == "":
+                c = replace(c, cause="pytrec_eval reads the parameters otherwise (trec_eval agrees)")
+        return c
+
+    def summary(self, canonical: str, ours: Values) -> Values:
+        """irmeta's values as trec_eval summarises them without -c: over the topics each
+        run returns, summed for the counts (num_q, num_ret...), else averaged."""
+        from irmeta.measures.counts import SUMMED
+
+        family = canonical.split("(")[0].split("@")[0]
+        out: Values = {}
+        for run, scores in self.campaign.runs.items():
+            values = [ours[(run, q)] for q in scores if q in self.campaign.qrels]
+            out[(run, "all")] = sum(values) if family in SUMMED else sum(values) / len(values)
+        return out
 
     def run(self, out: Callable[[str], object]) -> tuple[int, int]:
         """Print each case's rows; (differences of no known cause, cases a peer could not compute)."""

@@ -120,3 +120,32 @@ def test_measures_all_reads_the_printed_decimals_and_trec_evals_order():
     assert peer_measures.printed_decimals(["0.12345678901234"]) is None
     campaign = peer_measures.Campaign("c", REPO, [], {}, {"r": {"1": {"a": 1.0, "c": 2.0, "b": 1.0}}})
     assert campaign.ordered() == {"r": {"1": {"c": 3.0, "b": 2.0, "a": 1.0}}}  # ties: docid descending
+
+
+def _tiny_check(tmp_path, typed: list[str], trec_eval=None):
+    qrels, run = tmp_path / "qrels", tmp_path / "r1"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n3 0 d 1\n")
+    run.write_text("1 Q0 a 1 2.0 r1\n1 Q0 b 2 1.0 r1\n2 Q0 x 1 1.0 r1\n")
+    campaign = peer_measures.Campaign("tiny", qrels, [run], {"1": {"a": 1, "b": 0}, "2": {"c": 1}, "3": {"d": 1}},
+                                      {"r1": peer_measures.read_run(run)})
+    cases = [peer_measures.Case("trec_eval", t, t, t, str(parse_measure(t)), "tiny") for t in typed]
+    return peer_measures.CampaignCheck(campaign, cases, trec_eval, parse_measure), cases
+
+
+def test_measures_all_holds_a_summary_alone_to_trec_evals_summary(tmp_path):
+    check, _ = _tiny_check(tmp_path, ["num_q", "map"])
+    # trec_eval without -c: over the 2 topics the run returns, the counts summed
+    assert check.summary("NumQ", check.ours["NumQ"]) == {("r1", "all"): 2.0}
+    assert check.summary("AP", check.ours["AP"]) == {("r1", "all"): 0.5}
+
+
+def test_measures_all_names_pytrec_evals_reading_where_trec_eval_agrees(tmp_path, monkeypatch):
+    check, (case,) = _tiny_check(tmp_path, ["map"], trec_eval=tmp_path / "trec_eval")
+    ours = check.ours["AP"]
+    given = {"trec_eval": ({k: v for k, v in ours.items() if k[1] != "all"}, 4),
+             "pytrec_eval": ({("r1", "1"): 0.25, ("r1", "2"): 0.0}, None)}
+    monkeypatch.setattr(check, "values", lambda tool, case, ordered: given[tool])
+    assert check.compare("trec_eval", case).cause == ""
+    assert check.compare("pytrec_eval", case).cause.startswith("pytrec_eval reads the parameters otherwise")
+    given["trec_eval"] = ({("r1", "1"): 0.25, ("r1", "2"): 0.0}, 4)  # trec_eval disagrees too: unexplained
+    assert check.compare("pytrec_eval", case).cause == "unknown"

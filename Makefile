@@ -92,6 +92,10 @@ bench: $(STAMP)
 # trec_eval: TREC_EVAL=/path/to/trec_eval, or TREC_EVAL_SRC=/path/to/its/source (built with make).
 # Without network access to its source, a binary comes with pyserini's sdist: Anserini's fat
 # jar holds trec_eval/trec_eval-linux-amd64 (docs/reference/benchmarks.md).
+# ARGS='--measures all': every peer name irmeta registers (the alias registry), irmeta's
+# value beside each installed peer's (trec_eval, pytrec_eval, ir_measures with cwl_eval
+# and pyndeval, ranx) on TREC-8, DL 2020 and a generated campaign with subtopic qrels, the
+# largest per-topic difference and its cause when known (ties order, float32 scores).
 bench-peers: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/bench_peers.py --data $(abspath $(DATA)) $(ARGS)
 

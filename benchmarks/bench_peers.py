@@ -28,6 +28,12 @@ its row says so.
 
     python benchmarks/bench_peers.py [--data ../shared/data] [--compare-sizes 10,129]
                                      [--permutations 1000] [--trec-eval PATH] [--trec-eval-src DIR]
+
+``--measures all`` (issue 42) times nothing: it scores every name irmeta reads with a
+peer's meaning (the alias registry) with irmeta and every peer installed, on the first
+``--score-runs`` runs (default 10) of TREC-8 and DL 2020 and on a generated campaign with
+subtopic qrels, and prints each peer's mean beside irmeta's, the largest per-topic
+difference, and its cause when it is a known one (peer_measures.py).
 """
 
 from __future__ import annotations
@@ -329,8 +335,18 @@ def main() -> int:
     parser.add_argument("--trec-eval", default=os.environ.get("TREC_EVAL"), help="trec_eval's binary")
     parser.add_argument("--trec-eval-src", default=os.environ.get("TREC_EVAL_SRC"),
                         help="trec_eval's source tree, built with make when no binary is given")
+    parser.add_argument("--measures", choices=["timed", "all"], default="timed",
+                        help="timed: P@10, AP, nDCG@10 timed against the peers (default); all: every peer name "
+                        "irmeta registers, irmeta's values beside every installed peer's")
     args = parser.parse_args()
     data = Path(args.data)
+    if args.measures == "all":
+        from peer_measures import bench_measures
+
+        with tempfile.TemporaryDirectory(prefix="bench_peers_") as tmp:
+            binary, how = find_trec_eval(args.trec_eval, args.trec_eval_src, Path(tmp))
+            print(f"trec_eval: {how}" if binary else f"trec_eval: not run: {how}")
+            return bench_measures(data, args.score_runs or 10, binary)
     with tempfile.TemporaryDirectory(prefix="bench_peers_") as tmp:
         work = Path(tmp)
         with_trec_eval = bench_score(data, work, args)

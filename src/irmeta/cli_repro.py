@@ -22,6 +22,7 @@ from irmeta.cli_args import (
     report_spellings,
 )
 from irmeta.metaeval import reproducibility as rm
+from irmeta.metaeval.tied_agreement import TIED_VARIANTS
 from irmeta.support.formats import REPORT_FORMATS
 
 _HELP = """Reproducibility measures of Breuer et al. (SIGIR 2020) for an original baseline
@@ -37,6 +38,11 @@ p-values, one row per measure, named as typed; --canonical for irmeta's names).
 --format tsv: one row per measure, columns setting, baseline, advanced, measure, alpha,
 ktu_*, rbo_*, rmse_*, nrmse_*, er, delta_ri, p_value_* (baseline and advanced), then
 ktu_repro_eval_* and rbo_repro_eval_*; full precision, an undefined value empty.
+
+--ties a, b or w (repeatable) adds the tie-aware document order, the runs' equal scores
+tied (ktu and rbo break them by document id): a, ktu_a (tau-a, the original the truth)
+and rbo_a (Corsi and Urbano's RBO^a); b, ktu_b (tau-b with the score ties) and rbo_b; w,
+rbo_w; after the columns above, for the baseline and the advanced pair.
 """
 
 
@@ -68,6 +74,9 @@ def add_repro_parser(sub: argparse._SubParsersAction) -> None:
                    help=f"RBO's persistence (default {rm.RBO_P})")
     p.add_argument("--rbo-depth", action=Once, type=bounded_int(1), default=rm.RBO_DEPTH,
                    help=f"RBO's depth (default {rm.RBO_DEPTH})")
+    p.add_argument("--ties", action="append", choices=list(TIED_VARIANTS),
+                   help="add the tie-aware KTU and RBO, equal scores tied: a (ktu_a, rbo_a), b (ktu_b, rbo_b), "
+                   "w (rbo_w); repeatable")
     add_report_options(p, REPORT_FORMATS)
     add_reading_options(p)
     p.set_defaults(func=_repro)
@@ -78,7 +87,7 @@ def _repro(args: argparse.Namespace) -> int:
     from irmeta.reproduction import order_settings, render, reproduce
 
     load_plugins(args.plugin or [])
-    order = order_settings(args.ktu_cutoff, args.rbo_p, args.rbo_depth)
+    order = order_settings(args.ktu_cutoff, args.rbo_p, args.rbo_depth, sorted(set(args.ties or [])))
     measures = measures_typed(args)
     spellings = report_spellings(args, measures)
     result = reproduce(args.qrels, [args.original_baseline, args.original_advanced, args.reproduced_baseline,

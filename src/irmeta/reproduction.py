@@ -10,7 +10,9 @@ and their rankings compared. With it, on another collection (``other_collection`
 reproductions are scored on their own qrels, and only ER, Delta RI and the unpaired
 t-test are filled. Runs are read as ``irmeta score`` reads them (files or runs in memory,
 trec_eval's order, ``depth`` as -M); ``baseline`` and ``advanced`` are the original runs'
-names (file name minus ``.gz``, or the tag with ``run_name="tag"``).
+names (file name minus ``.gz``, or the tag with ``run_name="tag"``). ``ties`` (some of
+``a``, ``b``, ``w``) adds the tie-aware KTU and RBO columns, the runs' equal scores tied
+(:func:`~irmeta.metaeval.reproducibility.tied_document_order`); none by default.
 """
 
 from __future__ import annotations
@@ -27,13 +29,19 @@ from irmeta.api import DEFAULT_MEASURES
 from irmeta.artefacts.tables import latex_table, markdown_table
 from irmeta.campaign.in_memory import read_given, run_sources, to_qrels
 from irmeta.campaign.judge import judge_each
-from irmeta.campaign.rankings import ranking_of_file
+from irmeta.campaign.rankings import ranking_of_file, scores_of_file
 from irmeta.campaign.runs import RunFile
 from irmeta.measures.averaging import Scores, score_arrays
 from irmeta.measures.diversity import refuse_without_subtopics
 from irmeta.measures.typed import spellings_note, typed_labels
 from irmeta.metaeval import reproducibility as rm
-from irmeta.metaeval.reproducibility_table import COLUMNS, OrderSettings, Reproduction, reproducibility_table
+from irmeta.metaeval.reproducibility_table import (
+    COLUMNS,
+    OrderSettings,
+    Reproduction,
+    reproducibility_table,
+)
+from irmeta.metaeval.tied_agreement import order_columns
 from irmeta.settings import ScoreSettings
 from irmeta.support.formats import (
     REPORT_FORMATS,
@@ -45,7 +53,7 @@ from irmeta.support.formats import (
 
 FORMATS = REPORT_FORMATS
 ROLES = ("original_baseline", "original_advanced", "reproduced_baseline", "reproduced_advanced")
-_OWN_KEYWORDS = ("reproduced_qrels", "ktu_cutoff", "rbo_p", "rbo_depth")
+_OWN_KEYWORDS = ("reproduced_qrels", "ktu_cutoff", "rbo_p", "rbo_depth", "ties")
 
 
 @dataclass(frozen=True)
@@ -59,12 +67,16 @@ class Repro:
     runs: tuple[str, ...] = ()
 
 
-def order_settings(ktu_cutoff: Any = rm.KTU_CUTOFF, rbo_p: Any = rm.RBO_P, rbo_depth: Any = rm.RBO_DEPTH
-                   ) -> OrderSettings:
-    """KTU's cutoff, RBO's p and depth, checked (one line each refusal; a depth past where
-    RBO's terms count is summed to there, :func:`~irmeta.metaeval.reproducibility.rbo_terms`)."""
+def order_settings(ktu_cutoff: Any = rm.KTU_CUTOFF, rbo_p: Any = rm.RBO_P, rbo_depth: Any = rm.RBO_DEPTH,
+                   ties: Any = ()) -> OrderSettings:
+    """KTU's cutoff, RBO's p and depth, the tie-aware variants, checked (one line each
+    refusal; a depth past where RBO's terms count is summed to there,
+    :func:`~irmeta.metaeval.reproducibility.rbo_terms`)."""
+    if not isinstance(ties, str):
+        check.items("ties", ties, empty=True)
     order = OrderSettings(check.integer("ktu_cutoff", ktu_cutoff, 1), check.number("rbo_p", rbo_p, 0.0, 1.0,
-                          open_low=True, open_high=True), check.integer("rbo_depth", rbo_depth, 1))
+                          open_low=True, open_high=True), check.integer("rbo_depth", rbo_depth, 1),
+                          (ties,) if isinstance(ties, str) else tuple(ties))
     rm.rbo_terms(order.rbo_p, order.rbo_depth, 0)  # refused now, not after the runs are read
     return order
 
@@ -72,14 +84,16 @@ def order_settings(ktu_cutoff: Any = rm.KTU_CUTOFF, rbo_p: Any = rm.RBO_P, rbo_d
 def repro(qrels: Any, original_baseline: Any, original_advanced: Any, reproduced_baseline: Any,
           reproduced_advanced: Any, measures: Sequence[str] = DEFAULT_MEASURES, *, reproduced_qrels: Any = None,
           ktu_cutoff: int = rm.KTU_CUTOFF, rbo_p: float = rm.RBO_P, rbo_depth: int = rm.RBO_DEPTH,
-          **settings: Any) -> pd.DataFrame:
+          ties: Sequence[str] = (), **settings: Any) -> pd.DataFrame:
     """The table of ``irmeta repro --format tsv`` as a DataFrame (undefined values NaN).
     Each run is a path or a run in memory, as :func:`irmeta.evaluate` takes them (one run
-    each); ``settings``: :func:`irmeta.score`'s (``depth``, ``threshold``, ``alphas``,
-    ``gains``...), checked as it checks them, before any file is read."""
+    each); ``ties``: the tie-aware KTU and RBO columns added (``a``: ``ktu_a_*``,
+    ``rbo_a_*``; ``b``: ``ktu_b_*``, ``rbo_b_*``; ``w``: ``rbo_w_*``), the runs' equal
+    scores tied; ``settings``: :func:`irmeta.score`'s (``depth``, ``threshold``,
+    ``alphas``, ``gains``...), checked as it checks them, before any file is read."""
     return reproduce(qrels, (original_baseline, original_advanced, reproduced_baseline, reproduced_advanced),
                      measures, reproduced_qrels=reproduced_qrels,
-                     order=order_settings(ktu_cutoff, rbo_p, rbo_depth), **settings).table
+                     order=order_settings(ktu_cutoff, rbo_p, rbo_depth, ties), **settings).table
 
 
 def reproduce(qrels: Any, runs: Sequence[Any], measures: Sequence[str] = DEFAULT_MEASURES, *,
@@ -99,8 +113,9 @@ def reproduce(qrels: Any, runs: Sequence[Any], measures: Sequence[str] = DEFAULT
         pairs = [Reproduction(ROLES[i], ROLES[i + 2]) for i in (0, 1)]
     else:
         original = reproduced = _scored(original_qrels, files, ROLES, s)
-        pairs = [Reproduction(ROLES[i], ROLES[i + 2], ranking_of_file(files[i]), ranking_of_file(files[i + 2]))
-                 for i in (0, 1)]
+        scores = [scores_of_file(f) for f in files] if order.ties else [None] * len(files)
+        pairs = [Reproduction(ROLES[i], ROLES[i + 2], ranking_of_file(files[i]), ranking_of_file(files[i + 2]),
+                              scores[i], scores[i + 2]) for i in (0, 1)]
         for i, pair in enumerate(pairs):
             _refuse_disjoint(pair, files[i], files[i + 2])
     setting = "other_collection" if other else "same_collection"
@@ -152,14 +167,27 @@ _SCORES = ("rmse_baseline", "rmse_advanced", "nrmse_baseline", "nrmse_advanced",
            "p_value_baseline", "p_value_advanced")
 
 
+#: What each tie-aware column is, for the caption.
+_TIED_MEANING = {
+    "ktu_a": "ktu_a tau-a over the union (the original the truth; empty where it ties)",
+    "rbo_a": "rbo_a Corsi and Urbano's RBO^a_ext (ties as uncertainty)",
+    "ktu_b": "ktu_b tau-b over the union with score ties",
+    "rbo_b": "rbo_b RBO^b_ext (RBO^a corrected for what ties lose)",
+    "rbo_w": "rbo_w RBO^w_ext (tied documents share a rank)",
+}
+
+
 def _rankings_caption(r: Repro) -> str:
     o = r.order
+    tied = order_columns(o.ties)
+    also = (f" With the runs' equal scores tied (tie groups kept whole at the cut): "
+            f"{', '.join(_TIED_MEANING[c] for c in tied)}." if tied else "")
     return (f"Reproducibility (Breuer et al., SIGIR 2020), the rankings: each reproduced run against its original, "
             f"KTU at {o.ktu_cutoff}, RBO p {o.rbo_p:g} to depth {o.rbo_depth}, averaged over the topics both "
             f"return: ktu is Kendall's tau-b over the union of the two lists, rbo Webber et al.'s extrapolated RBO "
             f"(eq. 32, a shorter ranking extrapolated), ktu_repro_eval and rbo_repro_eval repro_eval's forms (its "
-            f"normalised finite-depth RBO); documents in trec_eval's order (score ties broken by document id). "
-            f"Empty: undefined.")
+            f"normalised finite-depth RBO); documents in trec_eval's order (score ties broken by document id)."
+            f"{also} Empty: undefined.")
 
 
 def _scores_caption(r: Repro, spellings: Mapping[str, str]) -> str:
@@ -185,9 +213,10 @@ def _report_blocks(r: Repro, digits: int, spellings: Mapping[str, str]) -> list[
 
     blocks = []
     if r.setting == "same_collection" and len(t):
-        rows = [[pair, original, reproduced, *(number(t[f"{c}_{pair}"].iat[0]) for c in _ORDER)]
+        order = [*_ORDER, *order_columns(r.order.ties)]
+        rows = [[pair, original, reproduced, *(number(t[f"{c}_{pair}"].iat[0]) for c in order)]
                 for pair, original, reproduced in (("baseline", *r.runs[0::2]), ("advanced", *r.runs[1::2]))]
-        blocks.append((_rankings_caption(r), ["pair", "original", "reproduced", *_ORDER], rows))
+        blocks.append((_rankings_caption(r), ["pair", "original", "reproduced", *order], rows))
     alphas = bool((t["alpha"].astype(str) != "").any())
     scores = [c for c in _SCORES if r.setting == "same_collection" or not c.startswith(("rmse", "nrmse"))]
     rows = [[m, *([str(a)] if alphas else []), *(number(row[c]) for c in scores)]
@@ -201,7 +230,7 @@ def repro_tsv(table: pd.DataFrame, digits: int | None = None) -> str:
     undefined value an empty cell; names TSV cannot carry and infinities refused."""
     for column in ("baseline", "advanced", "measure"):
         check_tsv_names(column, pd.unique(table[column]))
-    for column in _NUMBERS:
+    for column in (c for c in _NUMBERS if c in table.columns):
         refuse_infinite(table[column].to_numpy(np.float64), lambda i, column=column: (
             f"repro's {column} of {table['measure'].iat[i]} for {table['baseline'].iat[i]}"))
     return table.to_csv(sep="\t", index=False, lineterminator="\n", na_rep="",

@@ -12,7 +12,7 @@ import pytest
 
 import irmeta
 from irmeta.cli import main
-from irmeta.metaeval.reproducibility_table import COLUMNS, ReproducibilityWarning
+from irmeta.metaeval.reproducibility_table import ReproducibilityWarning, table_columns
 
 DATA = Path("/work/shared/data/trec8_adhoc")
 RUNS = DATA / "runs"
@@ -31,7 +31,7 @@ A2 = _run({"1": ["d3", "d4", "d1", "d2"], "2": ["d1", "d6", "d5"], "3": ["d7", "
 
 def test_api_in_memory_gives_the_columns_and_one_row_per_measure():
     table = irmeta.repro(QRELS, B, A, B2, A2, ["AP", "P@2"], ktu_cutoff=3, rbo_p=0.8, rbo_depth=3)
-    assert list(table.columns) == list(COLUMNS)
+    assert list(table.columns) == table_columns()  # no tie-aware columns unless asked
     assert table["measure"].tolist() == ["AP", "P@2"]
     assert set(table["setting"]) == {"same_collection"} and set(table["baseline"]) == {"run"}
     assert table[["ktu_baseline", "rbo_advanced", "rmse_baseline", "er", "p_value_advanced"]].notna().all().all()
@@ -51,7 +51,7 @@ def test_api_other_collection_leaves_order_and_scores_empty():
     table = irmeta.repro(QRELS, B, A, b2, a2, ["AP"], reproduced_qrels=other)
     row = table.iloc[0]
     assert row.setting == "other_collection"
-    assert all(math.isnan(row[c]) for c in COLUMNS if c.startswith(("ktu", "rbo", "rmse", "nrmse")))
+    assert all(math.isnan(row[c]) for c in table_columns() if c.startswith(("ktu", "rbo", "rmse", "nrmse")))
     assert not math.isnan(row.er) and not math.isnan(row.p_value_baseline)
 
 
@@ -96,9 +96,9 @@ def test_cli_tsv_equals_the_api_at_full_precision(capsys):
     assert code == 0, err
     printed = pd.read_csv(io.StringIO(out), sep="\t", keep_default_na=False, na_values=[""])
     api = irmeta.repro(DATA / "qrels.txt", *(RUNS / f"{n}.gz" for n in names), ["AP", "P@10"])
-    assert list(printed.columns) == list(COLUMNS)
+    assert list(printed.columns) == table_columns()
     assert printed["baseline"].tolist() == ["CL99SD"] * 2 and printed["advanced"].tolist() == ["CL99XT"] * 2
-    numbers = [c for c in COLUMNS if c not in ("setting", "baseline", "advanced", "measure", "alpha")]
+    numbers = [c for c in table_columns() if c not in ("setting", "baseline", "advanced", "measure", "alpha")]
     pd.testing.assert_frame_equal(printed[numbers], api[numbers].astype(float), check_exact=True)
 
 

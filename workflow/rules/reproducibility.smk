@@ -18,6 +18,7 @@ rule tabulate_reproducibility:
         ktu_cutoff=EXPERIMENTS["reproducibility"]["ktu_cutoff"],
         rbo_p=EXPERIMENTS["reproducibility"]["rbo_p"],
         rbo_depth=EXPERIMENTS["reproducibility"]["rbo_depth"],
+        ties=EXPERIMENTS["reproducibility"]["ties"],
         reading=ingest_options,
         label=lambda wildcards: COLLECTIONS[wildcards.collection].label,
     log:

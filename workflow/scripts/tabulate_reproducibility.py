@@ -18,7 +18,7 @@ def main(smk) -> None:
         measures=list(smk.params.measures),
         alphas=list(smk.params.alphas),
         baselines=list(smk.params.baselines),
-        order=OrderSettings(smk.params.ktu_cutoff, smk.params.rbo_p, smk.params.rbo_depth),
+        order=OrderSettings(smk.params.ktu_cutoff, smk.params.rbo_p, smk.params.rbo_depth, tuple(smk.params.ties)),
         reading=dict(smk.params.reading),
         table_out=smk.output.table,
         figure_stem=Path(smk.output.figure).with_suffix(""),

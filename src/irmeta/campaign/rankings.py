@@ -37,6 +37,15 @@ def ranking_of_file(run: RunFile) -> Ranking:
     return {topics[qid[s]]: docs[s:e].tolist() for s, e in zip(starts, ends)}
 
 
+def scores_of_file(run: RunFile) -> dict[str, np.ndarray]:
+    """The scores of :func:`ranking_of_file`'s documents, per topic, in the same order."""
+    qid = run.qid.indices.to_numpy(zero_copy_only=False)
+    topics = run.qid.dictionary.to_pylist()
+    starts = np.flatnonzero(np.diff(qid.astype(np.int64), prepend=-1))
+    ends = np.append(starts[1:], len(qid))
+    return {topics[qid[s]]: np.asarray(run.score[s:e], dtype=np.float64) for s, e in zip(starts, ends)}
+
+
 def scored_rankings_of(runs: Runs) -> dict[str, dict[str, tuple[list[str], np.ndarray]]]:
     """Every run's (documents, scores) per topic it returned, in trec_eval's order: what
     :mod:`irmeta.campaign.degrade` degrades."""

@@ -10,7 +10,9 @@ reproduced):
   :func:`rbo_repro_eval`, Clarke's normalised finite-depth form that ``repro_eval`` uses);
 * scores (same collection only): :func:`rmse`, :func:`nrmse`;
 * effects (both settings): :func:`effect_ratio`, :func:`delta_ri`;
-* significance: :func:`t_test_p`, paired (same collection) or unpaired (another one).
+* significance: :func:`t_test_p`, paired (same collection) or unpaired (another one);
+* the tie-aware document order (:func:`tied_document_order`, issue 42): KTU and RBO with
+  the runs' equal scores tied, where :func:`ktu` and :func:`rbo` break them by document id.
 
 Every function returns NaN where its value is undefined (a 0 denominator, a measure
 outside [0, 1] for nRMSE); the tables write NaN as an empty cell. ``repro_eval`` is the
@@ -25,7 +27,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from irmeta.metaeval.stats.correlation import rbo_ext
+from irmeta.metaeval.stats.overlap import rbo as tied_rbo
+from irmeta.metaeval.stats.overlap import tied_ranking
 from irmeta.metaeval.stats.paired_tests import run_test
+from irmeta.metaeval.stats.rank_agreement import tau_a
+from irmeta.metaeval.tied_agreement import order_columns
 
 #: repro_eval's defaults: runs cut at 1,000 documents, RBO at p 0.95 to depth 1,000.
 KTU_CUTOFF = 1000
@@ -163,6 +169,65 @@ def rbo_repro_eval(original: Sequence[str], reproduced: Sequence[str], p: float 
     overlap = np.cumsum(np.bincount(np.asarray(joins, dtype=np.int64), minlength=depth)[:depth])
     weight = np.cumprod(np.concatenate([[1.0], np.full(depth - 1, float(p))]))  # 1, p, p^2... as repro_eval
     return float(np.sum(weight * overlap / np.arange(1, depth + 1)) / np.sum(weight))
+
+
+def tied_cut(scores: np.ndarray, cutoff: int) -> int:
+    """How many of a ranking's documents (scores in trec_eval's order, descending) its top
+    ``cutoff`` holds with tie groups whole: past ``cutoff``, those scoring as the last kept
+    (cutting a group would break its tie by document id, what the variants avoid)."""
+    if len(scores) <= cutoff:
+        return len(scores)
+    return cutoff + int(np.count_nonzero(scores[cutoff:] == scores[cutoff - 1]))
+
+
+def _levels(scores: np.ndarray) -> np.ndarray:
+    """0 for the best score, 1 for the next distinct one...: equal scores share a level."""
+    return np.unique(-np.asarray(scores, dtype=np.float64), return_inverse=True)[1].astype(np.int64).ravel()
+
+
+def tied_document_order(original: Sequence[str], original_scores: np.ndarray, reproduced: Sequence[str],
+                        reproduced_scores: np.ndarray, ties: Sequence[str], cutoff: int = KTU_CUTOFF,
+                        p: float = RBO_P, depth: int = RBO_DEPTH) -> dict[str, float]:
+    """The tie-aware document-order columns ``ties`` names
+    (:func:`~irmeta.metaeval.tied_agreement.order_columns`) for one topic: each ranking's
+    documents in trec_eval's order with their scores, equal scores tied, tie groups kept
+    whole at ``cutoff`` and ``depth`` (:func:`tied_cut`).
+
+    * ``ktu_b``: :func:`ktu` with score ties: Kendall's tau-b over the union of the two
+      top-``cutoff`` lists, each document ranked by its score, the documents a list lacks
+      tied below its last; :func:`ktu` itself where no score ties;
+    * ``ktu_a``: tau-a (``ircor``'s ``tau_a``) of that union, the original's ranking the
+      truth and the reproduction the observer who may tie, pairs it ties not credited; NaN
+      where the original ties (equal scores, or documents of the reproduction it lacks);
+    * ``rbo_w``, ``rbo_a``, ``rbo_b``: Corsi and Urbano's RBO^w_ext, RBO^a_ext, RBO^b_ext
+      (:func:`~irmeta.metaeval.stats.overlap.rbo`) of the two lists to ``depth``, a
+      shorter list extrapolated as :func:`rbo` does (eq. 32 without ties).
+
+    NaN for tau with fewer than two documents in the union, as :func:`ktu`."""
+    o_scores = np.asarray(original_scores, dtype=np.float64)
+    r_scores = np.asarray(reproduced_scores, dtype=np.float64)
+    out: dict[str, float] = {}
+    columns = order_columns(ties)
+    if {"ktu_a", "ktu_b"} & set(columns):
+        no, nr = tied_cut(o_scores, cutoff), tied_cut(r_scores, cutoff)
+        o = dict(zip(original[:no], _levels(o_scores[:no]).tolist()))
+        r = dict(zip(reproduced[:nr], _levels(r_scores[:nr]).tolist()))
+        union = list(dict.fromkeys([*o, *r]))
+        below_o, below_r = max(o.values(), default=-1) + 1, max(r.values(), default=-1) + 1
+        x = np.array([o.get(d, below_o) for d in union], dtype=np.int64)
+        y = np.array([r.get(d, below_r) for d in union], dtype=np.int64)
+        truth = len(x) >= 2 and len(np.unique(x)) == len(x)
+        if "ktu_a" in columns:
+            out["ktu_a"] = tau_a(-x, -y) if truth else math.nan  # tau_a: higher is better
+        if "ktu_b" in columns:
+            out["ktu_b"] = kendall_tau_b(x, y)
+    if any(c.startswith("rbo") for c in columns):
+        no, nr = tied_cut(o_scores, depth), tied_cut(r_scores, depth)
+        x_list = tied_ranking(o_scores[:no], list(original[:no]))
+        y_list = tied_ranking(r_scores[:nr], list(reproduced[:nr]))
+        for column in (c for c in columns if c.startswith("rbo")):
+            out[column] = tied_rbo(x_list, y_list, p, column[-1], depth)["ext"]  # type: ignore[arg-type]
+    return {c: out[c] for c in columns}
 
 
 def rmse(original: np.ndarray, reproduced: np.ndarray) -> float:

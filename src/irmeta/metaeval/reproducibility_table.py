@@ -10,6 +10,11 @@ over them (repro_eval iterates over the reproduced run's topics and needs each i
 original); its columns repeat on each measure's row. Scores are every qrels topic's
 (irmeta's ``average="all"``, a topic not returned scores 0), so on the same collection
 the two versions pair topic by topic.
+
+With ``OrderSettings.ties`` (issue 42), the tie-aware document-order columns follow
+(:data:`TIED_ORDER_COLUMNS`: ``ktu_a``, ``rbo_a``, ``ktu_b``, ``rbo_b``, ``rbo_w``, each
+for the baseline and the advanced pair; :func:`~.reproducibility.tied_document_order`),
+read from the runs' scores, equal scores tied; without, the table is as before.
 """
 
 from __future__ import annotations
@@ -24,12 +29,20 @@ import pandas as pd
 
 from irmeta.measures.averaging import Scores
 from irmeta.metaeval import reproducibility as rm
+from irmeta.metaeval.tied_agreement import ORDER_COLUMNS, TIED_VARIANTS, order_columns, tied_variants
 
 SETTINGS = ("same_collection", "other_collection")
+ROLES = ("baseline", "advanced")
+#: The tie-aware document-order columns a variant adds, each for both pairs, in order.
+TIED_ORDER_COLUMNS = {v: tuple(f"{c}_{role}" for c in ORDER_COLUMNS[v] for role in ROLES) for v in TIED_VARIANTS}
 COLUMNS = ("setting", "baseline", "advanced", "measure", "alpha", "ktu_baseline", "ktu_advanced", "rbo_baseline",
            "rbo_advanced", "rmse_baseline", "rmse_advanced", "nrmse_baseline", "nrmse_advanced", "er", "delta_ri",
            "p_value_baseline", "p_value_advanced", "ktu_repro_eval_baseline", "ktu_repro_eval_advanced",
-           "rbo_repro_eval_baseline", "rbo_repro_eval_advanced")
+           "rbo_repro_eval_baseline", "rbo_repro_eval_advanced",
+           *(c for v in TIED_VARIANTS for c in TIED_ORDER_COLUMNS[v]))
+#: Columns of :data:`COLUMNS` written only under some settings, with when.
+OPTIONAL_COLUMNS = {c: f"experiments.reproducibility.ties names {v}" for v in TIED_VARIANTS
+                    for c in TIED_ORDER_COLUMNS[v]}
 
 Rankings = Mapping[str, Sequence[str]]  # topic -> documents, best first
 
@@ -47,15 +60,29 @@ class Reproduction:
     reproduced: str
     original_ranking: Rankings | None = None
     reproduced_ranking: Rankings | None = None
+    #: each ranking's scores per topic, aligned with its documents (the tie-aware columns read them)
+    original_scores: Mapping[str, np.ndarray] | None = None
+    reproduced_scores: Mapping[str, np.ndarray] | None = None
 
 
 @dataclass(frozen=True)
 class OrderSettings:
-    """KTU's cutoff, RBO's persistence and depth (repro_eval's defaults)."""
+    """KTU's cutoff, RBO's persistence and depth (repro_eval's defaults), and the
+    tie-aware variants added (none by default)."""
 
     ktu_cutoff: int = rm.KTU_CUTOFF
     rbo_p: float = rm.RBO_P
     rbo_depth: int = rm.RBO_DEPTH
+    ties: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ties", tuple(tied_variants(self.ties, name="reproducibility ties")))
+
+
+def table_columns(ties: Sequence[str] = ()) -> list[str]:
+    """The table's columns with the tie-aware variants ``ties`` and no others."""
+    written = {c for v in ties for c in TIED_ORDER_COLUMNS[v]}
+    return [c for c in COLUMNS if c not in OPTIONAL_COLUMNS or c in written]
 
 
 def shared_topics(pair: Reproduction) -> list[str]:
@@ -69,8 +96,8 @@ def shared_topics(pair: Reproduction) -> list[str]:
 
 def document_order(pair: Reproduction, order: OrderSettings) -> dict[str, float]:
     """Mean over the shared topics of each document-order measure: ``ktu``, ``rbo``,
-    ``ktu_repro_eval``, ``rbo_repro_eval`` (NaN topics, fewer than two documents, left out
-    of the mean; NaN when every topic is)."""
+    ``ktu_repro_eval``, ``rbo_repro_eval``, then those of ``order.ties`` (NaN topics, fewer
+    than two documents, left out of the mean; NaN when every topic is)."""
     per_topic = document_order_per_topic(pair, order)
     return {name: _mean_defined(values) for name, values in per_topic.items()}
 
@@ -80,12 +107,20 @@ def document_order_per_topic(pair: Reproduction, order: OrderSettings) -> dict[s
     topics = shared_topics(pair)
     o, r = pair.original_ranking, pair.reproduced_ranking
     assert o is not None and r is not None
-    return {
+    measures = {
         "ktu": np.array([rm.ktu(o[t], r[t], order.ktu_cutoff) for t in topics]),
         "rbo": np.array([rm.rbo(o[t], r[t], order.rbo_p, order.rbo_depth) for t in topics]),
         "ktu_repro_eval": np.array([rm.ktu_repro_eval(o[t], r[t], order.ktu_cutoff) for t in topics]),
         "rbo_repro_eval": np.array([rm.rbo_repro_eval(o[t], r[t], order.rbo_p, order.rbo_depth) for t in topics]),
     }
+    if order.ties:
+        os_, rs = pair.original_scores, pair.reproduced_scores
+        if os_ is None or rs is None:
+            raise ValueError(f"the tie-aware columns need the scores of {pair.original} and {pair.reproduced}")
+        tied = [rm.tied_document_order(o[t], os_[t], r[t], rs[t], order.ties, order.ktu_cutoff, order.rbo_p,
+                                       order.rbo_depth) for t in topics]
+        measures.update({c: np.array([row[c] for row in tied]) for c in order_columns(order.ties)})
+    return measures
 
 
 def _mean_defined(values: np.ndarray) -> float:
@@ -119,9 +154,10 @@ def reproducibility_table(original: Scores, reproduced: Scores, baseline: Reprod
     blocks = [_measure_row(original, reproduced, i, rows, same, shown) for i in range(len(original.measures))]
     frame = pd.DataFrame(blocks)
     for role, key in (("b", "baseline"), ("a", "advanced")):
-        for name in ("ktu", "rbo", "ktu_repro_eval", "rbo_repro_eval"):
+        for name in ("ktu", "rbo", "ktu_repro_eval", "rbo_repro_eval", *order_columns(order.ties)):
             frame[f"{name}_{key}"] = math.nan if orders is None else orders[role][name]
-    return frame.reindex(columns=list(COLUMNS)) if len(frame) else pd.DataFrame(columns=list(COLUMNS))
+    columns = table_columns(order.ties)
+    return frame.reindex(columns=columns) if len(frame) else pd.DataFrame(columns=columns)
 
 
 def _orig_rows(scores: Scores, baseline: Reproduction, advanced: Reproduction,

@@ -18,6 +18,14 @@ with ties broken by run name. A setting ``ties`` (a list of :data:`TIED_VARIANTS
 * ``w`` (tied runs really share a rank): ``rbo_w`` (RBO^w_ext).
 
 A table that reports no RBO takes ``a`` and ``b`` only (:data:`TAU_ONLY`).
+
+The reproducibility table compares two document rankings of a topic, not two system
+rankings: its ``ktu`` (Kendall's tau Union) and ``rbo`` read each run in trec_eval's
+order, equal scores broken by document id. Its variants (:data:`ORDER_COLUMNS`) read the
+run's scores, equal scores tied: ``a`` adds ``ktu_a`` (tau-a over the union, the
+original as the truth; empty where the original ties, its own scores or the documents
+it lacks, tied below its last) and ``rbo_a``; ``b`` adds ``ktu_b`` (tau-b over the union,
+score ties kept) and ``rbo_b``; ``w`` adds ``rbo_w``.
 """
 
 from __future__ import annotations
@@ -34,6 +42,8 @@ TIED_COLUMNS = {"a": ("tau_a", "tau_ap_a", "rbo_a"), "b": ("tau_ap_b", "rbo_b"),
 TAU_ONLY = ("a", "b")
 #: Every column a variant can add, in order (a table's OPTIONAL_COLUMNS name them).
 ALL_TIED_COLUMNS = tuple(c for variant in TIED_VARIANTS for c in TIED_COLUMNS[variant])
+#: Each variant's document-order columns (the reproducibility table's KTU and RBO), in order.
+ORDER_COLUMNS = {"a": ("ktu_a", "rbo_a"), "b": ("ktu_b", "rbo_b"), "w": ("rbo_w",)}
 
 
 def tied_variants(ties: Sequence[str] | str, allowed: Sequence[str] = TIED_VARIANTS, name: str = "ties") -> list[str]:
@@ -48,6 +58,11 @@ def tied_variants(ties: Sequence[str] | str, allowed: Sequence[str] = TIED_VARIA
 def tied_columns(ties: Sequence[str], with_rbo: bool = True) -> list[str]:
     """The columns ``ties`` adds (:data:`TIED_COLUMNS`), RBO's only ``with_rbo``."""
     return [c for v in ties for c in TIED_COLUMNS[v] if with_rbo or not c.startswith("rbo")]
+
+
+def order_columns(ties: Sequence[str]) -> list[str]:
+    """The document-order columns ``ties`` adds (:data:`ORDER_COLUMNS`)."""
+    return [c for v in ties for c in ORDER_COLUMNS[v]]
 
 
 def tied_agreement(reference: np.ndarray, other: np.ndarray, ties: Sequence[str], *, rbo_p: float | None = None,

@@ -15,11 +15,11 @@ from typing import Any
 import pandas as pd
 
 from irmeta.campaign.files import resolve_paths, run_name_from_path
-from irmeta.campaign.rankings import rankings_of
+from irmeta.campaign.rankings import rankings_of, scored_rankings_of
 from irmeta.campaign.runs import read_runs
 from irmeta.measures.alpha import Alpha
 from irmeta.measures.names import parse_measure
-from irmeta.metaeval.reproducibility_table import COLUMNS, OrderSettings, Reproduction, reproducibility_table
+from irmeta.metaeval.reproducibility_table import OrderSettings, Reproduction, reproducibility_table, table_columns
 from irmeta.pipeline.config_schema import ConfigError
 from irmeta.pipeline.scripts import log
 from irmeta.pipeline.stored_scores import load_scores, write_csv
@@ -74,14 +74,18 @@ def baselines_of(pairs: Sequence[tuple[str, str]], baselines: Sequence[str], pat
     return list(baselines) or originals
 
 
-def rankings_for(run_files: Sequence[str | Path], names: set[str], reading: Mapping[str, Any]):
-    """The rankings of the named runs, reading only their files when runs are named by file."""
+def rankings_for(run_files: Sequence[str | Path], names: set[str], reading: Mapping[str, Any],
+                 with_scores: bool = False):
+    """The rankings of the named runs, reading only their files when runs are named by
+    file; ``with_scores``: each topic's (documents, scores)
+    (:func:`~irmeta.campaign.rankings.scored_rankings_of`), for the tie-aware columns."""
     files = resolve_paths(list(run_files))
     if reading.get("run_name", "file") == "file":
         files = [f for f in files if run_name_from_path(f) in names]
-    return rankings_of(read_runs(files, depth=reading.get("depth"), duplicates=reading.get("duplicates", "error"),
-                                 run_name=reading.get("run_name", "file"),
-                                 score_precision=reading.get("score_precision", "double")))
+    runs = read_runs(files, depth=reading.get("depth"), duplicates=reading.get("duplicates", "error"),
+                     run_name=reading.get("run_name", "file"),
+                     score_precision=reading.get("score_precision", "double"))
+    return scored_rankings_of(runs) if with_scores else rankings_of(runs)
 
 
 def tabulate_reproducibility(*, scores: str | Path, reproductions: str | Path, run_files: Sequence[str | Path],
@@ -89,7 +93,8 @@ def tabulate_reproducibility(*, scores: str | Path, reproductions: str | Path, r
                              baselines: Sequence[str], order: OrderSettings, reading: Mapping[str, Any],
                              table_out: str | Path, figure_stem: str | Path, label: str = "") -> pd.DataFrame:
     """Write ``reproducibility.csv`` (one row per baseline, advanced run, measure and
-    alpha, columns :data:`~irmeta.metaeval.reproducibility_table.COLUMNS`) and its figure."""
+    alpha, columns :func:`~irmeta.metaeval.reproducibility_table.table_columns` of
+    ``order.ties``) and its figure."""
     from irmeta.artefacts.figures.reproducibility import plot_reproducibility
 
     pairs = read_reproductions(reproductions)
@@ -99,13 +104,19 @@ def tabulate_reproducibility(*, scores: str | Path, reproductions: str | Path, r
     check_named_runs(pairs, reproductions, original.runs, reproduced.runs)
     chosen = baselines_of(pairs, baselines, reproductions)
     of = dict(pairs)
-    ranks = None if other_scores is not None else rankings_for(run_files, {n for p in pairs for n in p}, reading)
+    tied = bool(order.ties)
+    ranks = (None if other_scores is not None
+             else rankings_for(run_files, {n for p in pairs for n in p}, reading, with_scores=tied))
     setting = "same_collection" if other_scores is None else "other_collection"
 
     def version(name: str) -> Reproduction:
         if ranks is None:
             return Reproduction(name, of[name])
-        return Reproduction(name, of[name], ranks.get(name, {}), ranks.get(of[name], {}))
+        o, r = ranks.get(name, {}), ranks.get(of[name], {})
+        if not tied:
+            return Reproduction(name, of[name], o, r)
+        return Reproduction(name, of[name], {t: d for t, (d, _) in o.items()}, {t: d for t, (d, _) in r.items()},
+                            {t: s for t, (_, s) in o.items()}, {t: s for t, (_, s) in r.items()})
 
     frames = []
     with warnings.catch_warnings(record=True) as caught:
@@ -117,7 +128,7 @@ def tabulate_reproducibility(*, scores: str | Path, reproductions: str | Path, r
                                                         setting=setting, order=order))
     for warning in caught:
         log.warning("%s", warning.message)
-    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(COLUMNS))
+    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=table_columns(order.ties))
     log.info("reproducibility: %d baselines, %d reproduced runs, %d rows", len(chosen), len(of), len(table))
     write_csv(table, table_out)
     plot_reproducibility(table, figure_stem, title=f"{label}: reproducibility" if label else None)

@@ -13,7 +13,7 @@ import pytest
 from irmeta.api import score
 from irmeta.campaign.rankings import rankings_of
 from irmeta.campaign.runs import read_runs
-from irmeta.metaeval.reproducibility_table import COLUMNS, OrderSettings, Reproduction, reproducibility_table
+from irmeta.metaeval.reproducibility_table import OrderSettings, Reproduction, reproducibility_table, table_columns
 from irmeta.pipeline.config_schema import ConfigError
 from irmeta.pipeline.reproducibility import read_reproductions, tabulate_reproducibility
 from irmeta.pipeline.stored_scores import write_scores
@@ -46,7 +46,7 @@ def _tabulate(folder: Path, files, pairs: Path, out: str, **given):
 def test_the_table_is_the_librarys_and_byte_identical(collection):
     folder, files, scores, pairs = collection
     table = _tabulate(folder, files, pairs, "a")
-    assert list(table.columns) == list(COLUMNS)
+    assert list(table.columns) == table_columns()
     assert table[["advanced", "measure", "alpha"]].values.tolist() == [
         ["CL99XT", "AP", ""], ["CL99XT", "P_rareness@100", "1"],
         ["CL99SDopt2", "AP", ""], ["CL99SDopt2", "P_rareness@100", "1"]]
@@ -57,7 +57,7 @@ def test_the_table_is_the_librarys_and_byte_identical(collection):
     alone = reproducibility_table(scores, scores, b, a, order=OrderSettings(100, 0.8, 100))
     expected = alone[alone["measure"] == "AP"].iloc[0]
     got = table.iloc[0]
-    for column in COLUMNS[5:]:
+    for column in table_columns()[5:]:
         assert got[column] == expected[column] or (math.isnan(got[column]) and math.isnan(expected[column])), column
     assert scores.measures[ap] == "AP"
     # a run reproduced by itself (CL99SDopt2) as the advanced run
@@ -187,3 +187,19 @@ def test_degradation_reads_the_qrels_as_ingestion_read_them(tmp_path):
     assert (tmp_path / "plain.csv").read_bytes() == (tmp_path / "ingested.csv").read_bytes()
     table = pd.read_csv(tmp_path / "plain.csv")
     assert (table[(table["level"] == 0.2) & (table["reproducibility_measure"] == "rmse")]["mean"] > 0).all()
+
+
+def test_ties_add_the_tied_columns_and_change_no_other(collection):
+    """experiments.reproducibility.ties (issue 42): the tie-aware KTU and RBO after the
+    table's columns, read from the runs' scores; every other column as without."""
+    folder, files, _, pairs = collection
+    plain = _tabulate(folder, files, pairs, "untied")
+    tied = _tabulate(folder, files, pairs, "tied", order=OrderSettings(100, 0.8, 100, ("a", "b", "w")))
+    assert list(tied.columns) == table_columns(["a", "b", "w"])
+    assert tied[table_columns()].equals(plain)
+    own = tied[tied["advanced"] == "CL99SDopt2"].iloc[0]  # reproduced by itself
+    assert own.ktu_b_advanced == own.rbo_w_advanced == own.rbo_b_advanced == 1.0
+    # its scores tie: RBO^a, the expected RBO over random tie-breaks, falls short of 1 (what RBO^b corrects)
+    assert 0.99 < own.rbo_a_advanced < 1.0
+    assert tied[["ktu_b_baseline", "rbo_w_baseline", "rbo_a_baseline", "rbo_b_baseline"]].notna().all().all()
+    assert (folder / "tied.csv").read_text().splitlines()[0].split(",") == table_columns(["a", "b", "w"])

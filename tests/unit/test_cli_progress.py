@@ -66,6 +66,7 @@ def _irmeta(argv: list[str], *, terminal: bool) -> tuple[int, bytes, str]:
     return child.wait(timeout=120), out, seen.decode(errors="replace")
 
 
+@pytest.mark.slow
 def test_score_shows_runs_read_and_scored_on_a_terminal_only(campaign):
     argv = ["score", "-q", str(campaign / "qrels.txt"), "-r", str(campaign / "runs"), "-m", "P@5", "-m", "AP"]
     code, shown_out, screen = _irmeta(argv, terminal=True)
@@ -77,6 +78,7 @@ def test_score_shows_runs_read_and_scored_on_a_terminal_only(campaign):
     assert shown_out == piped_out and piped_out.startswith(b"run\tmeasure\tqid\tvalue\n")
 
 
+@pytest.mark.slow
 def test_compare_shows_the_pairs_tested(campaign):
     argv = ["compare", "-q", str(campaign / "qrels.txt"), "-r", str(campaign / "runs"), "-m", "AP", "-f", "tsv"]
     code, shown_out, screen = _irmeta(argv, terminal=True)
@@ -125,6 +127,7 @@ def test_every_command_is_tried_here(tmp_path):
     assert set(sub.choices) == set(COMMANDS) == set(_every_command(tmp_path))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_is_silent_off_a_terminal_and_shows_its_bar_on_one(campaign, command):
     argv, bar = _every_command(campaign)[command]

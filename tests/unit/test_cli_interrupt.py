@@ -55,6 +55,7 @@ def _writing(out: Path) -> Callable[[], bool]:
     return lambda: any(path.is_file() for path in out.rglob("*"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["score", "compare"])
 def test_ctrl_c_while_scoring_trec8_exits_130_in_one_line(shared_data, tmp_path, command):
     trec8 = shared_data / "trec8_adhoc"
@@ -66,6 +67,7 @@ def test_ctrl_c_while_scoring_trec8_exits_130_in_one_line(shared_data, tmp_path,
     assert list(out.parent.iterdir()) == []  # no partial output, no temporary file
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_simulating_exits_130_and_leaves_no_folder(tmp_path):
     out = tmp_path / "campaign"
     code, lines = _interrupted(["simulate", "--out", str(out), "--runs", "200", "--topics", "2000", "--depth", "500",
@@ -75,6 +77,7 @@ def test_ctrl_c_while_simulating_exits_130_and_leaves_no_folder(tmp_path):
     assert not out.exists() or list(out.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_ctrl_c_reaches_the_command_when_the_suite_runs_as_a_background_job(tmp_path):
     """Issue 40: ``nohup make test > log 2>&1 &`` runs the suite with SIGINT ignored, which
     its children inherit; the test gives its child SIGINT's default disposition."""
@@ -114,6 +117,7 @@ def _swallowing(function):
     return wrapped
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("to", ["file", "stdout"])
 def test_a_swallowed_ctrl_c_still_stops_the_command_before_it_writes(python_sigint, monkeypatch, capsys, tmp_path, to):
     import irmeta.cli as cli

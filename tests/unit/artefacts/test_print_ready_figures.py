@@ -190,6 +190,7 @@ def test_the_runs_draw_every_figure_of_the_manifest_each_with_its_facts(pipeline
     assert [key for key, facts in pipeline_figures.items() if facts is None] == []
 
 
+@pytest.mark.slow
 @pytest.mark.integration
 def test_every_figure_of_the_demo_and_of_trec8_s_paper_config_fits_a_page(pipeline_figures):
     ids = internal_ids()

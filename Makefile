@@ -42,8 +42,9 @@ test: $(STAMP)
 
 # The unit tests (tests/unit) but those marked slow (pyproject.toml's markers: workflow runs,
 # simulations, real data end to end, many generated examples), for quick checks while
-# developing: TEST_FAST_TIME. They read ../shared/data as the suite does, start no workflow,
-# cluster or browser, install nothing. `make test` runs the slow ones too.
+# developing, in minutes (their count and time: benchmarks/measured.yaml, make_test_fast).
+# They read ../shared/data as the suite does, start no workflow, cluster or browser, install
+# nothing. `make test` runs the slow ones too.
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest tests/unit -q -m "not slow" $(ARGS)
 

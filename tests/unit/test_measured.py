@@ -33,6 +33,9 @@ def test_the_readme_table_is_the_measured_file():
     assert f"the run now takes {trec8}" in section  # the prose under it too
     test_errors = measured.load()["test_errors_trec8_2000_trials"]["wall"]
     assert f"command above ({test_errors} a measure" in readme  # the test-errors section's cost
+    fast = measured.load()["make_test_fast"]
+    said = " ".join(readme.split("`make\ntest-fast`", 1)[1].split("\n\n", 1)[0].split())
+    assert f"{fast['tests']} tests, {fast['left_out']} left out, in {fast['wall']} on {fast['machine']}" in said
 
 
 def test_every_entry_says_what_measured_it():

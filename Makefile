@@ -1,7 +1,8 @@
 # Two commands on a fresh machine with Python >= 3.11 and pip:
 #   make run    set up .venv, then run the pipeline on the configured collections
 #   make test   set up .venv, then run the test suite (the full one, as CI runs it)
-#   make test-fast  the unit tests alone: no Snakemake run, no SLURM, no browser, nothing installed
+#   make test-fast  the unit tests but the slow ones, a few minutes: no Snakemake run, no SLURM,
+#               no browser, nothing installed
 #   make docs   build the documentation site into site/ (warnings are errors), its figure
 #               gallery rendered first into build/gallery (the demo and the paper's config)
 PYTHON ?= python3
@@ -39,10 +40,13 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest $(ARGS)
 
-# The unit tests alone (tests/unit), for quick checks while developing: they read
-# ../shared/data as the suite does, start no workflow, cluster or browser, install nothing.
+# The unit tests (tests/unit) but those marked slow (pyproject.toml's markers: workflow runs,
+# simulations, real data end to end, many generated examples), for quick checks while
+# developing, in minutes (their count and time: benchmarks/measured.yaml, make_test_fast).
+# They read ../shared/data as the suite does, start no workflow, cluster or browser, install
+# nothing. `make test` runs the slow ones too.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest tests/unit -q $(ARGS)
+	$(BIN)/python -m pytest tests/unit -q -m "not slow" $(ARGS)
 
 # The paper on its four collections; those whose runs are absent under DATA are skipped.
 reproduce: $(STAMP)

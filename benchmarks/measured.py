@@ -9,13 +9,19 @@ from pathlib import Path
 import yaml
 
 PATH = Path(__file__).resolve().parent / "measured.yaml"
-#: The columns of the README's "How fast" table, each a figure of every entry.
+#: The columns of the README's "How fast" table, each a figure of every entry it shows.
 FIGURES = ("what", "wall", "cpu", "largest_job", "target")
 
 
 def load(path: Path = PATH) -> dict[str, dict[str, str]]:
     """Every entry: key -> its figures (text, as the pages write them)."""
     return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def readme_entries(entries: dict[str, dict[str, str]]) -> list[dict[str, str]]:
+    """The entries the README's "How fast" table shows (``readme: true``), in file order;
+    the others are stated by the documentation's pages alone."""
+    return [entry for entry in entries.values() if entry.get("readme") is True]
 
 
 def readme_row(entry: dict[str, str]) -> str:

@@ -224,14 +224,11 @@ def _fixed(values: np.ndarray, digits: int):
 def _simulate(args: argparse.Namespace) -> int:
     from irmeta.simulate import simulate_campaign
 
-    def progress(stage: str, done: int, total: int) -> None:
-        err(f"irmeta: simulate: {stage} {done}/{total}")
-
     if args.pool_size < args.depth:  # named as the options are (simulate_campaign names its keywords)
         raise ValueError(f"--pool-size {args.pool_size} cannot fill --depth {args.depth}: each run ranks --depth "
                          f"distinct documents per topic out of --pool-size candidates")
     made = simulate_campaign(args.out, seed=args.seed, n_runs=args.runs, n_topics=args.topics, depth=args.depth,
-                             pool_size=args.pool_size, threads=args.threads, progress=progress)
+                             pool_size=args.pool_size, threads=args.threads)
     print(f"wrote {made['qrels']} and {len(made['runs'])} runs under {Path(args.out) / 'runs'}")
     return 0
 

@@ -9,8 +9,6 @@ status 2, and progress goes to standard error when it is a terminal.
 from __future__ import annotations
 
 import argparse
-import logging
-import sys
 from collections.abc import Callable
 
 from irmeta.api import DEFAULT_SEED
@@ -145,19 +143,6 @@ def add_test_errors_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_test_errors)
 
 
-def _progress_to_terminal() -> logging.Handler | None:
-    """The ``irmeta`` logger's progress on standard error when it is a terminal."""
-    if sys.stderr is None or not sys.stderr.isatty():
-        return None
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("irmeta: test-errors: %(message)s"))
-    logger = logging.getLogger("irmeta")
-    logger.addHandler(handler)
-    if logger.getEffectiveLevel() > logging.INFO:
-        logger.setLevel(logging.INFO)
-    return handler
-
-
 def _test_errors(args: argparse.Namespace) -> int:
     from irmeta.error_rates import error_rate_plan, render, test_errors
     from irmeta.metaeval import test_error_rates as ter
@@ -175,15 +160,10 @@ def _test_errors(args: argparse.Namespace) -> int:
         error_rate_plan(**settings)  # refused before any reading
     except ValueError as exc:
         raise ValueError(_flagged(str(exc))) from None
-    handler = _progress_to_terminal()
-    try:
-        found = test_errors(args.scores, measure=args.measure, measure_kind=args.measure_kind, seed=args.seed,
-                            protocol={"degenerate_runs": args.degenerate_runs,
-                                      **({} if args.power_margin is None else {"power_margin": args.power_margin})},
-                            hints={"deltas": "--delta", "degenerate_runs": "--degenerate-runs drop"}, **settings)
-    finally:
-        if handler is not None:
-            logging.getLogger("irmeta").removeHandler(handler)
+    found = test_errors(args.scores, measure=args.measure, measure_kind=args.measure_kind, seed=args.seed,
+                        protocol={"degenerate_runs": args.degenerate_runs,
+                                  **({} if args.power_margin is None else {"power_margin": args.power_margin})},
+                        hints={"deltas": "--delta", "degenerate_runs": "--degenerate-runs drop"}, **settings)
     dropped = found.models[(found.models["model"] == "dropped") & (found.models["note"] == SINGLE_SCORE)]
     for line in dropped.itertuples():
         err(f"irmeta: {line.collection}: run {line.run} dropped: {line.note} (--degenerate-runs drop)")

@@ -51,6 +51,7 @@ from irmeta import __version__
 from irmeta.support.arrow import joined_bytes
 from irmeta.support.atomic import atomic_write_bytes, atomic_write_text, owned_folder
 from irmeta.support.gzip_stream import GzipAppender
+from irmeta.support.progress import progress_steps
 
 # What a folder made by simulate_campaign holds: what made it and the files it wrote.
 MARKER = ".irmeta-simulated"
@@ -372,7 +373,9 @@ def simulate_campaign(
     threads: 10^8 lines take minutes, in memory of a block of topics (about 2^24
     (run, topic, rank) cells) and a gzip stream (~0.3 MB) per run, never the whole
     campaign. ``progress(stage, done, total)``
-    hears how far it got. Files are byte-identical for a seed and arguments.
+    hears how far it got; the topics written also show as a bar when a caller asked
+    (:func:`~irmeta.support.progress.shown_by`: ``irmeta simulate`` on a terminal).
+    Files are byte-identical for a seed and arguments.
 
     Returns a dict with ``qrels`` (Path), ``runs`` (list of Paths, in run
     order), ``run_groups`` (run name -> group name), ``seed`` and
@@ -397,8 +400,9 @@ def simulate_campaign(
     about = {"made_by": f"irmeta {__version__} simulate", "options": dict(
         seed=seed, n_runs=n_runs, n_topics=n_topics, depth=depth, pool_size=pool_size, gzip_runs=gzip_runs)}
     # refuses a folder it did not make before any work; written aside, moved in when complete
-    with owned_folder(out, names, marker=MARKER, maker="irmeta simulate", about=about) as staging:
-        report = progress or (lambda stage, done, total: None)
+    with (owned_folder(out, names, marker=MARKER, maker="irmeta simulate", about=about) as staging,
+          progress_steps("topics simulated", n_topics, "topic") as step):
+        report = _reporting(progress, step)
         widths = (max(4, len(str(100 + n_topics))), max(5, len(str(pool_size - 1))))
         judged = _write_runs(staging / "runs", design, seed, n_topics, keep, pool_size, depth, widths, gzip_runs,
                              threads, report)
@@ -413,6 +417,22 @@ def simulate_campaign(
         "seed": seed,
         "innovative": design.names[n_runs - design.n_innov:],
     }
+
+
+def _reporting(progress: Callable[[str, int, int], None] | None,
+               step: Callable[[int], None]) -> Callable[[str, int, int], None]:
+    """What :func:`_write_runs` reports to: the caller's ``progress``, and the topics
+    written as steps of the shown bar (``done`` counts from the start; a step is the rise)."""
+    shown = [0]
+
+    def report(stage: str, done: int, total: int) -> None:
+        if stage == "topics":
+            step(done - shown[0])
+            shown[0] = done
+        if progress is not None:
+            progress(stage, done, total)
+
+    return report
 
 
 def _topic_block(n_runs: int, keep: int) -> int:

@@ -65,6 +65,7 @@ def cli_args(trec8, *extra: str, sets=("noisy.txt",)) -> list[str]:
     return ["agree", "--qrels", qrels, *judgments, "--runs", *runs, "--measure", "P@10", *extra]
 
 
+@pytest.mark.slow
 def test_the_tables_and_their_columns(found, trec8):
     assert set(found) == {"labels", "rankings", "conclusions"}
     assert list(found["labels"].columns) == list(LABEL_AGREEMENT_COLUMNS)
@@ -102,6 +103,7 @@ def decisions(qrels, runs, measure: str) -> dict:
             for pair, q in zip(pairs, adjusted)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["half", "noisy"])
 def test_conclusions_equal_scipy_and_statsmodels_pair_by_pair(found, trec8, name):
     qrels, runs, folder = trec8
@@ -139,6 +141,7 @@ def test_a_folder_gives_one_set_per_file(trec8, tmp_path):
         irmeta.agree(qrels, [str(sets), str(sets / "a2.txt")], runs[:3], ["P@10"])
 
 
+@pytest.mark.slow
 def test_tsv_blocks_hold_the_api_tables(capsys, trec8):
     code, out, err = run_cli(capsys, *cli_args(trec8, "--format", "tsv", sets=("half.txt", "noisy.txt")))
     assert code == 0 and err == ""
@@ -154,6 +157,7 @@ def test_tsv_blocks_hold_the_api_tables(capsys, trec8):
     assert [float(r[4]) for r in ranks] == api["rankings"]["kendall_tau"].tolist()  # full precision
 
 
+@pytest.mark.slow
 def test_markdown_latex_output_and_same_seed_same_bytes(capsys, trec8, tmp_path):
     code, out, _ = run_cli(capsys, *cli_args(trec8))
     assert code == 0 and out.count("| judgments |") == 3
@@ -214,6 +218,7 @@ def _families_file(tmp_path) -> str:
     return str(path)
 
 
+@pytest.mark.slow
 def test_families_give_the_family_bias_of_each_set(trec8, tmp_path):
     from irmeta.metaeval.family_bias import FAMILY_BIAS_COLUMNS, SEED_OFFSET, family_bias_table
 
@@ -241,6 +246,7 @@ def test_families_give_the_family_bias_of_each_set(trec8, tmp_path):
     assert "families" not in irmeta.agree(qrels, sets[:1], runs, MEASURES)
 
 
+@pytest.mark.slow
 def test_families_on_the_command_line_add_a_fourth_block(capsys, trec8, tmp_path):
     code, out, err = run_cli(capsys, *cli_args(trec8, "--format", "tsv", "--families", _families_file(tmp_path),
                                                "--family-permutations", "200"))
@@ -255,6 +261,7 @@ def test_families_on_the_command_line_add_a_fourth_block(capsys, trec8, tmp_path
     assert code == 2 and len(err.strip().splitlines()) == 1 and "bad.tsv" in err and "has no family" in err
 
 
+@pytest.mark.slow
 def test_ties_add_the_tie_aware_variants_by_name(capsys, trec8, found):
     # issue 42: --ties a / b add ircor's a and b variants beside tau-b and tau_AP, whose
     # columns and values do not change; P@10's means on a grid of 1/500 tie runs
@@ -288,6 +295,7 @@ def test_ties_add_the_tie_aware_variants_by_name(capsys, trec8, found):
 # ------------------------------------------------ issue 40: labels alone, an empty set
 
 
+@pytest.mark.slow
 def test_without_runs_the_labels_alone(found, trec8, capsys):
     """An LLM judge's builder has labels and no runs: the label table alone, the same as
     with runs (the labels never depend on them), in Python and on the command line."""
@@ -339,6 +347,7 @@ def test_an_empty_set_is_refused_under_either_rule_as_protocol_says(trec8, unjud
         irmeta.agree(qrels, {"llm": empty}, runs[:2], unjudged=unjudged)
 
 
+@pytest.mark.slow
 def test_reports_name_measures_as_typed_and_read_clean(capsys, trec8):
     # Issue 43, item 2: no backslash escapes (cohen_kappa, grade >= 2 as written), the
     # measures as typed (P_10, not P@10) with irmeta's names in a caption; TSV unchanged

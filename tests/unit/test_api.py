@@ -49,6 +49,7 @@ def cli_table(qrels, paths, *flags) -> pd.DataFrame:
     return pd.read_csv(io.StringIO(out.getvalue()), sep="\t", dtype={"qid": str, "run": str})
 
 
+@pytest.mark.slow
 def test_the_numbers_of_irmeta_score(trec8):
     qrels, paths, _, _ = trec8
     for flags, settings in (((), {}), (("--depth", "100", "--average", "returned", "--threshold", "1"),
@@ -59,6 +60,7 @@ def test_the_numbers_of_irmeta_score(trec8):
         pd.testing.assert_frame_equal(table.reset_index(drop=True), want, check_exact=True)
 
 
+@pytest.mark.slow
 def test_every_input_form_gives_the_same_table(trec8):
     qrels_path, paths, qrels, runs = trec8
     want = irmeta.evaluate(qrels_path, paths, MEASURES)
@@ -81,6 +83,7 @@ def test_every_input_form_gives_the_same_table(trec8):
         pd.testing.assert_frame_equal(got, want, check_exact=True, obj=form)
 
 
+@pytest.mark.slow
 def test_rows_in_any_order_are_put_in_trec_evals_order(trec8):
     qrels_path, paths, qrels, runs = trec8
     shuffled = {name: run.sample(frac=1.0, random_state=7) for name, run in runs.items()}
@@ -186,6 +189,7 @@ def test_score_matrices_keep_the_tables_topic_order_and_canonical_names():
     assert m.values.tolist() == [[0, 0.1, 0.2], [0.3, 0.4, 0.5]]
 
 
+@pytest.mark.slow
 def test_experiments_drawn_in_shards_give_the_one_call_tables(trec8):
     """The pipeline's rules draw trials in shards with permutation_null, stability_trials and
     swap_trials, then tabulate; one call draws them all. Same tables, from Scores or a table."""

@@ -243,6 +243,7 @@ _valid = st.fixed_dictionaries({}, optional={
     "gains": st.sampled_from([{1: 1.0}, {1: 2.0, 2: 3.0}])})
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(measures=st.lists(st.sampled_from(["P@2", "AP", "nDCG@3", "Q@3", "ASL", "P_rareness@2", "RR", "Recall@2"]),
                          min_size=1, max_size=4, unique=True), s=_valid)
@@ -381,6 +382,7 @@ _META_NAMES = {api.discriminative_power_table: ["levels", "permutations", "metho
                                             "alphas"]}
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_any_meta_evaluation_parameter_is_used_or_refused_in_one_line(table, data):

@@ -118,6 +118,7 @@ def test_score_prints_trec_evals_format(tmp_path):
     assert exit.value.code == 2 and "invalid choice: 'csv'" in err.getvalue()
 
 
+@pytest.mark.slow
 def test_score_precision_on_every_subcommand_that_reads_runs(shared_data):
     """--score-precision (issue 29): irmeta score orders on float32 scores as pytrec_eval
     does (Dm8Nbn topic 446: the issue's example); compare and repro take it too."""

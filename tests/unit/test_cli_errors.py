@@ -268,6 +268,7 @@ def argvs(draw, root: Path):
     return argv
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(data=st.data(), contents=file_contents())

@@ -208,6 +208,7 @@ def test_an_output_folder_is_never_standard_output(campaign):
     assert not (Path.cwd() / "-").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_input_given_dash_or_another_input_is_read_or_refused_in_one_line(campaign, command):
     declared = roles(command)

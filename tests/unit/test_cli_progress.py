@@ -1,7 +1,8 @@
 """Progress on a terminal, silence elsewhere (issue 43, item 4): with standard error a
 terminal (a pseudo-terminal here) ``irmeta score`` and ``compare`` show the runs read, the
-runs scored and the pairs tested as bars; with it a pipe they print nothing there; and
-standard output is the same bytes either way."""
+runs scored and the pairs tested as bars, and every command that loops over runs, topics
+or trials shows its bar; with standard error a pipe no command prints anything there (no
+bar, no progress line); and standard output is the same bytes either way."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import struct
 import subprocess
 import sys
 import termios
+from pathlib import Path
 
 import pytest
 
@@ -64,6 +66,7 @@ def _irmeta(argv: list[str], *, terminal: bool) -> tuple[int, bytes, str]:
     return child.wait(timeout=120), out, seen.decode(errors="replace")
 
 
+@pytest.mark.slow
 def test_score_shows_runs_read_and_scored_on_a_terminal_only(campaign):
     argv = ["score", "-q", str(campaign / "qrels.txt"), "-r", str(campaign / "runs"), "-m", "P@5", "-m", "AP"]
     code, shown_out, screen = _irmeta(argv, terminal=True)
@@ -75,9 +78,74 @@ def test_score_shows_runs_read_and_scored_on_a_terminal_only(campaign):
     assert shown_out == piped_out and piped_out.startswith(b"run\tmeasure\tqid\tvalue\n")
 
 
+@pytest.mark.slow
 def test_compare_shows_the_pairs_tested(campaign):
     argv = ["compare", "-q", str(campaign / "qrels.txt"), "-r", str(campaign / "runs"), "-m", "AP", "-f", "tsv"]
     code, shown_out, screen = _irmeta(argv, terminal=True)
     assert code == 0 and "irmeta: pairs tested" in screen and "/6 [" in screen, screen
     code, piped_out, piped_err = _irmeta(argv, terminal=False)
     assert code == 0 and piped_err == "" and shown_out == piped_out
+
+
+# A score matrix of test-errors: a column per run, a row per topic.
+MATRIX = "a,b,c,d,e\n" + "".join(",".join(f"{(7 * r + 3 * t) % 10 / 10 + 0.05:g}" for r in range(5)) + "\n"
+                                  for t in range(8))
+
+
+def _every_command(root: Path) -> dict[str, tuple[list[str], str]]:
+    """Every subcommand on small inputs under ``root``, and the bar it shows on a terminal
+    (empty: it has no loop long enough to show one)."""
+    (root / "llm.txt").write_text(QRELS.replace("1 0 d0 1", "1 0 d0 0"))
+    (root / "families.tsv").write_text("run\tfamily\nrun1\tx\nrun2\tx\nrun3\ty\nrun5\ty\n")
+    (root / "matrix.csv").write_text(MATRIX)
+    qrels, runs = str(root / "qrels.txt"), root / "runs"
+    return {
+        "score": (["score", "-q", qrels, "-r", str(runs), "-m", "P@5"], "irmeta: runs scored"),
+        "compare": (["compare", "-q", qrels, "-r", str(runs), "-m", "AP", "-f", "tsv"], "irmeta: pairs tested"),
+        "agree": (["agree", "-q", qrels, "--judgments", str(root / "llm.txt"), "-r", str(runs), "-m", "P@5",
+                   "--families", str(root / "families.tsv"), "--family-permutations", "10", "-f", "tsv"],
+                  "irmeta: runs read"),
+        "repro": (["repro", "-q", qrels, "--original-baseline", str(runs / "run1"), "--original-advanced",
+                   str(runs / "run2"), "--reproduced-baseline", str(runs / "run3"), "--reproduced-advanced",
+                   str(runs / "run5"), "-m", "AP", "-f", "tsv"], "irmeta: runs scored"),
+        "simulate": (["simulate", "--out", str(root / "simulated"), "--runs", "3", "--topics", "4", "--depth", "5",
+                      "--pool-size", "10"], "irmeta: topics simulated"),
+        "test-errors": (["test-errors", "--scores", str(root / "matrix.csv"), "--measure-kind", "continuous",
+                         "--topics", "5", "--trials", "6", "--alpha", "0.05", "--delta", "0.05", "--no-familywise",
+                         "--permutations", "9", "--test", "paired_t", "-f", "tsv"], "irmeta: trials tested"),
+        "measures": (["measures", "--search", "precision"], ""),
+    }
+
+
+COMMANDS = ("score", "compare", "agree", "repro", "simulate", "test-errors", "measures")
+
+
+def test_every_command_is_tried_here(tmp_path):
+    from irmeta.cli import build_parser
+
+    sub = next(action for action in build_parser()._actions if action.dest == "command")
+    assert set(sub.choices) == set(COMMANDS) == set(_every_command(tmp_path))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_is_silent_off_a_terminal_and_shows_its_bar_on_one(campaign, command):
+    argv, bar = _every_command(campaign)[command]
+    code, piped_out, piped_err = _irmeta(argv, terminal=False)
+    assert code == 0, piped_err
+    assert piped_err == ""  # nothing there: no bar, no "simulate: topics 4/4" line, no logged progress
+    if command == "simulate":  # into a second folder, to compare the two campaigns
+        argv = [a if not a.endswith("simulated") else a + "-2" for a in argv]
+    code, shown_out, screen = _irmeta(argv, terminal=True)
+    assert code == 0, screen
+    if bar:
+        assert bar in screen, screen
+    else:
+        assert screen == ""
+    if command == "simulate":  # the same campaign, byte for byte, in the folder its line names
+        assert shown_out.replace(b"simulated-2", b"simulated") == piped_out
+        first, second = campaign / "simulated", campaign / "simulated-2"
+        files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
+        assert files and all((first / f).read_bytes() == (second / f).read_bytes() for f in files)
+    else:
+        assert shown_out == piped_out

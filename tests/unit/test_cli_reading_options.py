@@ -170,6 +170,7 @@ def test_every_reading_option_has_a_case_and_every_scoring_command_takes_them_al
         assert {o.flag for o in READING_OPTIONS} <= flags, command
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(CHANGED))
 @pytest.mark.parametrize("command", COMMANDS)
 def test_each_option_changes_each_command_as_it_changes_the_api(campaign, command, case):

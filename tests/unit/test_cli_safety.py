@@ -320,6 +320,7 @@ def big_campaign(tmp_path_factory) -> list[str]:
 IRMETA = [sys.executable, "-m", "irmeta.cli"]
 
 
+@pytest.mark.slow
 def test_a_reader_gone_exits_quietly(big_campaign):
     proc = subprocess.Popen([*IRMETA, *big_campaign], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     proc.stdout.close()  # before irmeta has written a byte
@@ -327,6 +328,7 @@ def test_a_reader_gone_exits_quietly(big_campaign):
     assert proc.wait(timeout=120) == 141 and err == b""
 
 
+@pytest.mark.slow
 def test_piped_into_head_exits_quietly(big_campaign):
     irmeta_proc = subprocess.Popen([*IRMETA, *big_campaign], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     head = subprocess.Popen(["head", "-c", "10"], stdin=irmeta_proc.stdout, stdout=subprocess.PIPE)
@@ -336,12 +338,14 @@ def test_piped_into_head_exits_quietly(big_campaign):
     assert irmeta_proc.wait(timeout=120) == 141 and err == b""
 
 
+@pytest.mark.slow
 def test_closed_stdout_is_one_line(big_campaign):
     proc = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", *IRMETA, *big_campaign], capture_output=True,
                           text=True, timeout=120)
     one_line_error(proc.returncode, proc.stderr, "standard output: is closed", "--output")
 
 
+@pytest.mark.slow
 def test_closed_stderr_keeps_warnings_out_of_the_scores(tmp_path):
     qrels = tmp_path / "qrels.txt"
     qrels.write_bytes(b"\xef\xbb\xbf" + QRELS.encode())  # warned about, on standard error

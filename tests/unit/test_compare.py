@@ -56,6 +56,7 @@ def cli_args(trec8, *extra: str) -> list[str]:
 # ------------------------------------------------------------------ the numbers
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("test,reference", [
     ("paired_t", lambda x, y: stats.ttest_rel(x, y).pvalue),
     ("wilcoxon", lambda x, y: stats.wilcoxon(x, y).pvalue),
@@ -71,6 +72,7 @@ def test_pvalues_equal_scipys(trec8, per_topic, test, reference):
         assert row.significant == (row.p_value < 0.05)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("correction,method", [("holm", "holm"), ("bh", "fdr_bh"), ("bonferroni", "bonferroni")])
 def test_adjusted_pvalues_equal_statsmodels(trec8, correction, method):
     # without a baseline the family is the unordered pairs; with one, the n - 1 comparisons
@@ -130,6 +132,7 @@ def test_tukey_hsd_is_the_all_runs_test(trec8, per_topic):
 # ------------------------------------------------------------------ the command line
 
 
+@pytest.mark.slow
 def test_tsv_has_exactly_the_columns_and_rows(capsys, trec8):
     code, out, _ = run_cli(capsys, *cli_args(trec8, "--measure", "AP@100", "--measure", "P@10", "--format", "tsv"))
     assert code == 0
@@ -145,6 +148,7 @@ def test_tsv_has_exactly_the_columns_and_rows(capsys, trec8):
     assert set(table.baseline) == {"CL99XT"} and "CL99XT" not in set(table.run)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("test", ["randomisation", "paired_bootstrap"])
 def test_same_seed_same_bytes(capsys, trec8, test):
     argv = cli_args(trec8, "--measure", "AP@100", "--test", test, "--format", "tsv", "--permutations", "200")
@@ -269,6 +273,7 @@ def test_run_letters():
     assert run_letters(28)[25:] == ["z", "aa", "ab"]
 
 
+@pytest.mark.slow
 def test_too_few_draws_for_the_correction_is_one_warning_line(capsys, trec8):
     """6 runs, 15 pairs: Holm needs p < 0.05 / 15, and (b + 1) / (B + 1) >= 1 / 201 is not:
     one line on standard error, the table still written; 300 draws (15/301 < 0.05), no
@@ -288,6 +293,7 @@ def test_too_few_draws_for_the_correction_is_one_warning_line(capsys, trec8):
         assert code == 0 and err == "", extra
 
 
+@pytest.mark.slow
 def test_reports_name_measures_as_typed_and_tsv_as_irmeta(capsys, trec8):
     # Issue 43, item 2: map stays map in the reports, the caption naming irmeta's AP; the
     # TSV keeps irmeta's names (the same bytes as when AP is typed); --canonical for them

@@ -97,6 +97,7 @@ def test_claims_name_commands_the_pages_have():
     assert not stale, stale
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page,command", [pc for pc in page_commands() if _run_here(pc[1])],
                          ids=lambda v: v[:60])
 def test_irmeta_commands_run_as_written(folder, page, command):
@@ -119,6 +120,7 @@ def test_the_readme_links_every_page_and_only_pages_that_exist():
     assert len(readme.splitlines()) <= 250
 
 
+@pytest.mark.slow
 def test_python_examples_run_as_written():
     tried_total = 0
     for page in pages():

@@ -29,6 +29,7 @@ def test_make_docs_builds_strictly():
     assert "$(BIN)/mkdocs build --strict --site-dir site" in makefile
 
 
+@pytest.mark.slow
 def test_site_builds_without_a_warning(site):
     assert (site / "index.html").is_file() and (site / "PROTOCOL" / "index.html").is_file()
     assert not (site / "incoming").exists(), "docs/incoming/ is placed later, not published"

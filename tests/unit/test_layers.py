@@ -80,6 +80,7 @@ def _runtime_imports(path: Path, me: str) -> set[str]:
     return _imports(path, me, tree)
 
 
+@pytest.mark.slow
 def test_no_import_circle():
     """No module imports, even lazily, one that imports it back (a package's lazy
     attributes and annotation-only imports aside): each piece of code has one side."""

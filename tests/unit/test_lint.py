@@ -23,6 +23,7 @@ def _lint_commands() -> list[list[str]]:
     return [line.split() for line in lines if "snakemake" not in line]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", _lint_commands(), ids=lambda c: Path(c[0]).name)
 def test_lint_is_clean(command):
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=600)

@@ -90,6 +90,7 @@ def _trec8(*names: str) -> list[str]:
     return out
 
 
+@pytest.mark.slow
 def test_cli_tsv_equals_the_api_at_full_precision(capsys):
     names = ("CL99SD", "CL99XT", "CL99SDopt1", "CL99XTopt")
     code, out, err = _cli(capsys, *_trec8(*names), "--measure", "AP", "--measure", "P@10", "--format", "tsv")
@@ -102,6 +103,7 @@ def test_cli_tsv_equals_the_api_at_full_precision(capsys):
     pd.testing.assert_frame_equal(printed[numbers], api[numbers].astype(float), check_exact=True)
 
 
+@pytest.mark.slow
 def test_cli_markdown_latex_output_and_errors(capsys, tmp_path):
     args = _trec8("CL99SD", "CL99XT", "CL99SD", "CL99XT")
     code, out, _ = _cli(capsys, *args, "--measure", "AP", "--ktu-cutoff", "100", "--rbo-depth", "50")
@@ -127,6 +129,7 @@ def _markdown_blocks(out: str) -> list[list[list[str]]]:
     return blocks
 
 
+@pytest.mark.slow
 def test_cli_markdown_a_rankings_block_per_pair_named_and_a_scores_block_as_typed(capsys):
     # Issue 43, item 2: KTU and RBO once per run pair, the reproduced runs named; the
     # scores per measure, named as typed (map stays map); the TSV unchanged

@@ -65,6 +65,7 @@ def registry():
             del sys.modules[name]
 
 
+@pytest.mark.slow
 def test_the_tsv_is_exactly_the_tables_columns_and_the_same_bytes_every_time(capsys, matrix_csv, tmp_path):
     code, out, err = run_cli(capsys, "test-errors", "--scores", str(matrix_csv), "--measure-kind", "continuous",
                              *QUICK)
@@ -83,6 +84,7 @@ def test_the_tsv_is_exactly_the_tables_columns_and_the_same_bytes_every_time(cap
     assert code == 0 and seeded != out
 
 
+@pytest.mark.slow
 def test_irmetas_own_per_topic_output_is_read_and_names_the_measure(capsys, shared_data, tmp_path):
     root = shared_data / "trec8_adhoc"
     runs = [str(root / "runs" / f"{r}.gz") for r in ("INQ601", "ok8alx", "CL99XT", "Dm8Nbn", "AntHoc1", "Sab8A1")]
@@ -186,6 +188,7 @@ def test_a_plugins_test_is_in_the_table(capsys, matrix_csv, tmp_path, registry):
     assert "paired_t" in set(rates["test"])
 
 
+@pytest.mark.slow
 def test_the_api_gives_dataframes_and_pools_matrices(matrix_csv):
     frame = scores_frame(6, 12, seed=5)
     found = irmeta.test_errors([str(matrix_csv), frame], measure="AP", measure_kind="continuous", **SETTINGS,

@@ -315,11 +315,19 @@ def ingested_input(wildcards):
     return {"qrels": ingest_input(wildcards)["qrels"], "parts": parts}
 
 
+def input_size_mb(input):
+    """The input files' size in MB, what Snakemake's size_mb of the input gives (each
+    file's os.path.getsize), read here without a coroutine: size_mb starts one, which
+    Snakemake cannot run inside its own event loop (--report builds the DAG in one) and
+    then leaves never awaited, one RuntimeWarning per job on the screen."""
+    return sum(Path(f).stat().st_size for f in input) / 2**20
+
+
 def ingest_shard_memory(wildcards, input):
     """A shard holds one run file per thread and its runs' judged postings: twice its
     slice of the runs (the input is every run file; each shard reads its slice), at most
     its memory budget (ingestion_memory)."""
-    return ingestion_memory(max(1024, int(2 * input.size_mb / ingest_shard_count(wildcards.collection))))
+    return ingestion_memory(max(1024, int(2 * input_size_mb(input) / ingest_shard_count(wildcards.collection))))
 
 
 # An ingestion job keeps within config's memory_budget (irmeta.campaign.ingest_parts),
@@ -374,7 +382,7 @@ def degradation_memory(stored_mb):
 
 
 def degradation_memory_mb(wildcards, input):
-    return degradation_memory(input.size_mb)
+    return degradation_memory(input_size_mb(input))
 
 
 def degradation_threads(wildcards, input):
@@ -389,8 +397,7 @@ def degradation_threads(wildcards, input):
         return stored_degradation_processes(
             judged=input.judged, ranked=input.ranked, degradations=DEGRADATIONS,
             blocks=len(DEGRADATION_MEASURES) * max(1, len(config["alphas"])),
-            # the files' sizes read here: input.size_mb is asynchronous, which threads cannot wait for
-            memory_mb=degradation_memory(sum(Path(f).stat().st_size for f in input) / 2**20),
+            memory_mb=degradation_memory(input_size_mb(input)),
             processes=config["threads"])
     except ValueError:  # a damaged store: the job refuses it on one line (here it would be a traceback)
         return config["threads"]
@@ -442,7 +449,7 @@ def mem_mb_from_input(factor, minimum=1024):
     1,000 runs x 1,000 topics x depth 100 peaks at 1.4 GB with 0.8 GB of judged.npz)."""
 
     def mem_mb(wildcards, input):
-        return max(minimum, int(factor * input.size_mb))
+        return max(minimum, int(factor * input_size_mb(input)))
 
     return mem_mb
 

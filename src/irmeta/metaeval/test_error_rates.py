@@ -82,7 +82,7 @@ from irmeta.metaeval.stats.registry import (
     resolve,
     significance_test,
 )
-from irmeta.support.progress import Progress
+from irmeta.support.progress import Progress, progress_steps
 
 #: Added to ``experiments.seed``: chunk c of a job draws its trials and the randomised
 #: tests' draws from streams spawned from ``SeedSequence(seed + SEED_OFFSET)`` keyed by
@@ -505,14 +505,16 @@ def error_rate_counts(source: TrialSource, measure: str, settings: ErrorRateSett
     tests = [significance_test(name) for name in settings.test_names()]
     counts: dict[Job, tuple[np.ndarray, list[int]]] = {}
     progress = Progress(len(selected), f"test error rates, {measure}, {len(selected)} chunks")
-    for chunk in selected:
-        errors = _chunk_errors(source, measure, chunk, tests, settings, int(seed))
-        if chunk.job in counts:
-            counts[chunk.job][0][:] += errors
-            counts[chunk.job][1][0] += chunk.trials
-        else:
-            counts[chunk.job] = (errors.copy(), [chunk.trials])
-        progress.advance()
+    with progress_steps(f"trials tested ({measure})", sum(chunk.trials for chunk in selected), "trial") as step:
+        for chunk in selected:
+            errors = _chunk_errors(source, measure, chunk, tests, settings, int(seed))
+            if chunk.job in counts:
+                counts[chunk.job][0][:] += errors
+                counts[chunk.job][1][0] += chunk.trials
+            else:
+                counts[chunk.job] = (errors.copy(), [chunk.trials])
+            progress.advance()
+            step(chunk.trials)
     frames = []
     for job, (errors, trials) in counts.items():
         keys = job_keys(job, tests, settings)

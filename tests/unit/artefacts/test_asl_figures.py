@@ -14,6 +14,7 @@ def matrix(tmp_path_factory):
     return asl_campaign(tmp_path_factory.mktemp("asl"))
 
 
+@pytest.mark.slow
 def test_plots_are_deterministic(tmp_path, matrix):
     import matplotlib.pyplot as plt
 

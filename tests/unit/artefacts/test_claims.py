@@ -113,6 +113,7 @@ def test_gains_are_the_hand_computed_differences(two_collections):
     assert len(table) == 2 * 2 * 7
 
 
+@pytest.mark.slow
 def test_level_threshold_and_alphas_are_settings(two_collections):
     at_99 = claims_table(two_collections, COMPARISONS, level=0.01)
     row = _row(at_99, "discriminative_power", "paper_pairwise", "P_rareness@100", "One")
@@ -199,6 +200,7 @@ def test_write_claims_is_deterministic(two_collections, tmp_path):
     assert r"\begin{tabular}{lllllll}" in paths[2].read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_figure_is_written_twice_identically(two_collections, tmp_path):
     table = claims_table(two_collections, COMPARISONS, alphas="all")
     paths = plot_claims(table, tmp_path / "claims.png", tmp_path / "claims.pdf")
@@ -210,6 +212,7 @@ def test_figure_is_written_twice_identically(two_collections, tmp_path):
         plot_claims(table, tmp_path / "a.png", tmp_path / "b.pdf")
 
 
+@pytest.mark.slow
 def test_trec8_subset_through_the_api(shared_data):
     data = shared_data / "trec8_adhoc"
     runs = sorted((data / "runs").glob("*.gz"))[:30]
@@ -238,6 +241,7 @@ def test_trec8_subset_through_the_api(shared_data):
     assert len(table) == 2 * (2 + 3 + 2)
 
 
+@pytest.mark.slow
 def test_no_claim_to_show_still_writes(two_collections, tmp_path):
     table = claims_table(two_collections, [{"measure": "nDCG@10", "baseline": "P@100"}])
     assert table.empty and list(table.columns) == COLUMNS

@@ -77,6 +77,7 @@ def test_nominal_level_rows_say_which_test_keeps_its_level_and_from_which_size_i
     assert (wide.loc[wide["claim"] == "nominal_level", "Two"] == "").all()
 
 
+@pytest.mark.slow
 def test_each_comparison_shows_both_measures_type_1_rate_and_power_under_each_test(tmp_path):
     one = synthetic_tables(tmp_path, "one")
     one["test_error_rates"] = rates_table(tmp_path)

@@ -85,6 +85,7 @@ def test_pools_and_samples_make_no_claim():
     assert claim_set("llm") == "llm" and claim_set("error_x") == "error_x"
 
 
+@pytest.mark.slow
 def test_wide_caption_figure_and_files(tmp_path):
     one = synthetic_tables(tmp_path, "one")
     one["judgment_agreement"] = agreement_table(tmp_path)

@@ -31,6 +31,7 @@ def summary_table(tmp_path) -> pd.DataFrame:
     return read_table(path)
 
 
+@pytest.mark.slow
 def test_reusability_rows(tmp_path):
     one = synthetic_tables(tmp_path, "one")
     one["reusability_summary"] = summary_table(tmp_path)
@@ -74,6 +75,7 @@ def test_undefined_tau_holds_nothing(tmp_path):
     assert len(rows) == 2 and rows["holds"].isna().all()
 
 
+@pytest.mark.slow
 def test_reusability_panel_draws_bars_from_zero_at_a_readable_scale(tmp_path):
     """A 1.3e-4 gain is a flat bar from 0, the threshold a dashed line, the axis at least
     MIN_SPAN wide; the figure that holds the panel is drawn (opened, not blank)."""

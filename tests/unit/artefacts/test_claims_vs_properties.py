@@ -36,6 +36,7 @@ def claims(values: dict[str, list[float]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+@pytest.mark.slow
 def test_best_property_by_spearman(tmp_path):
     table = claims({"rank_agreement": [0.9, 0.6, 0.8, 0.7],   # falls with mean_rarity exactly
                     "stability": [0.1, 0.3, 0.4, 0.2]})       # follows judged_per_topic_mean exactly
@@ -55,6 +56,7 @@ def test_best_property_by_spearman(tmp_path):
     assert_drawn(tmp_path / "f.png")
 
 
+@pytest.mark.slow
 def test_discriminative_power_is_ordered_by_its_share_of_the_run_pairs(tmp_path):
     from figure_checks import assert_drawn
 

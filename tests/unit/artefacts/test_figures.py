@@ -114,6 +114,7 @@ CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_writes_png_and_pdf_deterministically(tmp_path, name):
     stem = tmp_path / "out" / name
@@ -146,6 +147,7 @@ def _dark_red_pixels(png) -> int:
     return int((np.abs(rgb - np.array([0x8B, 0, 0]) / 255.0).max(axis=-1) < 0.08).sum())
 
 
+@pytest.mark.slow
 def test_a_level_no_pair_can_reach_is_marked_in_its_panel(tmp_path):
     """A paired test's Holm rows that 1 / (B + 1) cannot pass (``attainable`` False) get
     the note, in dark red, in their panel; the same table with them attainable has none."""

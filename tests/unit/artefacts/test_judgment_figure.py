@@ -39,6 +39,7 @@ def table(shared_data) -> pd.DataFrame:
     return judgment_agreement_table(official, scored)
 
 
+@pytest.mark.slow
 def test_writes_png_and_pdf_deterministically(tmp_path, table):
     paths = plot_judgment_agreement(table, tmp_path / "a" / "agreement.png", tmp_path / "a" / "agreement.pdf",
                                     title="TREC-8, 10 runs")
@@ -50,6 +51,7 @@ def test_writes_png_and_pdf_deterministically(tmp_path, table):
     assert [p.read_bytes() for p in again] == [png, pdf]
 
 
+@pytest.mark.slow
 def test_a_table_read_back_from_csv_draws_the_same_figure(tmp_path, table):
     """Read back, alpha is a float (NaN for measures without one)."""
     table.to_csv(tmp_path / "agreement.csv", index=False)

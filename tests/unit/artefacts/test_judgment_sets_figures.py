@@ -56,6 +56,7 @@ def _ranks(families: bool) -> pd.DataFrame:
                                        "rank_judgments"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("families", [True, False])
 def test_reference_rank_against_set_rank(tmp_path, families):
     png, pdf = tmp_path / "r.png", tmp_path / "r.pdf"

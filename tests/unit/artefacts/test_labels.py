@@ -54,6 +54,7 @@ def test_the_paper_s_notation_is_printed_only_by_the_paper_s_own_tables():
     assert 'out / "figure2")' in paper_figure and 'notation="paper"' not in paper_figure
 
 
+@pytest.mark.slow
 def test_figure2_and_a_collection_s_figure_differ_only_by_the_notation(tmp_path):
     """The same Kendall tau table, drawn with the typed names and as the paper's Figure 2:
     both drawn (opened, not blank), and different images (the legends differ)."""

@@ -124,6 +124,7 @@ def _synthetic_cases() -> dict:
     return cases
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(_synthetic_cases()))
 def test_every_figure_of_small_tables_fits_a_page(tmp_path, monkeypatch, name):
     monkeypatch.setenv(FACTS_ENV, "1")
@@ -178,6 +179,7 @@ def pipeline_figures(demo_workflow, paper_workflow) -> dict:
             **{f"paper run: {k}": v for k, v in _drawn(paper_workflow).items()}}
 
 
+@pytest.mark.slow
 @pytest.mark.integration
 def test_the_runs_draw_every_figure_of_the_manifest_each_with_its_facts(pipeline_figures):
     """The demo and TREC-8's paper config between them draw every figure the manifest
@@ -188,6 +190,7 @@ def test_the_runs_draw_every_figure_of_the_manifest_each_with_its_facts(pipeline
     assert [key for key, facts in pipeline_figures.items() if facts is None] == []
 
 
+@pytest.mark.slow
 @pytest.mark.integration
 def test_every_figure_of_the_demo_and_of_trec8_s_paper_config_fits_a_page(pipeline_figures):
     ids = internal_ids()
@@ -202,6 +205,7 @@ def _pages(facts_path) -> list[dict]:
     return json.loads(facts_path.read_text())["pages"]
 
 
+@pytest.mark.slow
 def test_many_judgment_sets_split_into_pages_each_fit_for_print(tmp_path, monkeypatch):
     """Forty judgment sets of three measures (one with alphas) do not fit one page: the
     sets split into pages of about equal size, each page a page, every set on one."""
@@ -225,6 +229,7 @@ def test_many_judgment_sets_split_into_pages_each_fit_for_print(tmp_path, monkey
     assert judgment_pages(10, 6, reserved=1.0) == [(range(10), range(6))]  # the demo's: one page
 
 
+@pytest.mark.slow
 def test_reproducibility_names_its_pairs_ramps_alpha_and_writes_far_outliers(tmp_path, monkeypatch):
     """Fourteen pairs: more than the markers, so two pages, each pair named once; an
     Effect Ratio of 58 sits on the axis' edge with its value written beside it."""
@@ -249,6 +254,7 @@ def test_reproducibility_names_its_pairs_ramps_alpha_and_writes_far_outliers(tmp
     assert [p["title"] for p in pages[0]["panels"]] == ["P@100", "P_rareness@100"]
 
 
+@pytest.mark.slow
 def test_claims_of_many_comparisons_go_on_pages_and_rank_agreement_starts_at_zero(tmp_path, monkeypatch):
     """Five comparisons: four on the first page, one on the second; tau's bars from 0."""
     from irmeta.artefacts.claims import COLUMNS

@@ -47,6 +47,7 @@ def spread() -> pd.DataFrame:
     return anova(variances())
 
 
+@pytest.mark.slow
 def test_writes_png_and_pdf_deterministically(tmp_path, tables, spread):
     first = plot_topic_set_size(*tables, tmp_path / "a" / "topic_set_size", "TREC-8", anova=spread)
     second = plot_topic_set_size(*tables, tmp_path / "b" / "topic_set_size", "TREC-8", anova=spread)

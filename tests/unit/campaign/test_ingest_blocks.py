@@ -60,6 +60,7 @@ def _stores(tmp_path: Path, qrels: Path, runs: Path, name: str, **options) -> tu
     return judged.read_bytes(), ranked.read_bytes()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("options", [
     {"block_files": 1}, {"block_files": 3}, {"block_lines": 1}, {"block_lines": 7}, {"block_lines": 1000},
     {"block_files": 2, "block_lines": 5}, {"threads": 1, "block_files": 1}, {"memory_budget": 10**6},
@@ -107,6 +108,7 @@ def drawn_campaigns(draw):
     return qrels, runs
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(drawn_campaigns(), st.integers(1, 4), st.one_of(st.none(), st.integers(1, 3)),
        st.one_of(st.none(), st.integers(1, 12)))

@@ -94,6 +94,7 @@ def campaigns(draw):
                 threshold=draw(st.sampled_from([1, 2])))
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(campaigns())
 def test_against_brute_force(c):
@@ -107,6 +108,7 @@ def test_against_brute_force(c):
                                 pool_depth=7))
 
 
+@pytest.mark.slow
 def test_trec8_against_brute_force(trec8_runs, trec8_qrels, trec8_matrix, shared_data):
     groups = groups_of_runs(shared_data / "trec8_adhoc" / "runs_participants.tsv", trec8_matrix.runs)
     got = collection_properties(trec8_matrix, collection="TREC-8", rarity_depth=100, pool_depth=100,

@@ -738,6 +738,7 @@ def _write_run_files(root: Path, files: dict, gz: list[bool]) -> list[Path]:
     return paths
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(files=_run_files(), gz=st.lists(st.booleans(), min_size=3, max_size=3), depth=st.integers(1, 9))
 def test_read_runs_property(files, gz, depth):
@@ -766,6 +767,7 @@ def test_read_runs_property(files, gz, depth):
     assert cut.depth == depth
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(files=_run_files(dups=True), depth=st.one_of(st.none(), st.integers(1, 4)))
 def test_read_runs_duplicates_first_property(files, depth):

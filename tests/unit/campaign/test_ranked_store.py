@@ -133,6 +133,7 @@ def _degradation(tmp_path: Path, qrels: Path, *, depth: int = 12, **source) -> t
     return (out / "d.csv").read_bytes(), (out / "t.csv").read_bytes()
 
 
+@pytest.mark.slow
 def test_the_degradation_tables_from_kept_rankings_are_those_of_the_runs(tmp_path, campaign):
     qrels, runs = campaign
     ranked = tmp_path / "ranked.npz"

@@ -457,6 +457,7 @@ def cut_lists(lists, depth):
     return {run: {q: docs[:depth] for q, docs in per.items()} for run, per in lists.items()}
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(campaigns())
 def test_property_against_oracle(c):

@@ -69,6 +69,7 @@ def _differences(shared_data, collection: str, precision: str) -> tuple[int, lis
     return compared, differ
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("collection, runs, topics", [("trec8_adhoc", 129, 50), ("dl2020_passage", 59, 54)])
 def test_float32_gives_pytrec_eval_terriers_values_bit_for_bit(shared_data, collection, runs, topics):
     compared, differ = _differences(shared_data, collection, "float32")
@@ -76,6 +77,7 @@ def test_float32_gives_pytrec_eval_terriers_values_bit_for_bit(shared_data, coll
     assert not differ, f"{len(differ)} values differ, e.g. {differ[:3]}"
 
 
+@pytest.mark.slow
 def test_double_is_not_pytrec_eval_on_trec8(shared_data):
     """Why the setting exists: at double precision the rounding's ties are not ties, and
     pytrec_eval's values differ (trec_eval 9.0.8's are irmeta's: test_exactness.py)."""
@@ -101,6 +103,7 @@ def test_the_issues_example_dm8nbn_topic_446(shared_data):
     assert per_topic["double"] == 0.013217712583093658
 
 
+@pytest.mark.slow
 def test_nists_1999_summary_is_float32_and_the_per_topic_file_double(shared_data, trec8_matrix):
     """Which era each official TREC-8 file is: NIST's summary (trec-browser, computed in 1999)
     equals irmeta's float32 means on all 129 runs, uwmt8a0 included (P_100 0.1972, map

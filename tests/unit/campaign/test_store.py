@@ -54,6 +54,7 @@ def _matrix(n_runs: int, n_topics: int, cells: dict[int, list[tuple[int, int]]],
                            run_depth=None)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", [1 << 20, 1000, 1])
 def test_trec8_round_trip_exact_and_smaller(trec8_matrix, tmp_path, monkeypatch, block):
     # blocks of 1,000 postings, and of one cell each (a cell larger than the block alone)
@@ -149,6 +150,7 @@ def test_members_are_dated_1980_so_the_same_arrays_give_the_same_bytes(tmp_path)
         assert {info.compress_type for info in z.infolist()} == {zipfile.ZIP_STORED}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("block", [1 << 20, 997])
 def test_loading_to_a_depth_keeps_the_postings_ranked_that_deep_and_every_score(trec8_matrix, tmp_path,
                                                                                 monkeypatch, block):

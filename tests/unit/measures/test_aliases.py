@@ -255,6 +255,7 @@ def tolerance(peer: str, request: str, value: float) -> float:
     return TOLERANCE * max(1.0, abs(value))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", EXAMPLES, ids=_id)
 def test_each_peer_name_gives_its_peers_value(campaign, example):
     entry, typed, request = example

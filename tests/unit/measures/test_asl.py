@@ -220,6 +220,7 @@ def build(qrels_d: dict, runs_d: dict, **kwargs):
         return relevance_matrix(read_runs(paths), read_qrels(qpath), **kwargs)
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(campaign=campaigns(), ks=st.lists(st.integers(1, 14), min_size=1, max_size=2),
        threshold=st.sampled_from([1, 2]), ns=st.lists(st.integers(1, 9), min_size=1, max_size=3))

@@ -166,6 +166,7 @@ def campaigns(draw):
     return qrels, runs
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(campaign=campaigns(), cutoffs=st.lists(st.one_of(st.none(), st.integers(1, 14)), min_size=1, max_size=3),
        threshold=st.sampled_from([0, 1, 2]))

@@ -111,6 +111,7 @@ def compare(runs, qrels, matrix, names: dict[str, str], every: int) -> tuple[int
     return compared, special
 
 
+@pytest.mark.slow
 def test_compat_and_accuracy_equal_ir_measures_on_trec8(trec8_runs, trec8_qrels, trec8_matrix):
     names = {"Compat": "Compat", "Compat(p=0.8,normalize=False)": "Compat(p=0.8,normalize=false)",
              "Accuracy": "Accuracy", "Accuracy@20": "Accuracy@20"}
@@ -118,6 +119,7 @@ def test_compat_and_accuracy_equal_ir_measures_on_trec8(trec8_runs, trec8_qrels,
     assert compared == 9 * 50 * len(names) and special > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("threshold", [1, 2])
 def test_compat_and_accuracy_equal_ir_measures_on_dl2020_passage(shared_data, threshold):
     runs, qrels, matrix = ref.dl2020_passage(shared_data, threshold=threshold)

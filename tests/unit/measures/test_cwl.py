@@ -151,6 +151,7 @@ def compare_with_ir_measures(runs, qrels, matrix, names: dict[str, str], every: 
     return compared
 
 
+@pytest.mark.slow
 def test_cwl_measures_equal_ir_measures_on_trec8(trec8_runs, trec8_qrels, trec8_matrix):
     names = {"INST(T=1.0,max_rel=1)": "INST", "INSQ(T=2.0,max_rel=1)": "INSQ(T=2)",
              "SDCG(max_rel=1)@10": "SDCG@10", "NERR8(max_rel=1)@20": "NERR8@20", "NERR9(max_rel=1)@10": "NERR9@10",
@@ -160,6 +161,7 @@ def test_cwl_measures_equal_ir_measures_on_trec8(trec8_runs, trec8_qrels, trec8_
     assert compare_with_ir_measures(trec8_runs, trec8_qrels, trec8_matrix, names, every=16) == 9 * 50 * len(names)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("threshold,every", [(1, 6), (2, 20)])
 def test_cwl_measures_equal_ir_measures_on_dl2020_passage(shared_data, threshold, every):
     runs, qrels, matrix = ref.dl2020_passage(shared_data, threshold=threshold)  # the threshold changes no gain

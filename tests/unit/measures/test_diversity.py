@@ -179,6 +179,7 @@ def test_a_subset_of_the_judgments_equals_ndeval_on_those_judgments(campaign, tm
     assert max(worst.values()) <= TOLERANCE, {k: v for k, v in worst.items() if v > TOLERANCE}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("typed", list(ALIAS_CASES))
 def test_ndevals_and_ir_measures_names_give_ndevals_values(campaign, typed):
     matrix, rows, runs, _ = campaign
@@ -190,6 +191,7 @@ def test_every_diversity_alias_has_a_case():
         {name.split("@")[0] for name in ALIAS_CASES}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["alpha_nDCG@10", "ERR_IA@20", "nERR_IA@20", "alpha_DCG@10", "NRBP",
                                   "nNRBP(beta=0.8)", "AP_IA", "MAP_IA", "P_IA@10", "StRecall@10",
                                   "alpha_nDCG(alpha=0.25)@20"])

@@ -190,6 +190,7 @@ def test_trec8_pytrec_eval_with_raw_scores_disagrees(trec8_runs, trec8_qrels, tr
     assert all(abs(p_theirs - p_ours) <= 1e-9 for _, _, p_theirs, p_ours, _, _ in differ)
 
 
+@pytest.mark.slow
 def test_clef_equals_pytrec_eval_fed_the_order(clef_runs, clef_qrels):
     m = relevance_matrix(clef_runs, clef_qrels, depth=100)
     assert clef_runs.n_runs == 19
@@ -202,6 +203,7 @@ def test_clef_equals_pytrec_eval_fed_the_order(clef_runs, clef_qrels):
 # --------------------------------------------------------------------- (c) CLEF
 
 
+@pytest.mark.slow
 def test_clef_dropped_duplicates(clef_runs):
     assert clef_runs.duplicates == "first"
     assert clef_runs.dropped_duplicates[MESSY_RUN] == 311

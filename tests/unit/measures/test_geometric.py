@@ -33,6 +33,7 @@ def _pytrec_gm_map(trec8_runs, trec8_qrels, topics):
     return out
 
 
+@pytest.mark.slow
 def test_ap_geometric_equals_gm_map_on_trec8(trec8_runs, trec8_qrels, trec8_matrix):
     ours = mean_scores(trec8_matrix, average_precision(trec8_matrix, None), "geometric")
     reference = _pytrec_gm_map(trec8_runs, trec8_qrels, trec8_matrix.topics)

@@ -314,6 +314,7 @@ def pytrec_differences(matrix, qrels: dict, *, relevance_level: int = 1, gains=N
     return differ, compared
 
 
+@pytest.mark.slow
 def test_trec8_ndcg_and_rr_equal_pytrec_eval(trec8_matrix, trec8_qrels):
     assert trec8_matrix.shape == (129, 50, 1000)
     differ, compared = pytrec_differences(trec8_matrix, qrels_dict(trec8_qrels))
@@ -424,6 +425,7 @@ def slow_measures(ranking: list[str], judged: dict[str, int], *, threshold: int,
     return out
 
 
+@pytest.mark.slow
 @settings(max_examples=70, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(campaign=graded_campaigns(), cutoffs=st.lists(st.one_of(st.none(), st.integers(1, 14)), min_size=1,
                                                      max_size=3),

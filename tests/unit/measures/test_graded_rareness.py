@@ -74,6 +74,7 @@ def test_ndcg_rareness_is_ndcg_at_alpha_zero_on_trec8(trec8_matrix, cutoff):
         assert np.all(got[1] >= want) and np.any(got[1] > want)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gains", [None, {1: 1, 2: 3, 3: 7}])
 def test_ndcg_rareness_is_ndcg_at_alpha_zero_on_dl2020_passage(dl2020, gains):
     options = {} if gains is None else {"gains": gains}

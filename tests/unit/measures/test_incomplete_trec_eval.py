@@ -90,11 +90,13 @@ def trec8_sampled(trec8_runs, trec8_qrels):
     return qrels, relevance_matrix(trec8_runs, qrels, depth=DEPTH)
 
 
+@pytest.mark.slow
 def test_trec8_judged_only_equals_trec_eval_J(trec8_matrix, trec8_qrels, trec8_ordered):
     worst = largest_differences(trec8_matrix, trec8_qrels, trec8_ordered, CONDENSED, judged_only=True)
     assert max(worst.values()) <= TOLERANCE, worst
 
 
+@pytest.mark.slow
 def test_trec8_infap_equals_trec_eval(trec8_matrix, trec8_qrels, trec8_ordered):
     worst = largest_differences(trec8_matrix, trec8_qrels, trec8_ordered, PLAIN, judged_only=False)
     assert max(worst.values()) <= TOLERANCE, worst
@@ -108,6 +110,7 @@ def test_trec8_infap_is_ap_up_to_epsilon_with_complete_pools(trec8_matrix):
     assert 0 < gap.max() < 1e-5
 
 
+@pytest.mark.slow
 def test_trec8_with_unjudged_pool_equals_trec_eval(trec8_sampled, trec8_ordered):
     qrels, matrix = trec8_sampled
     assert (matrix.grade_of(matrix.misses) == -1).sum() > 100_000  # the sample leaves many in the runs
@@ -119,6 +122,7 @@ def test_trec8_with_unjudged_pool_equals_trec_eval(trec8_sampled, trec8_ordered)
     assert np.abs(scores[parse_measure("infAP")] - scores[parse_measure("AP")]).max() > 0.1
 
 
+@pytest.mark.slow
 def test_graded_dl2020_equals_trec_eval(shared_data):
     root = shared_data / "dl2020_passage"
     runs, qrels = read_runs(root / "runs", depth=DEPTH), read_qrels(root / "qrels.txt")

@@ -120,6 +120,7 @@ def with_judged_only(name: str) -> str:
 # ---------------------------------------------------------- random campaigns
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(campaign=campaigns(), cutoff=st.one_of(st.none(), st.integers(1, 12)), depth=st.integers(1, 14),
        threshold=st.sampled_from([1, 2]))

@@ -214,6 +214,7 @@ MEASURES = ["P@2", "P@5", "P_rareness@2", "P_rareness_norm@5", "AP", "nDCG@5"]
 PAIRS = [("P_rareness@2", "P@2"), ("P_rareness_norm@5", "P@5"), ("AP", "P@5"), ("nDCG@5", "AP")]
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(campaigns(), st.sampled_from([[0, 0.5, 1], [0.25, 0.75, "1/R"]]))
 def test_the_tsv_round_trip_gives_the_runs_tables_byte_for_byte(tmp_path, campaign, alphas):

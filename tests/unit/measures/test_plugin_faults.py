@@ -276,6 +276,7 @@ run_script(main, SimpleNamespace(config={{"measure_plugins": ["plugins/faulty.py
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("body,measures,fault", [
     ("1 / 0", ["P@1", "Faulty@5"], "irmeta: error: measure Faulty@5 (plugin faulty.py:6): "
                                    "ZeroDivisionError: division by zero"),

@@ -416,6 +416,7 @@ def campaigns(draw):
     return qrels, runs
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(campaign=campaigns(), ks=st.lists(st.integers(1, 14), min_size=1, max_size=3), threshold=st.sampled_from([1, 2]))
 def test_against_plain_python(campaign, ks, threshold):

@@ -109,6 +109,7 @@ def compare(evaluator, runs, matrix, ours: np.ndarray, every: int = 1) -> int:
     return compared
 
 
+@pytest.mark.slow
 def test_rbp_equals_ir_measures_on_trec8(trec8_runs, trec8_qrels, trec8_matrix):
     ours = rbp(trec8_matrix, None)
     graded = ir_measures.trectools.evaluator([ir_measures.RBP(p=0.8)], ir_qrels(trec8_qrels))
@@ -117,6 +118,7 @@ def test_rbp_equals_ir_measures_on_trec8(trec8_runs, trec8_qrels, trec8_matrix):
     assert compare(binary, trec8_runs, trec8_matrix, ours, every=16) > 0
 
 
+@pytest.mark.slow
 def test_rbp_equals_ir_measures_on_dl2020_passage(shared_data):
     runs, qrels, matrix = ref.dl2020_passage(shared_data)
     graded = ir_measures.trectools.evaluator([ir_measures.RBP(p=0.8)], ir_qrels(qrels))

@@ -58,10 +58,12 @@ def check(qrels, runs, matrix, threshold: int, every: int) -> int:
     return compared
 
 
+@pytest.mark.slow
 def test_hits_and_f1_equal_ranx_on_trec8(trec8_runs, trec8_qrels, trec8_matrix):
     assert check(trec8_qrels, trec8_runs, trec8_matrix, 1, every=16) == 9 * 50 * len(NAMES)  # 9 of the 129 runs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("threshold", [1, 2])
 def test_hits_and_f1_equal_ranx_on_dl2020_passage(shared_data, threshold):
     runs, qrels, matrix = ref.dl2020_passage(shared_data, threshold=threshold)

@@ -154,6 +154,7 @@ def test_configured_rarity_functions_are_those_the_measures_name():
         "linear", "inverse", "log"]
 
 
+@pytest.mark.slow
 def test_the_rarity_listing_shows_each_configured_function(trec8_matrix, tmp_path):
     listing = rarity_listing(trec8_matrix, [100, 1000], ["linear", "log", "inverse"])
     assert {"rarity", "rarity_prime", "rarity_log", "rarity_prime_log", "rarity_inverse",

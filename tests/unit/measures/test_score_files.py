@@ -49,6 +49,7 @@ def trec8(shared_data, tmp_path_factory):
 # ------------------------------------------------------------------ TREC-8 round trips
 
 
+@pytest.mark.slow
 def test_the_clis_tsv_round_trips_exactly(trec8):
     scored, _, tsv, _ = trec8
     table = read_score_file(tsv)

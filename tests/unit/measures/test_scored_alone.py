@@ -58,6 +58,7 @@ def measures_at(cutoffs: list[int | None]) -> list[str]:
     return names
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(campaign=campaigns(), cutoffs=st.lists(st.one_of(st.none(), st.integers(1, 18)), min_size=1, max_size=2,
                                                unique=True),

@@ -38,6 +38,7 @@ def read_golden() -> dict[str, dict[tuple[str, str, str], float]]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("collection", ["trec8_adhoc", "dl2020_passage"])
 def test_rbp_and_unj_equal_trec_eval_10(shared_data, collection):
     golden = read_golden()[collection]
@@ -143,11 +144,13 @@ def compare_with_pytrec(runs: Runs, qrels: Qrels, threshold: int) -> int:
     return compared
 
 
+@pytest.mark.slow
 def test_trec8_equals_pytrec_eval(shared_data, trec8_qrels):
     runs = read_runs(sorted((shared_data / "trec8_adhoc" / "runs").glob("*.gz"))[:24])
     assert compare_with_pytrec(runs, trec8_qrels, threshold=1) >= 24 * 50 * 36
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("threshold", [1, 2])
 def test_dl2020_equals_pytrec_eval(shared_data, threshold):
     root = shared_data / "dl2020_passage"

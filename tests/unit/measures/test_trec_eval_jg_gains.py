@@ -106,6 +106,7 @@ def golden():
     return read_golden()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", range(len(CASES)))
 def test_equal_trec_eval_10_per_topic(shared_data, tmp_path, golden, case):
     collection, kind, flags, runs_named, _ = CASES[case]

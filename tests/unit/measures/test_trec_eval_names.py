@@ -89,12 +89,14 @@ def compare(runs: Runs, qrels: Qrels, *, threshold: int) -> int:
     return compared
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("depth", [1000, 100])
 def test_trec8(shared_data, trec8_qrels, trec8_runs, depth):
     runs = trec8_runs if depth == 1000 else read_runs(shared_data / "trec8_adhoc" / "runs", depth=depth)
     assert compare(runs, trec8_qrels, threshold=1) == 129 * len(NAMES) * (50 + 2)
 
 
+@pytest.mark.slow
 def test_clef_tar(clef_runs, clef_qrels):
     assert clef_runs.rank.max() > 10_000  # whole candidate sets: recall_1000, set_P, bpref read deep
     assert compare(clef_runs, clef_qrels, threshold=1) == clef_runs.n_runs * len(NAMES) * (30 + 2)
@@ -118,6 +120,7 @@ def web2014_runs(root: Path, qrels: Qrels, n_runs: int = 12, seed: int = 2014) -
     return root
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("threshold", [1, 2, 3])
 @pytest.mark.parametrize("depth", [None, 50])
 def test_graded_web2014(shared_data, tmp_path_factory, threshold, depth):

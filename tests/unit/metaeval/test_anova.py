@@ -58,6 +58,7 @@ def assert_matches_statsmodels(scores: np.ndarray) -> None:
     np.testing.assert_allclose(residual_variance(scores), ref.loc["Residual", "mean_sq"], rtol=RTOL)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("measure", ["AP@100", "P@100"])
 def test_two_way_anova_equals_statsmodels_on_trec8(trec8_scores, measure):
     scores = trec8_scores[measure]
@@ -67,6 +68,7 @@ def test_two_way_anova_equals_statsmodels_on_trec8(trec8_scores, measure):
     assert table.loc["system", "p"] < 1e-6  # TREC-8 runs differ: the test must see it
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed,shape", [(0, (2, 2)), (1, (3, 7)), (2, (12, 5)), (3, (30, 40)), (4, (2, 60))])
 def test_two_way_anova_equals_statsmodels_on_random_matrices(seed, shape):
     rng = np.random.default_rng(seed)

@@ -65,6 +65,7 @@ def test_histograms_count_every_document(matrix):
         asl_difference_histogram(per_doc[0], per_doc[1][:3])
 
 
+@pytest.mark.slow
 def test_trec8_histograms_sum_to_document_counts(trec8_matrix):
     found = atomized_search_lengths(trec8_matrix)
     n_docs = int(trec8_matrix.n_relevant.sum())

@@ -55,6 +55,7 @@ def test_two_tailed_pvalues_are_the_registrys_for_each_trial(name, n):
     assert len(set(expected)) > (3 if n == 5 else 10)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [5, 12, 25, 60])
 def test_one_tailed_pvalues_are_scipys_greater_alternative(n):
     from scipy import stats
@@ -145,6 +146,7 @@ def test_both_tails_at_once_are_each_alone_and_follow_the_order_asked():
         assert both[1].tolist() == function(d, (2,), 150, 3)[0].tolist()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("function", [bt.randomisation, bt.paired_bootstrap])
 def test_a_ceiling_changes_no_pvalue_at_or_below_it(function):
     """Above the ceiling a p-value is only known to be above it; at or below, it is the
@@ -219,6 +221,7 @@ def _simulated_differences(n: int, kind: str, rows: int, seed: int) -> np.ndarra
     return b - a
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [5, 25, 100])
 @pytest.mark.parametrize("function", [bt.randomisation, bt.paired_bootstrap, bt.randomisation_count,
                                       bt.paired_bootstrap_count])

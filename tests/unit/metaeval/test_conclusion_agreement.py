@@ -85,6 +85,7 @@ def brute_counts(ref: dict, alt: dict) -> dict:
     return {"pairs": len(ref), **counts}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_paired_t_counts_equal_brute_force(seed):
     reference = random_scores(seed)

@@ -30,6 +30,7 @@ def _same(a: float, b: float) -> bool:
     return (math.isnan(a) and math.isnan(b)) or a == b
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["swap", "replace", "noise"])
 @pytest.mark.parametrize(("cutoff", "p", "depth"), [(80, 0.95, 80), (1000, 0.95, 1000), (25, 0.8, 15)])
 def test_every_cell_equals_the_per_topic_functions(cells, kind, cutoff, p, depth):

@@ -307,6 +307,7 @@ def test_subsampling_matches_exact_integer_oracle_on_trec8(trec8_matrix, trec8_p
             assert abs(got - expected) <= TOL, (n, t, got, expected)
 
 
+@pytest.mark.slow
 def test_subsampling_two_runs_exhaustive_ties_on_trec8(trec8_matrix, trec8_p_integers):
     """Every one of the 8256 TREC-8 pairs as an N = 2 trial of P@100_rareness.
 
@@ -476,6 +477,7 @@ def test_synthetic_alpha_zero_rare_and_common_rank_alike(tmp_path, seed):
         assert (common["n_relevant_retrieved"].to_numpy() == np.minimum(np.arange(1, 13), n_rel)).all()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("topic", ["405", "431"])
 def test_synthetic_matches_appending_the_run_on_trec8(tmp_path, trec8_matrix, topic):
     """Brute force: write the topic's top-100 lists of the 129 real runs as TREC files,
@@ -583,6 +585,7 @@ def test_discriminative_power_needs_the_null_for_randomised():
     assert set(table["method"]) == {"paper_pairwise", "tukey_hsd"}
 
 
+@pytest.mark.slow
 def test_discriminative_power_against_statsmodels_and_scipy():
     """Counts equal an oracle: statsmodels' pairwise_tukeyhsd on each pair alone (the
     authors' protocol), a two-way ANOVA Tukey HSD written out with scipy, and the
@@ -622,6 +625,7 @@ def test_discriminative_power_against_statsmodels_and_scipy():
     assert 0 < dp_counts(table, "paper_pairwise")[0.1] < len(pairs)  # the example is not trivial
 
 
+@pytest.mark.slow
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hst.integers(0, 10_000), hst.integers(2, 6), hst.integers(2, 12))
 def test_discriminative_power_monotone_in_level(seed, n_runs, n_topics):

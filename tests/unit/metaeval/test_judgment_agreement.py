@@ -105,6 +105,7 @@ def rows_of(table: pd.DataFrame, judgments: str) -> pd.DataFrame:
     return table[table["judgments"] == judgments].reset_index(drop=True)
 
 
+@pytest.mark.slow
 def test_layout(table, judgment_sets):
     assert list(table.columns) == agreement_columns()
     assert list(table["judgments"].drop_duplicates()) == list(judgment_sets)  # the mapping's order
@@ -201,6 +202,7 @@ def shared(scores: Scores, topics: list[str], block: int, recompute: bool) -> tu
     return values, [math.fsum(row) / len(topics) for row in values]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("judgments", ["half", "tenth", "agreed", "40_topics", "shuffled"])
 def test_swaps_equal_a_brute_force_count_over_pairs(table, judgment_sets, judgments):
     reference, alternative = judgment_sets["official"], judgment_sets[judgments]

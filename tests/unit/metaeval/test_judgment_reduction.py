@@ -210,6 +210,7 @@ def test_rows_equal_a_qrels_file_judged_from_scratch(tmp_path, name):
         assert (got["topics_excluded"] == 1).all() and "199" not in fresh.topics
 
 
+@pytest.mark.slow
 def test_trec8_rows_equal_a_qrels_file_judged_from_scratch(tmp_path, trec8_matrix, trec8_runs):
     measures = ["P@100", "AP@100", "P_rareness@100", "AP_rareness_norm@100"]
     options = {"alphas": [0, 1]}

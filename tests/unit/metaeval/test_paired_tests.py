@@ -94,6 +94,7 @@ def scipy_reference(test, x: np.ndarray, y: np.ndarray):
 # ----------------------------------------------------------------- scipy equality
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("measure", ["AP@100", "P@100"])
 def test_paired_t_equals_ttest_rel_on_trec8(trec8, measure):
     scores, runs = trec8[measure]
@@ -144,6 +145,7 @@ def test_trec8_exercises_both_wilcoxon_methods(trec8):
     assert exact > 0 and approximate > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_topics,n_runs", [(2, 6), (6, 12), (10, 4), (13, 3), (14, 12), (30, 12), (51, 12),
                                              (80, 12), (400, 6)])
 def test_wilcoxon_equals_scipy_on_every_method_scipy_picks(n_topics, n_runs):
@@ -197,6 +199,7 @@ def test_sign_test_pvalues_equal_binomtest_for_every_k_and_n():
     assert sign_test_pvalues(np.array([0]), np.array([0])).tolist() == [1.0]
 
 
+@pytest.mark.slow
 def test_corrections_equal_statsmodels(trec8):
     rng = np.random.default_rng(3)
     families = [run_test(method, trec8[measure][0], 200, 1).p_value for method in METHODS for measure in trec8]
@@ -260,6 +263,7 @@ def test_bootstrap_with_every_index_vector_is_the_exact_test(trec8, measure):
     assert len(set(exact)) > 5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("measure", ["AP@100", "P@100"])
 @pytest.mark.parametrize("n_topics", [7, 8])
 def test_bootstrap_monte_carlo_is_within_binomial_tolerance_of_exact(trec8, measure, n_topics):

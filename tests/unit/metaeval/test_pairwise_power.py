@@ -68,6 +68,7 @@ def test_the_table_has_exactly_the_issues_columns_and_pairs_in_byte_order():
     assert set(tests["alpha"]) == {"", "0.5", "1"}
 
 
+@pytest.mark.slow
 def test_adjusted_pvalues_are_statsmodels_over_the_family_of_a_measure_alpha_and_test():
     tests = _tests()
     for (_, _, _), family in tests.groupby(["measure", "alpha", "method"]):
@@ -163,6 +164,7 @@ def test_claims_take_three_paired_protocols_beside_the_papers():
     assert row["value"] == at.loc["1", "significant_pairs"] - at.loc["", "significant_pairs"]
 
 
+@pytest.mark.slow
 def test_p_value_curves_sort_each_measures_pvalues_at_its_largest_alpha(tmp_path):
     tests = _tests()
     assert curve_alpha(["0.5", "1", "1/R"]) == "1" and curve_alpha([""]) == ""
@@ -179,6 +181,7 @@ def test_p_value_curves_sort_each_measures_pvalues_at_its_largest_alpha(tmp_path
     assert paths[0].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_the_discriminative_power_figure_has_a_panel_per_method_name(tmp_path):
     methods = ["paper_pairwise", *PAIRED]
     power = discriminative_power_table(_matrices(), methods=methods, pairwise=_tests(), permutations=300)
@@ -219,6 +222,7 @@ def _gathered(tmp_path, matrices, shards: int):
     return gathered, gather_pairwise_shards(paths, gathered)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shards", [1, 2, 3, 5])
 def test_shards_split_the_matrices_without_changing_a_row(tmp_path, shards):
     """Every shard's rows gathered equal the whole table, row for row in the matrices'

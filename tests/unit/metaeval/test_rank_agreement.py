@@ -248,6 +248,7 @@ def _reference():
     return module
 
 
+@pytest.mark.slow
 def test_rbo_equals_its_definitions_on_1000_random_tied_rankings():
     rng = np.random.default_rng(2024)
     reference = _reference()
@@ -313,6 +314,7 @@ def test_rbo_untied_equal_lengths_is_rbo_ext_bit_for_bit_and_identical_is_one():
     assert rbo(x, x, 0.9, "a")["ext"] < 1.0  # two independent tie-breaks seldom agree
 
 
+@pytest.mark.slow
 def test_rbo_never_leaves_zero_to_one():
     rng = np.random.default_rng(9)
     for _ in range(300):

@@ -88,6 +88,7 @@ def files(tmp_path_factory):
 CASES = {"other runs": ("CL99SDopt1", "CL99XTopt"), "degraded copies": ("CL99SD_degraded", "CL99XT_degraded")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
 def test_same_collection_equals_repro_eval(files, case):
     rb, ra = (files[n] for n in CASES[case])
@@ -118,6 +119,7 @@ def _p_of(theirs: float, row, role: str) -> float:
     return theirs
 
 
+@pytest.mark.slow
 def test_rbo_at_other_settings_and_short_depth_equals_repro_eval(files):
     qrels = DATA / "qrels.txt"
     ev = _rpd(qrels, files["CL99SD"], files["CL99XT"], files["CL99SDopt1"], files["CL99XTopt"])
@@ -141,6 +143,7 @@ def test_per_topic_document_order_equals_repro_eval(files):
         assert rm.rbo_repro_eval(ours_o, ours_r, 0.9, 30) == pytest.approx(rbo[topic], abs=TOL)
 
 
+@pytest.mark.slow
 def test_other_collection_equals_repro_eval(files, tmp_path):
     """Original on TREC-8's topics 401-425, the replication on 426-450 (another
     collection, fewer topics): ER, Delta RI and the unpaired t-test as RplEvaluator."""
@@ -173,6 +176,7 @@ def test_other_collection_equals_repro_eval(files, tmp_path):
             assert math.isnan(getattr(row, column))
 
 
+@pytest.mark.slow
 def test_a_run_reproduced_by_itself(files):
     qrels = DATA / "qrels.txt"
     b, a = files["CL99SD"], files["CL99XT"]

@@ -67,6 +67,7 @@ def brute_left_out(root, runs, qrels, of_run, unit, *, pool_depth, rarity_depth,
     return out, len(removed), n_relevant
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("pool_depth", [2, 5])
 def test_left_out_scores_equal_brute_force(tmp_path, seed, pool_depth):
@@ -250,6 +251,7 @@ def _top_rows(runs, names, depth):
     })
 
 
+@pytest.mark.slow
 def test_trec8_left_out_scores_equal_brute_force(tmp_path, trec8_matrix, trec8_runs, trec8_qrels, shared_data):
     """Two groups of TREC-8 (the one losing most judgments, and one with a single run): Q_u
     written as a qrels file, the group's runs judged by it, S_d counted with pandas."""
@@ -299,6 +301,7 @@ def test_trec8_left_out_scores_equal_brute_force(tmp_path, trec8_matrix, trec8_r
                                                atol=1e-12, err_msg=f"{name} {row.measure} {row.alpha} {rule}")
 
 
+@pytest.mark.slow
 def test_figure_is_written(tmp_path):
     from irmeta.artefacts.figures.reusability import plot_reusability, shown_rows
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,6 +24,7 @@ def _by_pandas(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return keyed.sort_values(by, kind="stable").drop(columns="_alpha").reset_index(drop=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(ALPHAS, MEASURES, NUMBERS), min_size=1, max_size=30),
        st.sampled_from([["measure", "alpha"], ["alpha"], ["alpha", "value"], ["value", "measure", "alpha"]]))

@@ -15,6 +15,7 @@ CASES = [(0.95, 129, 6272), (0.99, 129, 6272), (0.95, 2, 5), (0.95, 3, 2), (0.99
          (0.99, 129, 200_000), (0.5, 3, 10)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("p", "k", "df"), CASES)
 def test_the_quantile_is_scipys(p, k, df):
     assert studentized_range_quantile(p, k, df) == pytest.approx(stats.studentized_range.ppf(p, k, df), rel=1e-9)

@@ -59,6 +59,7 @@ def _keys(scores) -> list[tuple[str, str | None]]:
     return list(zip(scores.measures, scores.alphas))
 
 
+@pytest.mark.slow
 def test_the_tables_have_the_issues_columns(tables):
     assert list(tables["anova"].columns) == ["measure", "alpha", "source", "ss", "df", "ms", "f", "p",
                                              "omega_squared"]
@@ -68,6 +69,7 @@ def test_the_tables_have_the_issues_columns(tables):
                                                                      "beta", "variance_e", "min_difference"]
 
 
+@pytest.mark.slow
 def test_anova_rows_equal_statsmodels_anova_lm(scores, tables):
     anova = tables["anova"]
     assert len(anova) == 4 * len(_keys(scores))

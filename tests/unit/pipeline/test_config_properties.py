@@ -25,6 +25,7 @@ from schema_strategies import from_schema
 @PROPERTY
 @given(config=CONFIGS)
 # counterexamples found, each fixed in the library:
+@pytest.mark.slow
 @example(config={"measure_plugins": ["no_such_plugin_module"]})  # named neither the config nor its key
 @example(config={"measure_plugins": ["a\nb"]})  # the plugin's name split the message in two lines
 @example(config={"test_plugins": [""]})  # "key 'test_plugins': : not a Python module"
@@ -125,6 +126,7 @@ def _data(root: Path) -> None:
     (root / "scores.tsv").write_text("run\tmeasure\tqid\tvalue\nr1\tP@10\t401\t0.5\n")
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(collection=_collection_strategy())
 @example(collection={"name": "coll", "simulate": {}, "scores": {"path": "x"}})  # "the value {...} is not allowed

@@ -166,6 +166,7 @@ def _experiment(tmp_path: Path, scores: Path, shards: int, section: dict = SECTI
     return outputs
 
 
+@pytest.mark.slow
 def test_the_steps_write_the_tables_and_figures_the_same_whatever_the_shards(tmp_path, scores_npz):
     one, three = _experiment(tmp_path, scores_npz, 1), _experiment(tmp_path, scores_npz, 3)
     for key in ("table", "models"):
@@ -197,6 +198,7 @@ def test_a_single_score_run_and_an_unreachable_delta_are_named_by_key(tmp_path, 
     assert not (tmp_path / "y.models").exists()
 
 
+@pytest.mark.slow
 def test_a_test_registered_by_a_user_is_in_every_table_and_figure(tmp_path, scores_npz, registry, monkeypatch):
     def never(scores):
         """Never significant."""

@@ -112,6 +112,7 @@ run_script(main, SimpleNamespace(config={{}}, log=[{log!r}], output=["results/c/
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suite", [signal.SIG_DFL, signal.SIG_IGN], ids=["foreground", "background job"])
 def test_ctrl_c_in_a_job_is_one_line_and_exit_130(tmp_path, suite):
     """Also where the suite runs as a background job (``nohup make test &``: SIGINT

@@ -160,6 +160,7 @@ def test_unknown_names_are_refused_on_one_line():
         manifest.output("figures", "nope")
 
 
+@pytest.mark.slow
 def test_every_table_and_figure_is_written_by_its_experiments_rules(shared_data):
     """The demo config turns every experiment on: each manifest table and figure (PNG and
     PDF) is written by a rule of its experiment's rule file, and no experiment's rule writes

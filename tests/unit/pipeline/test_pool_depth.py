@@ -37,6 +37,7 @@ def passage(shared_data, tmp_path_factory) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_how_deep_each_run_is_judged_on_the_real_collections(trec8_matrix, passage):
     from irmeta.campaign.store import load_matrix
 

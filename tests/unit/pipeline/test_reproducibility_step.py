@@ -43,6 +43,7 @@ def _tabulate(folder: Path, files, pairs: Path, out: str, **given):
                                     figure_stem=folder / out, label="TREC-8", **settings)
 
 
+@pytest.mark.slow
 def test_the_table_is_the_librarys_and_byte_identical(collection):
     folder, files, scores, pairs = collection
     table = _tabulate(folder, files, pairs, "a")
@@ -70,6 +71,7 @@ def test_the_table_is_the_librarys_and_byte_identical(collection):
     assert "nan" not in (folder / "a.csv").read_text().lower()
 
 
+@pytest.mark.slow
 def test_every_baseline_by_default(collection):
     folder, files, _, pairs = collection
     table = _tabulate(folder, files, pairs, "c", baselines=[], measures=["AP"])
@@ -133,6 +135,7 @@ def test_collection_key_reproductions_is_read_and_checked(tmp_path):
         load_collection(tmp_path / "bad.yaml", tmp_path, base_dir=tmp_path)
 
 
+@pytest.mark.slow
 def test_degradation_step_writes_its_tables_and_figure_byte_identically(tmp_path):
     from irmeta.pipeline.reproducibility import tabulate_degradation
 
@@ -163,6 +166,7 @@ def test_degradation_step_writes_its_tables_and_figure_byte_identically(tmp_path
             table_out=tmp_path / "c.csv", trust_out=tmp_path / "c_t.csv", figure_stem=tmp_path / "c")
 
 
+@pytest.mark.slow
 def test_degradation_reads_the_qrels_as_ingestion_read_them(tmp_path):
     """The rule passes judged.npz: gzipped graded qrels judged at threshold 2 give the
     tables the plain file gives."""

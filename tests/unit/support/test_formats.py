@@ -149,6 +149,7 @@ CARRIED = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characte
                   max_size=12)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(CARRIED, min_size=1, max_size=4, unique=True))
 def test_any_carried_run_name_round_trips_through_tsv(tmp_path_factory, runs):
@@ -161,6 +162,7 @@ def test_any_carried_run_name_round_trips_through_tsv(tmp_path_factory, runs):
     assert np.array_equal(per_topic["value"].to_numpy(), scores.per_topic[0].reshape(-1))
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\t\n\r \x0b\x0c"),
                         min_size=1, max_size=12), min_size=1, max_size=4, unique=True))

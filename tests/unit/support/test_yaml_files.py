@@ -71,6 +71,7 @@ def test_a_config_and_the_published_figures_naming_a_key_twice_are_refused(tmp_p
         load_published(published)
 
 
+@pytest.mark.slow
 def test_snakemake_refuses_a_config_file_naming_a_key_twice_at_parse_time(tmp_path):
     """Snakemake reads --configfile itself and would keep the last value."""
     work = tmp_path / "flow"

@@ -118,6 +118,7 @@ def test_type_1_trials_pass_both_runs_through_the_first_runs_margin(collection):
     assert abs(resid.mean()) < 4 * resid.std() / math.sqrt(3000)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["first_run", "nearest_runs"])
 def test_power_trials_move_the_second_runs_margin_to_the_first_runs_mean_plus_delta(collection, mode):
     protocol = SimulationProtocol(drop_bottom=0.0, power_margin=mode, nearest_runs=3)

@@ -31,6 +31,7 @@ import csv
 import gzip
 import io
 import logging
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -49,6 +50,7 @@ from irmeta.metaeval.error_rate_models import (
 )
 from irmeta.metaeval.simulation.margins import Support, support_from_kind, support_of_measure
 from irmeta.metaeval.simulation.models import SimulationProtocol
+from irmeta.metaeval.simulation.reach import delta_fault
 from irmeta.metaeval.test_error_rates import (
     COLUMNS,
     DEFAULT_ALPHAS,
@@ -72,6 +74,11 @@ FORMATS = ("tsv", "markdown", "latex")
 assert set(FORMATS) == set(REPORT_FORMATS)
 #: Headers of a topic column in a CSV matrix (the rest are runs).
 TOPIC_HEADERS = ("topic", "qid")
+
+
+class PartialReachWarning(UserWarning):
+    """A delta some baselines' margins do not reach: its power and type III trials start
+    from the others (the message names them; ``irmeta test-errors`` prints it in one line)."""
 
 
 class ErrorRates(NamedTuple):
@@ -300,12 +307,17 @@ def test_errors(scores: Any, *, measure: str | None = None, measure_kind: str | 
     matrices, named = score_matrices_of(scores, measure)
     label = _label(measure, named, matrices)
     support = _support(label, measure_kind, matrices, _known(label))
+    for delta in settings.deltas:  # before any fitting: what the range alone rules out
+        fault = delta_fault(delta, support.upper, label)
+        if fault is not None:
+            raise ValueError(f"{hints['deltas']}: {fault}")
     log.info("fitting the models of %s: %d matrix(es), %s runs", label, len(matrices),
              " + ".join(str(len(m.runs)) for m in matrices))
     models = fit_models(matrices, support, protocol, seed, label, workers=workers, drop_hint=hints["degenerate_runs"])
     for note in models.notes:
         log.warning("%s", note)
-    checked_deltas(models, settings.deltas, hints["deltas"])
+    for note in checked_deltas(models, settings.deltas, hints["deltas"]):
+        warnings.warn(note, PartialReachWarning, stacklevel=2)
     counts = rate_counts([models], settings, seed)
     return ErrorRates(error_rate_table([counts], settings.trials), models_table([models]))
 

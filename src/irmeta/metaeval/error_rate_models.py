@@ -14,7 +14,7 @@ share between reading the scores and counting the errors
   the seed, the measure and the matrix's place) with the names of the runs it was given,
   saved for later jobs (:meth:`MeasureModels.save`, :meth:`MeasureModels.load`);
 - :func:`checked_deltas`: every delta reached by some baseline's margin, else one line
-  naming the setting;
+  naming the setting; a line for each delta some baselines do not reach, naming them;
 - :func:`rate_counts`: a shard's counts of every measure (the chunks
   :func:`~.test_error_rates.shard_chunks` gives it), seeded with ``seed +
   SEED_OFFSET``;
@@ -175,16 +175,30 @@ def fit_models(matrices: Sequence[ScoreMatrix], support: Support, protocol: Simu
     return MeasureModels(measure, fitted, tuple(m.runs for m in matrices), tuple(notes))
 
 
-def checked_deltas(models: MeasureModels, deltas: Sequence[float], where: str) -> None:
+def checked_deltas(models: MeasureModels, deltas: Sequence[float], where: str) -> list[str]:
     """Every delta of power and type III reached by some baseline run's margin moved to its
-    mean + delta; else one ValueError line naming ``where`` (the setting) and the delta."""
+    mean + delta; else one ValueError line naming ``where`` (the setting) and the delta.
+    Returns one line per delta that some baselines do not reach, naming them: the power
+    and type III trials at that delta start from the others (a reader of the rates should
+    know their baselines are fewer, and higher-scoring runs left out)."""
     source = models.source()
-    rng = np.random.default_rng(0)  # no trial is drawn: the reshaped margins alone are made
+    notes = []
     for delta in deltas:
         try:
-            source.pair_trials(1, 0, rng, float(delta))
+            unreached = source.unreached_baselines(float(delta))
         except UnreachableMean as exc:
             raise ValueError(f"{where}: delta {float(delta):g} is out of reach for {models.measure}: {exc}") from None
+        if unreached:
+            several = len({name for name, _ in unreached}) > 1 or len(models.collections) > 1
+            names = [f"{name}: {run}" if several else run for name, run in unreached]
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            total = source.baseline_count()
+            starts = ("the power and type III trials of every delta start from the baselines that reach them all "
+                      "(power_margin first_run)" if source.common_deltas else
+                      f"power and type III trials at this delta start from the other {total - len(unreached)}")
+            notes.append(f"{models.measure}: delta {float(delta):g} ({where}): {len(unreached)} of {total} baseline "
+                         f"runs ({shown}) have no run whose margin reaches their mean + {float(delta):g}; {starts}")
+    return notes
 
 
 def rate_counts(models: Sequence[MeasureModels], settings: ter.ErrorRateSettings, seed: int,

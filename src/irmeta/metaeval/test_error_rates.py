@@ -155,12 +155,12 @@ class ErrorRateSettings:
                 out.append(int(value))
             return tuple(dict.fromkeys(out))
 
-        def numbers(key: str, values: Iterable[object], inside: str) -> tuple[float, ...]:
+        def numbers(key: str, values: Iterable[object], inside: str, high: float = 1.0) -> tuple[float, ...]:
             out = []
             for value in values:
                 number = float(value) if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
                     value, (bool, np.bool_)) else math.nan
-                if not (0 < number < 1):
+                if not (0 < number < high):
                     raise ValueError(f"{key}: {value!r} is outside {inside}")
                 out.append(number)
             return tuple(dict.fromkeys(out))
@@ -170,7 +170,10 @@ class ErrorRateSettings:
         for key in ("trials", "permutations", "chunk"):
             object.__setattr__(self, key, integers(key, [getattr(self, key)], 1)[0])
         object.__setattr__(self, "alphas", tuple(sorted(numbers("alphas", self.alphas, "(0, 1)"))))
-        object.__setattr__(self, "deltas", numbers("deltas", self.deltas, "(0, 1): a gain in mean score"))
+        # a gain in mean score: its bound, the measure's range width, is checked where the
+        # measure is known (irmeta.metaeval.simulation.reach.delta_fault)
+        object.__setattr__(self, "deltas", numbers("deltas", self.deltas, "(0, inf): a gain in mean score",
+                                                   high=math.inf))
         if not self.n_topics:
             raise ValueError("n_topics: no topic-set size")
         if not self.alphas:

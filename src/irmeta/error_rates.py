@@ -46,7 +46,7 @@ from irmeta.metaeval.error_rate_models import (
     checked_deltas,
     fit_models,
     models_table,
-    rate_counts,
+    rate_counts_in,
 )
 from irmeta.metaeval.simulation.margins import Support, support_from_kind, support_of_measure
 from irmeta.metaeval.simulation.models import SimulationProtocol
@@ -292,6 +292,8 @@ def test_errors(scores: Any, *, measure: str | None = None, measure_kind: str | 
     measure the scores name, else the files' names. ``protocol``: the simulation
     protocol's settings (:class:`~irmeta.metaeval.simulation.models.SimulationProtocol`).
     ``seed``: as ``experiments.seed`` (the draws add the experiment's SEED_OFFSET).
+    ``workers``: processes of the fit and of the trials (shards of chunks; None: the
+    processors available); the rates are the same bytes whatever their number.
     Returns :class:`ErrorRates`: ``rates``, ``models``."""
     hints = {"deltas": "deltas", "degenerate_runs": "protocol degenerate_runs='drop'", **(hints or {})}
     settings = error_rate_plan(n_topics=n_topics, trials=trials, alphas=alphas, deltas=deltas,
@@ -318,8 +320,8 @@ def test_errors(scores: Any, *, measure: str | None = None, measure_kind: str | 
         log.warning("%s", note)
     for note in checked_deltas(models, settings.deltas, hints["deltas"]):
         warnings.warn(note, PartialReachWarning, stacklevel=2)
-    counts = rate_counts([models], settings, seed)
-    return ErrorRates(error_rate_table([counts], settings.trials), models_table([models]))
+    counts = rate_counts_in([models], settings, seed, workers)
+    return ErrorRates(error_rate_table(counts, settings.trials), models_table([models]))
 
 
 def _label(measure: str | None, named: str | None, matrices: Sequence[ScoreMatrix]) -> str:

@@ -164,6 +164,16 @@ def test_an_output_that_is_an_input_is_refused(capsys, matrix_csv):
     assert code == 2 and "is one of the inputs" in err
 
 
+def test_the_trials_in_several_processes_give_the_same_bytes(matrix_csv):
+    """The trials run as shards of chunks in ``workers`` processes, as the pipeline's jobs:
+    the table does not depend on their number."""
+    settings = {**SETTINGS, "trials": 70, "deltas": [0.05, 0.1]}
+    one = irmeta.test_errors(str(matrix_csv), measure="AP", measure_kind="continuous", workers=1, **settings)
+    three = irmeta.test_errors(str(matrix_csv), measure="AP", measure_kind="continuous", workers=3, **settings)
+    assert render(one.rates) == render(three.rates)
+    assert set(one.rates["kind"]) == {"type_1", "power", "type_3", "familywise_type_1"}
+
+
 def test_a_delta_some_baselines_do_not_reach_is_one_warning_line_naming_them(capsys, matrix_csv):
     """Below the range's width, reached by some fitted margins only: the rates come, with
     one line saying which baselines the power trials at that delta leave out."""

@@ -17,7 +17,7 @@ share between reading the scores and counting the errors
   naming the setting; a line for each delta some baselines do not reach, naming them;
 - :func:`rate_counts`: a shard's counts of every measure (the chunks
   :func:`~.test_error_rates.shard_chunks` gives it), seeded with ``seed +
-  SEED_OFFSET``;
+  SEED_OFFSET``; :func:`rate_counts_in`: every shard's, in as many processes;
 - :func:`models_table`: ``simulation_models.csv``, per measure the kept runs' margins
   (family, AIC, degrees of freedom, mean), every kept pair's copula (family, rotation,
   AIC, Kendall's tau) and the dropped runs with why (:data:`MODEL_COLUMNS`).
@@ -211,6 +211,37 @@ def rate_counts(models: Sequence[MeasureModels], settings: ter.ErrorRateSettings
     frames = [ter.error_rate_counts(m.source(), m.measure, settings, int(seed) + ter.SEED_OFFSET, chunks)
               for m in models]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(ter.COUNT_COLUMNS))
+
+
+# what a worker of :func:`rate_counts_in` counts (set before the fork, inherited)
+_SHARED: dict = {}
+
+
+def _count_shard(shard: int, shards: int) -> pd.DataFrame:
+    return rate_counts(_SHARED["models"], _SHARED["settings"], _SHARED["seed"], shard, shards)
+
+
+def rate_counts_in(models: Sequence[MeasureModels], settings: ter.ErrorRateSettings, seed: int,
+                   workers: int | None = None) -> list[pd.DataFrame]:
+    """Every chunk's counts (:func:`rate_counts`), as ``workers`` shards in as many forked
+    processes (None: the processors this process may run on; 1, or no fork on this
+    platform: here, one shard): :func:`~.test_error_rates.error_rate_table` makes the
+    same table of them whatever their number, as of the pipeline's shards."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from irmeta.metaeval.simulation.copulas import default_workers
+
+    workers = default_workers() if workers is None else max(1, int(workers))
+    workers = min(workers, len(ter.chunk_plan(settings)))
+    if workers == 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return [rate_counts(models, settings, seed)]
+    _SHARED.update(models=models, settings=settings, seed=seed)
+    try:  # fork: the workers inherit the models and every test registered here (a --plugin's)
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            return list(pool.map(_count_shard, range(workers), [workers] * workers))
+    finally:
+        _SHARED.clear()
 
 
 def models_table(models: Sequence[MeasureModels]) -> pd.DataFrame:

@@ -40,7 +40,7 @@ which changes no count: 2 to 3 times fewer draws than B a trial under the null.
 Trials run in chunks of a fixed size, each with its own generators, spawned from the
 seed, the measure, the job (type I, power, k runs) and the chunk's index
 (:func:`chunk_streams`), so memory stays bounded and any split of the chunks into shards
-(:func:`shard_chunks`) gives the same counts: :func:`error_rate_counts` counts a range of
+(:func:`shard_chunks`) gives the same counts: :func:`error_rate_counts` counts a set of
 chunks, :func:`error_rate_table` sums shards into the table. Common random numbers where
 they cost nothing and sharpen comparisons:
 
@@ -250,7 +250,7 @@ def jobs(settings: ErrorRateSettings) -> list[Job]:
 
 
 def chunk_plan(settings: ErrorRateSettings) -> list[Chunk]:
-    """Every chunk of every job, in :func:`jobs` order: a shard is a range of it."""
+    """Every chunk of every job, in :func:`jobs` order: a shard is every shards-th of it."""
     out = []
     for job in jobs(settings):
         for index, start in enumerate(range(0, settings.trials, settings.chunk)):
@@ -259,11 +259,14 @@ def chunk_plan(settings: ErrorRateSettings) -> list[Chunk]:
 
 
 def shard_chunks(settings: ErrorRateSettings, shard: int, shards: int) -> range:
-    """The chunks of shard ``shard`` of ``shards`` (0-based): contiguous, as even as can be."""
+    """The chunks of shard ``shard`` of ``shards`` (0-based): every ``shards``-th chunk of
+    :func:`chunk_plan` from the ``shard``-th, so each shard gets its share of every job
+    (a familywise chunk, its vine's draws, costs several times a type I chunk: contiguous
+    ranges left the last shards the dearest jobs alone). The counts, and so the table, do
+    not depend on the split."""
     if not 0 <= shard < shards:
         raise ValueError(f"shard {shard} is not one of 0..{shards - 1}")
-    total = len(chunk_plan(settings))
-    return range(total * shard // shards, total * (shard + 1) // shards)
+    return range(shard, len(chunk_plan(settings)), shards)
 
 
 def _text_key(text: str) -> int:

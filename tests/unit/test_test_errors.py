@@ -184,6 +184,11 @@ def test_a_delta_some_baselines_do_not_reach_is_one_warning_line_naming_them(cap
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("irmeta: warning: adhoc_ap: delta 0.7 (--delta): "), err
     assert "baseline runs (run" in lines[0] and "power and type III trials at this delta start from the other" in err
+    # below the range's width, reached by no fitted margin: refused once fitted, before any trial
+    argv[argv.index("0.05,0.7")] = "0.05,0.9"
+    code, out, err = run_cli(capsys, "test-errors", "--scores", str(matrix_csv), "--measure-kind", "continuous", *argv)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("irmeta: error: --delta: delta 0.9 is out of reach for adhoc_ap: "), err
 
 
 def test_single_score_runs_dropped_on_request_are_said(capsys, tmp_path):

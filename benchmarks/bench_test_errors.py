@@ -168,6 +168,7 @@ def bench_source(label: str, source, args, sizes: list[int]) -> dict[str, float]
     scale = args.full_trials / args.trials
     projected = dict.fromkeys(("trials", *SHIPPED, "type I"), 0.0)
     peak_chunk = 0.0
+    by_job: dict[ter.Job, float] = {}  # projected CPU seconds of each job at the full trials
     print(f"\n{label}: {args.trials} trials a job, {args.permutations} draws, deltas {list(settings.deltas)}")
     if hasattr(source, "collections"):  # the fitted models' one-time work, before the steady rates
         setup, _ = cpu_seconds(partial(prepare, source, settings.deltas))
@@ -195,6 +196,7 @@ def bench_source(label: str, source, args, sizes: list[int]) -> dict[str, float]
                     partial(ter._power_trials, source, n, args.trials, rng, job.deltas(settings)))
                 name = f"power, {len(settings.deltas)} deltas"
         projected["trials"] += generating * scale
+        by_job[job] = by_job.get(job, 0.0) + generating * scale
         print(f"  {'':>3}  {name:<20} drawn at {n} topics: {args.trials / max(generating, 1e-9):>9,.0f} trials/s")
         for topics in job.topic_sizes:  # each size counted on the first topics of the same trials
             rates = []
@@ -214,6 +216,7 @@ def bench_source(label: str, source, args, sizes: list[int]) -> dict[str, float]
                     tracemalloc.stop()
                 rates.append(len(pairs or [None]) * args.trials / max(seconds, 1e-9))
                 projected[test.name] += seconds * scale
+                by_job[job] += seconds * scale
                 if job.kind == "type_1":
                     projected["type I"] += seconds * scale
             print(f"  {topics:>3} topics  {name:<18}"
@@ -227,7 +230,24 @@ def bench_source(label: str, source, args, sizes: list[int]) -> dict[str, float]
           f"{total:.0f} s on one core, {total / CORES / 60:.1f} min on {CORES} cores, {verdict} the target of "
           f"{TARGET_SECONDS // 60} min")
     print(f"  memory: a chunk's tests peak at {peak_chunk:.0f} MB traced")
+    print_shard_balance(by_job, args.full_trials, sizes)
     return projected
+
+
+def print_shard_balance(by_job: dict, full_trials: int, sizes: list[int], shards: int = CORES) -> None:
+    """Each shard's projected CPU seconds at the default settings, its chunks as
+    :func:`~irmeta.metaeval.test_error_rates.shard_chunks` deals them (every shards-th
+    chunk) beside contiguous ranges of the chunk plan (the split before): the run's wall
+    time on ``shards`` cores is its dearest shard's."""
+    settings = ter.ErrorRateSettings(tests=SHIPPED, n_topics=tuple(sizes), trials=full_trials)
+    plan = ter.chunk_plan(settings)
+    per_chunk = {job: seconds / sum(1 for c in plan if c.job == job) for job, seconds in by_job.items()}
+    cost = [per_chunk.get(chunk.job, 0.0) for chunk in plan]
+    dealt = [sum(cost[i] for i in ter.shard_chunks(settings, s, shards)) for s in range(shards)]
+    ranges = [sum(cost[len(plan) * s // shards:len(plan) * (s + 1) // shards]) for s in range(shards)]
+    print(f"  {shards} shards, projected CPU a shard: every {shards}th chunk (shard_chunks) "
+          f"{' / '.join(f'{x:.0f}' for x in dealt)} s, contiguous ranges {' / '.join(f'{x:.0f}' for x in ranges)} s: "
+          f"{max(dealt) / 60:.1f} against {max(ranges) / 60:.1f} min wall")
 
 
 def _shard(source, measure: str, settings, shard: int, shards: int, queue) -> None:

@@ -9,6 +9,7 @@ status 2, and progress goes to standard error when it is a terminal.
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 
 from irmeta.api import DEFAULT_SEED
@@ -78,14 +79,16 @@ def _integer(low: int) -> Callable[[str], int]:
     return read
 
 
-def _inside_unit(what: str) -> Callable[[str], float]:
+def _inside(what: str, high: float = 1.0) -> Callable[[str], float]:
+    """A number in (0, ``high``): a level in (0, 1); a delta > 0, whose bound, the
+    measure's range width, is checked once the scores say the measure (before fitting)."""
     def read(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
             raise ValueError("not a number") from None
-        if not 0.0 < value < 1.0:  # NaN too
-            raise ValueError(f"outside (0, 1): {what}")
+        if not 0.0 < value < high:  # NaN too
+            raise ValueError(f"outside (0, {high:g}): {what}")
         return value
 
     return read
@@ -111,10 +114,12 @@ def add_test_errors_parser(sub: argparse._SubParsersAction) -> None:
                    help="topic-set sizes, comma-separated (default 25,50,100)")
     p.add_argument("--trials", action=Once, type=bounded_int(1), default=None,
                    help="trials per topic-set size and kind (default 100000)")
-    p.add_argument("--alpha", action=Once, type=_listed("0.01,0.05", _inside_unit("a significance level")),
+    p.add_argument("--alpha", action=Once, type=_listed("0.01,0.05", _inside("a significance level")),
                    default=None, help="significance levels, comma-separated (default 0.001 to 0.009 and 0.01 to 0.1)")
-    p.add_argument("--delta", action=Once, type=_listed("0.05", _inside_unit("a gain in mean score")), default=None,
-                   help="true differences of power and type III, comma-separated (default 0.01 to 0.1 by 0.01)")
+    p.add_argument("--delta", action=Once, type=_listed("0.05", _inside("a gain in mean score", math.inf)),
+                   default=None,
+                   help="true differences of power and type III in the measure's units, each below its range's width, "
+                        "comma-separated (default 0.01 to 0.1 by 0.01)")
     p.add_argument("--runs-at-once", action=Once, type=_listed("5,10", _integer(2)), default=None,
                    help="k of the familywise error, comma-separated (default 5,10)")
     p.add_argument("--no-familywise", action="store_true", help="no familywise trials (no --runs-at-once)")

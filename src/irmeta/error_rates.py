@@ -31,6 +31,7 @@ import csv
 import gzip
 import io
 import logging
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -45,10 +46,11 @@ from irmeta.metaeval.error_rate_models import (
     checked_deltas,
     fit_models,
     models_table,
-    rate_counts,
+    rate_counts_in,
 )
 from irmeta.metaeval.simulation.margins import Support, support_from_kind, support_of_measure
 from irmeta.metaeval.simulation.models import SimulationProtocol
+from irmeta.metaeval.simulation.reach import delta_fault
 from irmeta.metaeval.test_error_rates import (
     COLUMNS,
     DEFAULT_ALPHAS,
@@ -74,6 +76,11 @@ FORMATS = ("tsv", "markdown", "latex")
 assert set(FORMATS) == set(REPORT_FORMATS)
 #: Headers of a topic column in a CSV matrix (the rest are runs).
 TOPIC_HEADERS = ("topic", "qid")
+
+
+class PartialReachWarning(UserWarning):
+    """A delta some baselines' margins do not reach: its power and type III trials start
+    from the others (the message names them; ``irmeta test-errors`` prints it in one line)."""
 
 
 class ErrorRates(NamedTuple):
@@ -291,6 +298,8 @@ def test_errors(scores: Any, *, measure: str | None = None, measure_kind: str | 
     measure the scores name, else the files' names. ``protocol``: the simulation
     protocol's settings (:class:`~irmeta.metaeval.simulation.models.SimulationProtocol`).
     ``seed``: as ``experiments.seed`` (the draws add the experiment's SEED_OFFSET).
+    ``workers``: processes of the fit and of the trials (shards of chunks; None: the
+    processors available); the rates are the same bytes whatever their number.
     Returns :class:`ErrorRates`: ``rates``, ``models``."""
     hints = {"deltas": "deltas", "degenerate_runs": "protocol degenerate_runs='drop'", **(hints or {})}
     settings = error_rate_plan(n_topics=n_topics, trials=trials, alphas=alphas, deltas=deltas,
@@ -308,14 +317,19 @@ def test_errors(scores: Any, *, measure: str | None = None, measure_kind: str | 
     label = _label(measure, typed, named, matrices)
     known = typed if named is None and measure is not None else _known(label)  # a file's name, read back
     support = _support(label, measure_kind, matrices, known)
+    for delta in settings.deltas:  # before any fitting: what the range alone rules out
+        fault = delta_fault(delta, support.upper, label)
+        if fault is not None:
+            raise ValueError(f"{hints['deltas']}: {fault}")
     log.info("fitting the models of %s: %d matrix(es), %s runs", label, len(matrices),
              " + ".join(str(len(m.runs)) for m in matrices))
     models = fit_models(matrices, support, protocol, seed, label, workers=workers, drop_hint=hints["degenerate_runs"])
     for note in models.notes:
         log.warning("%s", note)
-    checked_deltas(models, settings.deltas, hints["deltas"])
-    counts = rate_counts([models], settings, seed)
-    return ErrorRates(error_rate_table([counts], settings.trials), models_table([models]))
+    for note in checked_deltas(models, settings.deltas, hints["deltas"]):
+        warnings.warn(note, PartialReachWarning, stacklevel=2)
+    counts = rate_counts_in([models], settings, seed, workers)
+    return ErrorRates(error_rate_table(counts, settings.trials), models_table([models]))
 
 
 def _label(measure: str | None, typed: Measure | None, named: str | None, matrices: Sequence[ScoreMatrix]) -> str:

@@ -155,6 +155,20 @@ def test_bad_collection_key_fails_at_parse_time(tmp_path, shared_data):
     assert not (workdir / "results").exists()
 
 
+def test_an_unreachable_delta_fails_at_parse_time(tmp_path):
+    """A delta no margin of a simulated measure can reach (at or beyond its range's width)
+    stops the dry run with one line naming the key, before any job."""
+    workdir = _copy_workflow(tmp_path)
+    path = workdir / "bad_delta.yaml"
+    path.write_text(yaml.safe_dump({"experiments": {"test_error_rates": {"deltas": [0.05, 1.0]}}}))
+    proc = _snakemake(workdir, "-n", "--configfile", str(path))
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    said = [line for line in out.splitlines() if "experiments.test_error_rates.deltas.1" in line]
+    assert len(said) == 1 and "delta 1 is out of reach of every margin of AP@100" in said[0], out
+    assert "Traceback" not in out and not (workdir / "results").exists()
+
+
 # ----------------------------------------------------------------- experiments
 
 EXPERIMENT_TABLES = ("kendall_tau", "discriminative_power", "stability", "system_subsampling",

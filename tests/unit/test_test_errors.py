@@ -139,7 +139,12 @@ def test_a_bad_matrix_is_one_line_and_exit_2_before_any_fitting(capsys, tmp_path
 @pytest.mark.parametrize("argv, said", [
     (["--alpha", "0.05,1.5"], "--alpha: 1.5: outside (0, 1): a significance level"),
     (["--alpha", "0.05,0.05"], "--alpha: 0.05 given twice"),
-    (["--delta", "0"], "--delta: 0: outside (0, 1): a gain in mean score"),
+    (["--delta", "0"], "--delta: 0: outside (0, inf): a gain in mean score"),
+    (["--delta", "0.05,1", "--measure-kind", "continuous"],
+     "--delta: delta 1 is out of reach of every margin of adhoc_ap: its scores lie in [0, 1], so a run's mean + "
+     "delta stays below 1"),
+    (["--delta", "1.5", "--measure", "AP_rareness(alpha=0.5)@100"], "of AP_rareness(alpha=0.5)@100: its scores lie "
+                                                                    "in [0, 1.5]"),
     (["--topics", "1"], "--topics: 1: must be >= 2"),
     (["--runs-at-once", "5,x"], "--runs-at-once: x: not an integer"),
     (["--test", "nope"], "--test: unknown test 'nope'"),
@@ -159,6 +164,33 @@ def test_an_output_that_is_an_input_is_refused(capsys, matrix_csv):
     code, _, err = run_cli(capsys, "test-errors", "--scores", str(matrix_csv), "--measure-kind", "continuous",
                            "--output", str(matrix_csv))
     assert code == 2 and "is one of the inputs" in err
+
+
+def test_the_trials_in_several_processes_give_the_same_bytes(matrix_csv):
+    """The trials run as shards of chunks in ``workers`` processes, as the pipeline's jobs:
+    the table does not depend on their number."""
+    settings = {**SETTINGS, "trials": 70, "deltas": [0.05, 0.1]}
+    one = irmeta.test_errors(str(matrix_csv), measure="AP", measure_kind="continuous", workers=1, **settings)
+    three = irmeta.test_errors(str(matrix_csv), measure="AP", measure_kind="continuous", workers=3, **settings)
+    assert render(one.rates) == render(three.rates)
+    assert set(one.rates["kind"]) == {"type_1", "power", "type_3", "familywise_type_1"}
+
+
+def test_a_delta_some_baselines_do_not_reach_is_one_warning_line_naming_them(capsys, matrix_csv):
+    """Below the range's width, reached by some fitted margins only: the rates come, with
+    one line saying which baselines the power trials at that delta leave out."""
+    argv = ["--topics", "10", "--trials", "30", "--alpha", "0.05", "--delta", "0.05,0.7", "--no-familywise",
+            "--permutations", "30"]
+    code, out, err = run_cli(capsys, "test-errors", "--scores", str(matrix_csv), "--measure-kind", "continuous", *argv)
+    assert code == 0 and out.startswith("measure\t")
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("irmeta: warning: adhoc_ap: delta 0.7 (--delta): "), err
+    assert "baseline runs (run" in lines[0] and "power and type III trials at this delta start from the other" in err
+    # below the range's width, reached by no fitted margin: refused once fitted, before any trial
+    argv[argv.index("0.05,0.7")] = "0.05,0.9"
+    code, out, err = run_cli(capsys, "test-errors", "--scores", str(matrix_csv), "--measure-kind", "continuous", *argv)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+    assert err.startswith("irmeta: error: --delta: delta 0.9 is out of reach for adhoc_ap: "), err
 
 
 def test_single_score_runs_dropped_on_request_are_said(capsys, tmp_path):

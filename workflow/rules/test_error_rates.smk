@@ -31,7 +31,7 @@ rule fit_simulation_models:
 
 
 rule simulate_error_rates:
-    """One shard: each measure's error counts over its range of chunks of trials."""
+    """One shard: each measure's error counts over its chunks of trials (every shards-th)."""
     input:
         models=error_rate_models,
     output:

@@ -14,10 +14,10 @@ share between reading the scores and counting the errors
   the seed, the measure and the matrix's place) with the names of the runs it was given,
   saved for later jobs (:meth:`MeasureModels.save`, :meth:`MeasureModels.load`);
 - :func:`checked_deltas`: every delta reached by some baseline's margin, else one line
-  naming the setting;
+  naming the setting; a line for each delta some baselines do not reach, naming them;
 - :func:`rate_counts`: a shard's counts of every measure (the chunks
   :func:`~.test_error_rates.shard_chunks` gives it), seeded with ``seed +
-  SEED_OFFSET``;
+  SEED_OFFSET``; :func:`rate_counts_in`: every shard's, in as many processes;
 - :func:`models_table`: ``simulation_models.csv``, per measure the kept runs' margins
   (family, AIC, degrees of freedom, mean), every kept pair's copula (family, rotation,
   AIC, Kendall's tau) and the dropped runs with why (:data:`MODEL_COLUMNS`).
@@ -175,16 +175,30 @@ def fit_models(matrices: Sequence[ScoreMatrix], support: Support, protocol: Simu
     return MeasureModels(measure, fitted, tuple(m.runs for m in matrices), tuple(notes))
 
 
-def checked_deltas(models: MeasureModels, deltas: Sequence[float], where: str) -> None:
+def checked_deltas(models: MeasureModels, deltas: Sequence[float], where: str) -> list[str]:
     """Every delta of power and type III reached by some baseline run's margin moved to its
-    mean + delta; else one ValueError line naming ``where`` (the setting) and the delta."""
+    mean + delta; else one ValueError line naming ``where`` (the setting) and the delta.
+    Returns one line per delta that some baselines do not reach, naming them: the power
+    and type III trials at that delta start from the others (a reader of the rates should
+    know their baselines are fewer, and higher-scoring runs left out)."""
     source = models.source()
-    rng = np.random.default_rng(0)  # no trial is drawn: the reshaped margins alone are made
+    notes = []
     for delta in deltas:
         try:
-            source.pair_trials(1, 0, rng, float(delta))
+            unreached = source.unreached_baselines(float(delta))
         except UnreachableMean as exc:
             raise ValueError(f"{where}: delta {float(delta):g} is out of reach for {models.measure}: {exc}") from None
+        if unreached:
+            several = len({name for name, _ in unreached}) > 1 or len(models.collections) > 1
+            names = [f"{name}: {run}" if several else run for name, run in unreached]
+            shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+            total = source.baseline_count()
+            starts = ("the power and type III trials of every delta start from the baselines that reach them all "
+                      "(power_margin first_run)" if source.common_deltas else
+                      f"power and type III trials at this delta start from the other {total - len(unreached)}")
+            notes.append(f"{models.measure}: delta {float(delta):g} ({where}): {len(unreached)} of {total} baseline "
+                         f"runs ({shown}) have no run whose margin reaches their mean + {float(delta):g}; {starts}")
+    return notes
 
 
 def rate_counts(models: Sequence[MeasureModels], settings: ter.ErrorRateSettings, seed: int,
@@ -197,6 +211,37 @@ def rate_counts(models: Sequence[MeasureModels], settings: ter.ErrorRateSettings
     frames = [ter.error_rate_counts(m.source(), m.measure, settings, int(seed) + ter.SEED_OFFSET, chunks)
               for m in models]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(ter.COUNT_COLUMNS))
+
+
+# what a worker of :func:`rate_counts_in` counts (set before the fork, inherited)
+_SHARED: dict = {}
+
+
+def _count_shard(shard: int, shards: int) -> pd.DataFrame:
+    return rate_counts(_SHARED["models"], _SHARED["settings"], _SHARED["seed"], shard, shards)
+
+
+def rate_counts_in(models: Sequence[MeasureModels], settings: ter.ErrorRateSettings, seed: int,
+                   workers: int | None = None) -> list[pd.DataFrame]:
+    """Every chunk's counts (:func:`rate_counts`), as ``workers`` shards in as many forked
+    processes (None: the processors this process may run on; 1, or no fork on this
+    platform: here, one shard): :func:`~.test_error_rates.error_rate_table` makes the
+    same table of them whatever their number, as of the pipeline's shards."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from irmeta.metaeval.simulation.copulas import default_workers
+
+    workers = default_workers() if workers is None else max(1, int(workers))
+    workers = min(workers, len(ter.chunk_plan(settings)))
+    if workers == 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return [rate_counts(models, settings, seed)]
+    _SHARED.update(models=models, settings=settings, seed=seed)
+    try:  # fork: the workers inherit the models and every test registered here (a --plugin's)
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            return list(pool.map(_count_shard, range(workers), [workers] * workers))
+    finally:
+        _SHARED.clear()
 
 
 def models_table(models: Sequence[MeasureModels]) -> pd.DataFrame:

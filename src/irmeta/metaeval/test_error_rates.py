@@ -40,7 +40,7 @@ which changes no count: 2 to 3 times fewer draws than B a trial under the null.
 Trials run in chunks of a fixed size, each with its own generators, spawned from the
 seed, the measure, the job (type I, power, k runs) and the chunk's index
 (:func:`chunk_streams`), so memory stays bounded and any split of the chunks into shards
-(:func:`shard_chunks`) gives the same counts: :func:`error_rate_counts` counts a range of
+(:func:`shard_chunks`) gives the same counts: :func:`error_rate_counts` counts a set of
 chunks, :func:`error_rate_table` sums shards into the table. Common random numbers where
 they cost nothing and sharpen comparisons:
 
@@ -155,12 +155,12 @@ class ErrorRateSettings:
                 out.append(int(value))
             return tuple(dict.fromkeys(out))
 
-        def numbers(key: str, values: Iterable[object], inside: str) -> tuple[float, ...]:
+        def numbers(key: str, values: Iterable[object], inside: str, high: float = 1.0) -> tuple[float, ...]:
             out = []
             for value in values:
                 number = float(value) if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
                     value, (bool, np.bool_)) else math.nan
-                if not (0 < number < 1):
+                if not (0 < number < high):
                     raise ValueError(f"{key}: {value!r} is outside {inside}")
                 out.append(number)
             return tuple(dict.fromkeys(out))
@@ -170,7 +170,10 @@ class ErrorRateSettings:
         for key in ("trials", "permutations", "chunk"):
             object.__setattr__(self, key, integers(key, [getattr(self, key)], 1)[0])
         object.__setattr__(self, "alphas", tuple(sorted(numbers("alphas", self.alphas, "(0, 1)"))))
-        object.__setattr__(self, "deltas", numbers("deltas", self.deltas, "(0, 1): a gain in mean score"))
+        # a gain in mean score: its bound, the measure's range width, is checked where the
+        # measure is known (irmeta.metaeval.simulation.reach.delta_fault)
+        object.__setattr__(self, "deltas", numbers("deltas", self.deltas, "(0, inf): a gain in mean score",
+                                                   high=math.inf))
         if not self.n_topics:
             raise ValueError("n_topics: no topic-set size")
         if not self.alphas:
@@ -247,7 +250,7 @@ def jobs(settings: ErrorRateSettings) -> list[Job]:
 
 
 def chunk_plan(settings: ErrorRateSettings) -> list[Chunk]:
-    """Every chunk of every job, in :func:`jobs` order: a shard is a range of it."""
+    """Every chunk of every job, in :func:`jobs` order: a shard is every shards-th of it."""
     out = []
     for job in jobs(settings):
         for index, start in enumerate(range(0, settings.trials, settings.chunk)):
@@ -256,11 +259,14 @@ def chunk_plan(settings: ErrorRateSettings) -> list[Chunk]:
 
 
 def shard_chunks(settings: ErrorRateSettings, shard: int, shards: int) -> range:
-    """The chunks of shard ``shard`` of ``shards`` (0-based): contiguous, as even as can be."""
+    """The chunks of shard ``shard`` of ``shards`` (0-based): every ``shards``-th chunk of
+    :func:`chunk_plan` from the ``shard``-th, so each shard gets its share of every job
+    (a familywise chunk, its vine's draws, costs several times a type I chunk: contiguous
+    ranges left the last shards the dearest jobs alone). The counts, and so the table, do
+    not depend on the split."""
     if not 0 <= shard < shards:
         raise ValueError(f"shard {shard} is not one of 0..{shards - 1}")
-    total = len(chunk_plan(settings))
-    return range(total * shard // shards, total * (shard + 1) // shards)
+    return range(shard, len(chunk_plan(settings)), shards)
 
 
 def _text_key(text: str) -> int:

@@ -98,6 +98,15 @@ def range_fault(label: str | Measure) -> str | None:
     return None
 
 
+def range_high(label: str) -> float:
+    """The top of the range a measure's scores lie in: its declared one's high, 1 for a
+    measure that declares none (its scores are held to [0, 1], as the jobs do)."""
+    from irmeta.measures.ranges import measure_range
+
+    found = measure_range(label)
+    return 1.0 if found is None else float(found.high)
+
+
 def measure_file(label: str) -> str:
     """The models file's name of a measure: its label with every character other than
     letters, digits, ``.``, ``-`` and ``_`` an underscore (``AP_rareness_alpha_1_100``)."""
@@ -131,7 +140,9 @@ def chunk_count(section: Mapping[str, Any]) -> int:
 def check_error_rates(config: Mapping[str, Any], source: str = "config") -> None:
     """What the schema cannot say about ``experiments.test_error_rates``, one line naming
     the key: its measures scored (with their alpha among ``alphas``), each with a file name
-    of its own; its tests registered and paired; no more shards than chunks."""
+    of its own; every delta within reach of some margin of each measure's range
+    (:func:`~irmeta.metaeval.simulation.reach.delta_fault`); its tests registered and
+    paired; no more shards than chunks."""
     from irmeta.metaeval.stats.registry import TESTS, unknown_test
     from irmeta.pipeline.config_schema import ConfigError
 
@@ -171,6 +182,13 @@ def check_error_rates(config: Mapping[str, Any], source: str = "config") -> None
         if other != label:
             raise ConfigError(f"{source}: key '{KEY}.measures': {other} and {label} share the models file name "
                               f"{measure_file(label)!r}; simulate one of them in another run")
+    from irmeta.metaeval.simulation.reach import delta_fault
+
+    for i, delta in enumerate(section["deltas"]):
+        for label in labels:
+            fault = delta_fault(delta, range_high(label), label)
+            if fault is not None:
+                raise ConfigError(f"{source}: key '{KEY}.deltas.{i}': {fault}")
     if not labels:
         raise ConfigError(f"{source}: key '{KEY}.measures': no measure of experiments.comparisons can be simulated "
                           f"({'; '.join(unsimulated_measures(config))}); name the measures to simulate")

@@ -38,7 +38,8 @@ def fit_step(scores_path: str | Path, measure: str, collection: str, section: Ma
                         drop_hint=f"{KEY}.protocol.degenerate_runs: drop")
     for note in models.notes:
         log.warning("%s", note)
-    checked_deltas(models, error_rate_settings(section).deltas, f"{KEY}.deltas")
+    for note in checked_deltas(models, error_rate_settings(section).deltas, f"{KEY}.deltas"):
+        log.warning("%s", note)
     models.save(out)
     fitted = models.collections[0]
     return (f"{measure}: {len(fitted)} runs kept of {len(scores.runs)}, {len(fitted.copulas)} pair copulas, "

@@ -145,6 +145,27 @@ def test_an_unreachable_delta_is_one_line_naming_the_setting(models):
         erm.checked_deltas(models, (0.05, 0.99), "experiments.test_error_rates.deltas")
 
 
+def test_a_delta_some_baselines_do_not_reach_is_one_line_naming_them(models):
+    """A delta below the range's width that some baselines' margins cannot be moved to
+    (the fitted margins decide it): one line per delta naming them, and the power trials
+    at that delta never start from them."""
+    assert erm.checked_deltas(models, (0.05,), "deltas") == []
+    notes = erm.checked_deltas(models, (0.05, 0.7), "experiments.test_error_rates.deltas")
+    assert len(notes) == 1 and "\n" not in notes[0]
+    source = models.source()
+    unreached = source.unreached_baselines(0.7)
+    total = source.baseline_count()
+    assert 0 < len(unreached) < total
+    named = ", ".join(f"{c}: {r}" for c, r in unreached[:5])
+    assert notes[0].startswith(f"AP: delta 0.7 (experiments.test_error_rates.deltas): {len(unreached)} of {total} "
+                               f"baseline runs ({named}")
+    assert notes[0].endswith(f"start from the other {total - len(unreached)}")
+    trials = source.pair_trials_detailed(5, 300, np.random.default_rng(0), 0.7)
+    started = {(models.collections[c].name, models.collections[c].runs[f]) for c, f in zip(trials.collection,
+                                                                                          trials.first)}
+    assert started and not started & set(unreached)
+
+
 def test_any_split_into_shards_gives_the_same_bytes_and_the_seed_decides(models):
     whole = ter.error_rate_table([erm.rate_counts([models], SMALL, seed=7)], SMALL.trials)
     shards = [erm.rate_counts([models], SMALL, 7, shard, 3) for shard in range(3)]

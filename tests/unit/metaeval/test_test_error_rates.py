@@ -210,6 +210,9 @@ def test_any_split_into_shards_gives_the_same_bytes():
         counts = [ter.error_rate_counts(source, "nDCG@20", settings, 6, ter.shard_chunks(settings, s, shards))
                   for s in range(shards)]
         assert sum(len(ter.shard_chunks(settings, s, shards)) for s in range(shards)) == len(plan)
+        # each shard its share of every job: the dear familywise chunks are not all one shard's
+        assert all({plan[i].job for i in ter.shard_chunks(settings, s, shards)} == {c.job for c in plan}
+                   for s in range(shards))
         texts.append(ter.error_rate_table(counts[::-1], settings.trials).to_csv(index=False))
     assert texts[0] == texts[1] == texts[2]
     table = pd.read_csv(pd.io.common.StringIO(texts[0]))

@@ -106,12 +106,28 @@ def test_the_experiment_runs_on_the_sections_collections_and_checks_only_where_i
      r"key 'experiments\.test_error_rates\.shards': 2 shards of 1 chunks"),
     ({"alphas": [0.05, 1.5]}, {}, r"experiments\.test_error_rates\.alphas"),
     ({"deltas": [0]}, {}, r"experiments\.test_error_rates\.deltas"),
+    ({"deltas": [0.05, 1.0]}, {}, r"/config\.yaml: key 'experiments\.test_error_rates\.deltas\.1': delta 1 is out of "
+                                  r"reach of every margin of P@100: its scores lie in \[0, 1\], so a run's mean \+ "
+                                  r"delta stays below 1$"),
+    ({"measures": ["AP_rareness(alpha=0.5)@100"], "deltas": [1.5]}, {},
+     r"deltas\.0': delta 1\.5 is out of reach of every margin of AP_rareness\(alpha=0\.5\)@100: its scores lie in "
+     r"\[0, 1\.5\]"),
     ({"protocol": {"degenerate_runs": "keep"}}, {}, r"experiments\.test_error_rates\.protocol\.degenerate_runs"),
 ])
 def test_a_bad_setting_is_one_line_naming_its_key_before_any_job(tmp_path, section, top, message):
     with pytest.raises(ConfigError, match=message) as caught:
         _config(tmp_path, section, **top)
     assert "\n" not in str(caught.value)
+
+
+def test_a_delta_within_every_measures_range_passes_the_checks(tmp_path):
+    """A delta's bound is the measure's range width, not 1: the rareness forms' [0, 1 +
+    alpha] admits a delta of 1.2 (whether a fitted margin reaches it, the fit says)."""
+    config = _config(tmp_path, {"measures": ["AP_rareness(alpha=0.5)@100", "P_rareness(alpha=1)@100"],
+                                "deltas": [0.05, 1.2]})
+    assert config["experiments"]["test_error_rates"]["deltas"] == [0.05, 1.2]
+    with pytest.raises(ConfigError, match=r"deltas\.1': delta 1\.2 is out of reach of every margin of AP@100"):
+        _config(tmp_path, {"measures": ["AP_rareness(alpha=0.5)@100", "AP@100"], "deltas": [0.05, 1.2]})
 
 
 # ------------------------------------------------------------------ the steps

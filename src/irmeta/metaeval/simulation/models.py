@@ -336,6 +336,20 @@ class PooledCollections:
         self._shifted[delta] = models
         return models
 
+    def unreached_baselines(self, delta: float) -> list[tuple[str, str]]:
+        """The baselines (collection name, run) whose power trials at ``delta`` cannot
+        start from them: no candidate second run's margin reaches their mean + delta (the
+        trials draw among the others; :class:`UnreachableMean` when none is left)."""
+        models = self._power_models(delta)
+        out = []
+        for c, (eligible, _, _) in zip(self.collections, models):
+            out += [(c.name, c.runs[b]) for b in np.setdiff1d(self._baselines(c), eligible)]
+        return out
+
+    def baseline_count(self) -> int:
+        """The baselines of every collection (:meth:`_baselines`)."""
+        return sum(len(self._baselines(c)) for c in self.collections)
+
     # -- the trial source
     def pair_trials(self, n_topics: int, n_trials: int, rng: np.random.Generator, delta: float | None
                     ) -> tuple[np.ndarray, np.ndarray]:

@@ -18,7 +18,6 @@ each judged document's judgments by group (trec_eval 10.0 get_qrels_jg.c, form_r
 
 from __future__ import annotations
 
-import re
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -28,13 +27,10 @@ import numpy as np
 import pyarrow as pa
 
 from irmeta.campaign.errors import TrecFormatError
-from irmeta.campaign.files import read_bytes, without_bom
 from irmeta.campaign.postings import RelevanceMatrix
-from irmeta.campaign.qrels import Qrels, checked_qrels
-from irmeta.campaign.tokens import INTEGER, arrow_fields, parse_numbers, tokenise, utf8_column
+from irmeta.campaign.qrels import Qrels, checked_qrels, read_grouped_rows
 
 JG_LAYOUT = "qid jg docid grade"
-_FIELDS = {"f0": pa.large_string(), "f1": pa.large_string(), "f2": pa.large_string(), "f3": pa.int64()}
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,30 +67,8 @@ def read_qrels_jg(path: str | Path) -> Qrels:
     """Judgment-group qrels (``qid jg docid grade``, trec_eval's ``qrels_jg``) as
     :class:`Qrels` whose ``judgment_groups`` hold each row's judgments by group."""
     path = Path(path)
-    data = without_bom(path, read_bytes(path))
-    table = arrow_fields(data, _FIELDS)
-    if table is not None and _first_line_fields(data) != 4:
-        table = None  # Arrow read every line with that count: the tokeniser words the error
-    lines = None
-    if table is not None:
-        qid, group, docid = (table.column(f).combine_chunks() for f in ("f0", "f1", "f2"))
-        grade = table.column("f3").to_numpy().astype(np.int64)
-    else:
-        lines = tokenise(data)
-        if len(lines.count) == 0:
-            raise TrecFormatError(path, None, "empty file")
-        bad = np.flatnonzero(lines.count != 4)
-        if len(bad):
-            raise TrecFormatError(path, int(lines.number[bad[0]]),
-                                  f"{int(lines.count[bad[0]])} columns, expected 4 ({JG_LAYOUT})")
-        qid, group, docid = (utf8_column(path, lines, i, what) for i, what in ((0, "qid"), (1, "jg"), (2, "docid")))
-        grade = parse_numbers(path, lines, 3, "grade", INTEGER, np.int64)
-    return qrels_jg(qid, group, docid, grade, path, lambda: (lines or tokenise(data)).number)
-
-
-def _first_line_fields(data: bytes) -> int:
-    first = re.search(rb"\S[^\n]*", data)
-    return len(first.group().split()) if first else 0
+    rows = read_grouped_rows(path, ("qid", "jg"), JG_LAYOUT)
+    return qrels_jg(rows.qid, rows.group, rows.docid, rows.grade, path, rows.line_numbers)
 
 
 def _codes(values: pa.Array) -> tuple[np.ndarray, list[str]]:

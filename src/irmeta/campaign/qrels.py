@@ -91,6 +91,44 @@ QRELS_LAYOUT = "qid iter docid grade"
 RESERVED_TOPIC = "all"
 
 
+#: A four-column judgment file's Arrow fields, its second column a group of the topic's.
+GROUPED_FIELDS = {"f0": pa.large_string(), "f1": pa.large_string(), "f2": pa.large_string(), "f3": pa.int64()}
+
+
+@dataclass(frozen=True)
+class GroupedRows:
+    """The columns of a judgment file ``topic group docid grade`` (ndeval's subtopic qrels,
+    trec_eval's ``qrels_jg``), one row per line; ``line_numbers`` gives each row's line."""
+
+    qid: pa.Array
+    group: pa.Array
+    docid: pa.Array
+    grade: np.ndarray
+    line_numbers: Callable[[], np.ndarray]
+
+
+def read_grouped_rows(path: Path, names: tuple[str, str], layout: str) -> GroupedRows:
+    """The four columns of ``path`` (``names`` its first two as an error names them,
+    ``layout`` the line a column-count error quotes), read by Arrow when every line has
+    four fields, else by the tokeniser, which words the error."""
+    data = without_bom(path, read_bytes(path))
+    table = arrow_fields(data, GROUPED_FIELDS)
+    if table is not None and _first_line_fields(data) == 4:
+        qid, group, docid = (table.column(f).combine_chunks() for f in ("f0", "f1", "f2"))
+        grade = table.column("f3").to_numpy().astype(np.int64)
+        return GroupedRows(qid, group, docid, grade, lambda: tokenise(data).number)
+    lines = tokenise(data)
+    if len(lines.count) == 0:
+        raise TrecFormatError(path, None, "empty file")
+    bad = np.flatnonzero(lines.count != 4)
+    if len(bad):
+        raise TrecFormatError(path, int(lines.number[bad[0]]),
+                              f"{int(lines.count[bad[0]])} columns, expected 4 ({layout})")
+    qid, group, docid = (utf8_column(path, lines, i, what) for i, what in enumerate((*names, "docid")))
+    grade = parse_numbers(path, lines, 3, "grade", INTEGER, np.int64)
+    return GroupedRows(qid, group, docid, grade, lambda: lines.number)
+
+
 def read_qrels(path: str | Path) -> Qrels:
     """Read a qrels file (``qid iter docid grade``); a (qid, docid) twice is an error."""
     path = Path(path)

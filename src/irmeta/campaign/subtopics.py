@@ -19,7 +19,6 @@ would count the document twice in the subtopic's relevant documents.
 
 from __future__ import annotations
 
-import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,12 +28,9 @@ import numpy as np
 import pyarrow as pa
 
 from irmeta.campaign.errors import TrecFormatError, TrecFormatWarning
-from irmeta.campaign.files import read_bytes, without_bom
-from irmeta.campaign.qrels import Qrels, checked_qrels, sort_topics
-from irmeta.campaign.tokens import INTEGER, arrow_fields, parse_numbers, tokenise, utf8_column
+from irmeta.campaign.qrels import Qrels, checked_qrels, read_grouped_rows, sort_topics
 
 SUBTOPIC_LAYOUT = "topic subtopic docid grade"
-_FIELDS = {"f0": pa.large_string(), "f1": pa.large_string(), "f2": pa.large_string(), "f3": pa.int64()}
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,33 +107,10 @@ def read_subtopic_qrels(path: str | Path) -> Qrels:
     """Subtopic qrels (``topic subtopic docid grade``, ndeval's layout) as :class:`Qrels`
     whose ``subtopics`` hold each row's subtopic judgments."""
     path = Path(path)
-    data = without_bom(path, read_bytes(path))
-    table = arrow_fields(data, _FIELDS)
-    if table is not None and _first_line_fields(data) != 4:
-        table = None
-    lines = None
-    if table is not None:
-        qid, subtopic, docid = (table.column(f).combine_chunks() for f in ("f0", "f1", "f2"))
-        grade = table.column("f3").to_numpy().astype(np.int64)
-    else:
-        lines = tokenise(data)
-        if len(lines.count) == 0:
-            raise TrecFormatError(path, None, "empty file")
-        bad = np.flatnonzero(lines.count != 4)
-        if len(bad):
-            raise TrecFormatError(path, int(lines.number[bad[0]]),
-                                  f"{int(lines.count[bad[0]])} columns, expected 4 ({SUBTOPIC_LAYOUT})")
-        qid, subtopic, docid = (utf8_column(path, lines, i, what) for i, what in ((0, "topic"), (1, "subtopic"),
-                                                                                  (2, "docid")))
-        grade = parse_numbers(path, lines, 3, "grade", INTEGER, np.int64)
-    qrels = subtopic_qrels(qid, subtopic, docid, grade, path, lambda: (lines or tokenise(data)).number)
+    rows = read_grouped_rows(path, ("topic", "subtopic"), SUBTOPIC_LAYOUT)
+    qrels = subtopic_qrels(rows.qid, rows.group, rows.docid, rows.grade, path, rows.line_numbers)
     warn_single_subtopics(path, qrels)
     return qrels
-
-
-def _first_line_fields(data: bytes) -> int:
-    first = re.search(rb"\S[^\n]*", data)
-    return len(first.group().split()) if first else 0
 
 
 def subtopic_qrels(qid: pa.Array, subtopic: pa.Array, docid: pa.Array, grade: np.ndarray, source: str | Path,
